@@ -1,0 +1,595 @@
+//! Making objects: the allocator abstraction (the allocator picks the deleter), the
+//! global allocator, a pool of same-size chunks, and one-block allocation of objects
+//! with trailing items.
+
+use core::alloc::Layout;
+use core::cell::{Cell, UnsafeCell};
+use core::fmt;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::alloc::{alloc, dealloc, handle_alloc_error};
+
+use crate::header::{Deleter, Object};
+use crate::object_type::{is_instance, ObjectType};
+use crate::ptr::ObjectPtr;
+use crate::registry::{self, RegistryError};
+
+/// A strategy for placing objects in memory. The allocator, not the type, decides how
+/// an object is freed: it hands out storage together with the deleter that the header
+/// will carry.
+///
+/// # Safety
+///
+/// `allocate` must return storage that is valid for writes of a `T`, suitably aligned,
+/// and used by nothing else, together with a deleter that — called once, from any
+/// thread, with that address cast to `*mut Object` after a `T` was written there —
+/// drops the `T` in place exactly once and releases the storage. The deleter must not
+/// read the header (it may run after the header was reused for bookkeeping).
+pub unsafe trait Allocator<T: ObjectType> {
+    /// Storage for one `T` and the deleter that will release it.
+    fn allocate(&self) -> (NonNull<T>, Deleter);
+
+    /// Allocates `value` as an object: writes it, fills in the header, returns the
+    /// only handle.
+    #[inline]
+    fn make(&self, value: T) -> ObjectPtr<T> {
+        // Resolve the index first: if it fails (a registry conflict) nothing is allocated.
+        let index = T::type_index();
+        let (p, deleter) = self.allocate();
+        // SAFETY: `allocate`'s contract: `p` is valid, aligned, unshared storage for a
+        // `T`; the header is the first bytes of the `T` (ObjectType's layout contract).
+        unsafe {
+            p.as_ptr().write(value);
+            Object::init(p.as_ptr() as *mut Object, index, Some(deleter));
+            ObjectPtr::from_raw(p.as_ptr())
+        }
+    }
+}
+
+/// The global allocator (`std::alloc`), used by [`make_object`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobalAllocator;
+
+unsafe extern "C" fn global_deleter<T: ObjectType>(obj: *mut Object) {
+    let p = obj as *mut T;
+    // SAFETY: the header's deleter is called once, on the last release, with the
+    // address `GlobalAllocator::allocate` returned for a `Layout::new::<T>()` block.
+    unsafe {
+        ptr::drop_in_place(p);
+        dealloc(p as *mut u8, Layout::new::<T>());
+    }
+}
+
+// SAFETY: fresh `alloc` blocks of `T`'s layout; `global_deleter::<T>` drops and frees
+// exactly such a block and reads nothing else.
+unsafe impl<T: ObjectType> Allocator<T> for GlobalAllocator {
+    #[inline]
+    fn allocate(&self) -> (NonNull<T>, Deleter) {
+        let layout = Layout::new::<T>();
+        // SAFETY: object types contain the 16-byte header, so the size is nonzero.
+        let p = unsafe { alloc(layout) } as *mut T;
+        match NonNull::new(p) {
+            Some(p) => (p, global_deleter::<T>),
+            None => handle_alloc_error(layout),
+        }
+    }
+}
+
+/// Allocates `value` as an object with the global allocator.
+///
+/// The header is filled in: the type index (registered on first use), a count of one
+/// and the global deleter. Whatever header `value` carried is overwritten.
+///
+/// ```
+/// use object_core::{make_object, Object};
+/// let o = make_object(Object::new());
+/// assert_eq!(o.type_key(), "ffi.Object");
+/// ```
+#[inline]
+pub fn make_object<T: ObjectType>(value: T) -> ObjectPtr<T> {
+    GlobalAllocator.make(value)
+}
+
+/// Allocates `value` as an object whose dynamic type is `type_index`: `T` itself or a
+/// descendant of `T` registered at run time (a plugin's or a foreign language's type
+/// that extends `T` without adding Rust fields).
+///
+/// # Errors
+///
+/// [`RegistryError::UnknownKey`] if the index is not registered;
+/// [`RegistryError::NotAnInstance`] if it is not `T` or such a descendant (including a
+/// descendant declared by another Rust type, whose layout may be larger than `T`).
+///
+/// ```
+/// use object_core::registry::{register_type, TypeSpec};
+/// use object_core::{make_object_as, Object};
+///
+/// let info = register_type(&TypeSpec::new("doc.alloc.Foreign", "ffi.Object")).unwrap();
+/// let o = make_object_as(Object::new(), info.index()).unwrap();
+/// assert_eq!(o.type_key(), "doc.alloc.Foreign");
+/// assert!(o.is::<Object>());
+/// ```
+pub fn make_object_as<T: ObjectType>(
+    value: T,
+    type_index: u32,
+) -> Result<ObjectPtr<T>, RegistryError> {
+    let info = registry::type_info(type_index).ok_or_else(|| RegistryError::UnknownKey {
+        key: format!("<type index {type_index}>"),
+    })?;
+    let not = || RegistryError::NotAnInstance {
+        key: info.key().to_owned(),
+        of: T::TYPE_KEY.to_owned(),
+    };
+    if !info.is_object() || !is_instance::<T>(type_index) {
+        return Err(not());
+    }
+    // Every type strictly between `T` and the target must be a layout-free extension.
+    let anc = info.ancestors();
+    for &i in &anc[(T::DEPTH as usize + 1).min(anc.len())..] {
+        if registry::type_info(i).is_some_and(|t| t.rust_name().is_some()) {
+            return Err(not());
+        }
+    }
+    let obj = make_object(value);
+    let raw = ObjectPtr::into_raw(obj);
+    // SAFETY: we hold the only reference to a fresh object; rewriting the type index to
+    // a layout-compatible descendant (checked above) keeps every cast sound.
+    unsafe {
+        let deleter = (*(raw as *const Object)).deleter();
+        Object::init(raw as *mut Object, type_index, deleter);
+        Ok(ObjectPtr::from_raw(raw))
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The pool.
+// ---------------------------------------------------------------------------------
+
+/// A per-thread identity that is never reused (unlike thread-local addresses).
+fn current_thread_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    std::thread_local! {
+        static ID: Cell<u64> = const { Cell::new(0) };
+    }
+    ID.with(|id| {
+        let v = id.get();
+        if v != 0 {
+            v
+        } else {
+            let v = NEXT.fetch_add(1, Ordering::Relaxed);
+            id.set(v);
+            v
+        }
+    })
+}
+
+/// One pool slot: the object first (so the object's address is the chunk's), then the
+/// pool it returns to. While free, the object's first word links the free list.
+#[repr(C)]
+struct Chunk<T> {
+    value: MaybeUninit<T>,
+    pool: *const PoolShared<T>,
+}
+
+/// Tag for the remote free list once the owning handle is gone.
+const CLOSED: usize = 1;
+
+struct PoolShared<T> {
+    owner: u64,
+    /// Owner-thread-only state (the `ObjectPool` handle is neither `Send` nor `Sync`,
+    /// and the deleter touches these only on the owner thread while the pool is open).
+    local: Cell<*mut Chunk<T>>,
+    local_len: Cell<usize>,
+    closed: Cell<bool>,
+    total: Cell<usize>,
+    slabs: UnsafeCell<Vec<(NonNull<Chunk<T>>, usize)>>,
+    /// Chunks freed on other threads: a multi-producer stack that the owner takes whole
+    /// (`swap`), so there is no ABA. Holds `CLOSED` after the handle is dropped.
+    remote: AtomicPtr<Chunk<T>>,
+    /// After closing: chunks still out, counted down by late frees (wrapping).
+    missing: AtomicUsize,
+}
+
+/// A pool of same-size chunks for objects of one type, as the RFC sketches: `make`
+/// takes a chunk from the free list (no system allocation in the steady state), and the
+/// deleter the pool installs returns the chunk to its pool.
+///
+/// The pool handle belongs to the thread that created it (it is neither `Send` nor
+/// `Sync`), but the objects it makes are ordinary handles: they can be sent anywhere
+/// and dropped on any thread (a chunk freed elsewhere goes back through a lock-free
+/// stack). Objects may outlive the handle; the memory is released when the handle and
+/// the last object are both gone.
+///
+/// ```
+/// use object_core::{Object, ObjectPool, ObjectPtr};
+///
+/// let pool = ObjectPool::<Object>::new();
+/// let a = pool.make(Object::new());
+/// let addr = ObjectPtr::as_ptr(&a);
+/// drop(a);
+/// let b = pool.make(Object::new()); // the chunk is reused
+/// assert_eq!(ObjectPtr::as_ptr(&b), addr);
+/// ```
+pub struct ObjectPool<T: ObjectType> {
+    shared: NonNull<PoolShared<T>>,
+    _not_send: PhantomData<*const T>,
+}
+
+impl<T: ObjectType> ObjectPool<T> {
+    /// An empty pool; chunks are allocated in growing slabs as needed.
+    pub fn new() -> Self {
+        let shared = Box::new(PoolShared {
+            owner: current_thread_id(),
+            local: Cell::new(ptr::null_mut()),
+            local_len: Cell::new(0),
+            closed: Cell::new(false),
+            total: Cell::new(0),
+            slabs: UnsafeCell::new(Vec::new()),
+            remote: AtomicPtr::new(ptr::null_mut()),
+            missing: AtomicUsize::new(0),
+        });
+        ObjectPool {
+            shared: NonNull::from(Box::leak(shared)),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// A pool with at least `n` chunks ready.
+    pub fn with_capacity(n: usize) -> Self {
+        let pool = Self::new();
+        if n > 0 {
+            pool.grow(n);
+        }
+        pool
+    }
+
+    fn shared(&self) -> &PoolShared<T> {
+        // SAFETY: the shared part lives until the handle is dropped and every chunk is
+        // back (see `Drop`), so it outlives `&self`.
+        unsafe { self.shared.as_ref() }
+    }
+
+    /// Chunks allocated so far (free or in use).
+    pub fn capacity(&self) -> usize {
+        self.shared().total.get()
+    }
+
+    /// Chunks on this thread's free list (chunks freed on other threads are collected
+    /// at the next `make` that needs them).
+    pub fn free_chunks(&self) -> usize {
+        self.shared().local_len.get()
+    }
+
+    #[cold]
+    fn grow(&self, n: usize) {
+        let s = self.shared();
+        let layout = match Layout::array::<Chunk<T>>(n) {
+            Ok(l) => l,
+            Err(_) => handle_alloc_error(Layout::new::<Chunk<T>>()),
+        };
+        // SAFETY: `n > 0` and chunks are at least 16 bytes, so the size is nonzero.
+        let base = unsafe { alloc(layout) } as *mut Chunk<T>;
+        let Some(base) = NonNull::new(base) else {
+            handle_alloc_error(layout)
+        };
+        for i in (0..n).rev() {
+            // SAFETY: `i < n`, inside the fresh block; only this thread sees it.
+            unsafe {
+                let c = base.as_ptr().add(i);
+                ptr::addr_of_mut!((*c).pool).write(s as *const PoolShared<T>);
+                s.push_local(c);
+            }
+        }
+        // SAFETY: the slab list is touched only by the owner thread while open.
+        unsafe { (*s.slabs.get()).push((base, n)) };
+        s.total.set(s.total.get() + n);
+    }
+
+    #[inline]
+    fn take_chunk(&self) -> *mut Chunk<T> {
+        let s = self.shared();
+        let mut c = s.local.get();
+        if c.is_null() {
+            if !s.remote.load(Ordering::Relaxed).is_null() {
+                // Acquire pairs with the remote frees' Release pushes.
+                let list = s.remote.swap(ptr::null_mut(), Ordering::Acquire);
+                let mut n = 0;
+                let mut p = list;
+                while !p.is_null() {
+                    n += 1;
+                    // SAFETY: free chunks store the next link in their first word.
+                    p = unsafe { *(p as *const *mut Chunk<T>) };
+                }
+                s.local.set(list);
+                s.local_len.set(n);
+            }
+            if s.local.get().is_null() {
+                self.grow(s.total.get().clamp(16, 4096));
+            }
+            c = s.local.get();
+        }
+        // SAFETY: `c` is a free chunk on the owner's list; its first word is the link.
+        s.local.set(unsafe { *(c as *const *mut Chunk<T>) });
+        s.local_len.set(s.local_len.get() - 1);
+        c
+    }
+}
+
+impl<T: ObjectType> PoolShared<T> {
+    /// Owner thread only.
+    #[inline]
+    unsafe fn push_local(&self, c: *mut Chunk<T>) {
+        // SAFETY: the caller passes a free chunk; its first word becomes the link.
+        unsafe { (c as *mut *mut Chunk<T>).write(self.local.get()) };
+        self.local.set(c);
+        self.local_len.set(self.local_len.get() + 1);
+    }
+
+    /// Returns a chunk whose value was already dropped.
+    #[inline]
+    unsafe fn release(&self, c: *mut Chunk<T>) {
+        if self.owner == current_thread_id() && !self.closed.get() {
+            // SAFETY: we are on the owner thread (ids are never reused) and the pool is
+            // open, so the owner-only fields are ours.
+            unsafe { self.push_local(c) };
+            return;
+        }
+        // SAFETY: the chunk is free; the pool is alive while any chunk is out.
+        unsafe { self.release_remote(c) }
+    }
+
+    #[cold]
+    unsafe fn release_remote(&self, c: *mut Chunk<T>) {
+        let mut head = self.remote.load(Ordering::Relaxed);
+        loop {
+            if head as usize == CLOSED {
+                // The handle is gone: count down; the last one frees the pool.
+                if self.missing.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    // SAFETY: every chunk is home or accounted for, nobody else can
+                    // reach the pool any more.
+                    unsafe { free_pool(self as *const Self as *mut Self) };
+                }
+                return;
+            }
+            // SAFETY: the chunk is free; its first word becomes the link.
+            unsafe { (c as *mut *mut Chunk<T>).write(head) };
+            match self
+                .remote
+                .compare_exchange_weak(head, c, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(h) => head = h,
+            }
+        }
+    }
+}
+
+/// Frees every slab and the shared part.
+///
+/// # Safety
+///
+/// No chunk may be in use and nobody else may hold a pointer to the pool.
+unsafe fn free_pool<T>(s: *mut PoolShared<T>) {
+    // SAFETY: the caller guarantees exclusive ownership; `s` came from `Box::leak`.
+    let shared = unsafe { Box::from_raw(s) };
+    for &(base, n) in shared.slabs_ref() {
+        // SAFETY: each slab was allocated in `grow` with this exact layout.
+        unsafe {
+            dealloc(
+                base.as_ptr() as *mut u8,
+                Layout::array::<Chunk<T>>(n).unwrap_unchecked(),
+            )
+        };
+    }
+}
+
+impl<T> PoolShared<T> {
+    fn slabs_ref(&self) -> &Vec<(NonNull<Chunk<T>>, usize)> {
+        // SAFETY: only called with exclusive ownership of the pool (in `free_pool`).
+        unsafe { &*self.slabs.get() }
+    }
+}
+
+unsafe extern "C" fn pool_deleter<T: ObjectType>(obj: *mut Object) {
+    let c = obj as *mut Chunk<T>;
+    // SAFETY: pool objects are the first field of a `Chunk<T>` (repr(C)), the deleter runs
+    // once on the last release, and the chunk's pool outlives its chunks.
+    unsafe {
+        ptr::drop_in_place(c as *mut T);
+        let pool = (*c).pool;
+        (*pool).release(c);
+    }
+}
+
+// SAFETY: chunks are `Chunk<T>`-sized and aligned, taken off the free list (unshared);
+// `pool_deleter::<T>` drops the value once and returns the chunk, reading only the
+// chunk's `pool` field (outside the object).
+unsafe impl<T: ObjectType> Allocator<T> for ObjectPool<T> {
+    #[inline]
+    fn allocate(&self) -> (NonNull<T>, Deleter) {
+        let c = self.take_chunk();
+        // SAFETY: `take_chunk` never returns null.
+        (
+            unsafe { NonNull::new_unchecked(c as *mut T) },
+            pool_deleter::<T>,
+        )
+    }
+}
+
+impl<T: ObjectType> ObjectPool<T> {
+    /// Allocates `value` from the pool (same as [`Allocator::make`]).
+    #[inline]
+    pub fn make(&self, value: T) -> ObjectPtr<T> {
+        Allocator::make(self, value)
+    }
+}
+
+impl<T: ObjectType> Default for ObjectPool<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: ObjectType> Drop for ObjectPool<T> {
+    fn drop(&mut self) {
+        let s = self.shared.as_ptr();
+        // SAFETY: the shared part is alive (we are its owner handle).
+        let sh = unsafe { &*s };
+        sh.closed.set(true);
+        // From here on every free goes through `missing`; chunks that made it onto the
+        // remote list before the swap are home.
+        let list = sh.remote.swap(CLOSED as *mut Chunk<T>, Ordering::AcqRel);
+        let mut home = sh.local_len.get();
+        let mut p = list;
+        while !p.is_null() {
+            home += 1;
+            // SAFETY: free chunks store the next link in their first word.
+            p = unsafe { *(p as *const *mut Chunk<T>) };
+        }
+        let out = sh.total.get() - home;
+        let prev = sh.missing.fetch_add(out, Ordering::AcqRel);
+        if prev.wrapping_add(out) == 0 {
+            // SAFETY: no chunk is out (late frees already counted themselves down).
+            unsafe { free_pool(s) };
+        }
+    }
+}
+
+impl<T: ObjectType> fmt::Debug for ObjectPool<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObjectPool")
+            .field("type_key", &T::TYPE_KEY)
+            .field("capacity", &self.capacity())
+            .field("free_chunks", &self.free_chunks())
+            .finish()
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Objects with trailing items, in one block.
+// ---------------------------------------------------------------------------------
+
+/// An object type followed in memory by a variable number of items (a string's bytes,
+/// an array's elements), allocated in one block: header, fields, items.
+///
+/// # Safety
+///
+/// `item_capacity` must return the number of item slots the value was allocated with
+/// and must not change while the object lives; `item_len` must return how many leading
+/// slots hold initialized items, never more than the capacity. The deleter drops exactly
+/// `item_len()` items and frees a block sized from `item_capacity()`.
+pub unsafe trait InlineItems: ObjectType {
+    /// The trailing item type.
+    type Item;
+    /// Allocated item slots.
+    fn item_capacity(&self) -> usize;
+    /// Initialized items.
+    fn item_len(&self) -> usize;
+    /// Records how many items are initialized. Called while items are written.
+    ///
+    /// # Safety
+    ///
+    /// `len` leading slots must hold initialized items and `len <= capacity()`.
+    unsafe fn set_item_len(&mut self, len: usize);
+}
+
+fn items_layout<T: InlineItems>(capacity: usize) -> Option<(Layout, usize)> {
+    let (layout, offset) = Layout::new::<T>()
+        .extend(Layout::array::<T::Item>(capacity).ok()?)
+        .ok()?;
+    Some((layout.pad_to_align(), offset))
+}
+
+/// The offset of the first item from the object's address.
+#[inline]
+pub(crate) fn items_offset<T: InlineItems>() -> usize {
+    let size = core::mem::size_of::<T>();
+    let align = core::mem::align_of::<T::Item>();
+    size.div_ceil(align) * align
+}
+
+unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
+    let p = obj as *mut T;
+    // SAFETY: called once on the last release of a block made by
+    // `make_object_with_items`, whose `len` items are initialized (InlineItems' contract)
+    // and whose layout is recomputed from the same capacity.
+    unsafe {
+        let (len, cap) = ((*p).item_len(), (*p).item_capacity());
+        let items = (p as *mut u8).add(items_offset::<T>()) as *mut T::Item;
+        ptr::drop_in_place(ptr::slice_from_raw_parts_mut(items, len));
+        ptr::drop_in_place(p);
+        let (layout, _) = items_layout::<T>(cap).unwrap_unchecked();
+        dealloc(p as *mut u8, layout);
+    }
+}
+
+/// Allocates `value` and up to `value.item_capacity()` items from `items` in one block.
+///
+/// The item count starts at 0; it is set as items are written (so a panicking
+/// iterator leaves a consistent object that is dropped normally). Items beyond the
+/// capacity are not taken from the iterator.
+///
+/// # Panics
+///
+/// If the block size overflows `isize` (like `Vec::with_capacity`).
+pub fn make_object_with_items<T: InlineItems>(
+    mut value: T,
+    items: impl IntoIterator<Item = T::Item>,
+) -> ObjectPtr<T> {
+    let index = T::type_index();
+    let cap = value.item_capacity();
+    let Some((layout, offset)) = items_layout::<T>(cap) else {
+        panic!("object with {cap} trailing items is too large")
+    };
+    debug_assert_eq!(offset, items_offset::<T>());
+    // SAFETY: `value.len()` must describe initialized slots; there are none yet.
+    unsafe { value.set_item_len(0) };
+    // SAFETY: the layout has nonzero size (it contains the header).
+    let p = unsafe { alloc(layout) } as *mut T;
+    if p.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: fresh block of the right layout; header first (ObjectType's contract).
+    let obj = unsafe {
+        p.write(value);
+        Object::init(p as *mut Object, index, Some(items_deleter::<T>));
+        ObjectPtr::from_raw(p)
+    };
+    let base = (p as *mut u8).wrapping_add(offset) as *mut T::Item;
+    for (i, item) in items.into_iter().take(cap).enumerate() {
+        // SAFETY: `i < cap`, inside the block; we hold the only handle; `len` grows
+        // only after the slot is written.
+        unsafe {
+            base.add(i).write(item);
+            (*p).set_item_len(i + 1);
+        }
+    }
+    obj
+}
+
+impl<T: InlineItems> ObjectPtr<T> {
+    /// The initialized trailing items.
+    #[inline]
+    pub fn items(this: &Self) -> &[T::Item] {
+        let p = ObjectPtr::as_ptr(this);
+        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`,
+        // so `len` initialized items follow at `items_offset`.
+        unsafe {
+            let base = (p as *const u8).add(items_offset::<T>()) as *const T::Item;
+            core::slice::from_raw_parts(base, (*p).item_len())
+        }
+    }
+
+    /// The trailing item slots, for containers that fill them in place.
+    ///
+    /// # Safety
+    ///
+    /// The object must be unshared while the pointer is used for writes, and the caller
+    /// keeps `len` in step with the initialized slots (see [`InlineItems`]).
+    #[inline]
+    pub unsafe fn items_ptr(this: &Self) -> *mut T::Item {
+        (ObjectPtr::as_ptr(this) as *mut u8).wrapping_add(items_offset::<T>()) as *mut T::Item
+    }
+}

@@ -1,0 +1,195 @@
+//! The 16-byte object header and its reference-counting discipline.
+//!
+//! Every object starts with an [`Object`]: a type index, an atomic reference count and
+//! the deleter that the allocator chose when it made the object. The layout is part of
+//! the C ABI, so it is `#[repr(C)]` (future-proof against field reordering) and asserted
+//! field by field at compile time below.
+
+use core::fmt;
+use core::marker::PhantomPinned;
+use core::mem::{align_of, offset_of, size_of};
+use core::sync::atomic::{fence, AtomicU32, Ordering};
+
+/// The deleter stored in every header: called once, with the object's own address, when
+/// the last strong reference goes. It drops the payload and returns the memory to
+/// whatever allocated it. `None` means "never free" (statically allocated objects).
+pub type Deleter = unsafe extern "C" fn(*mut Object);
+
+/// A soft limit on the reference count, as in `std::sync::Arc`: going past it means
+/// someone leaks handles in a loop (`mem::forget(ptr.clone())`), and wrapping the count
+/// would free a live object, so we abort instead. Half the range leaves room for every
+/// thread that raced past the check before the first one aborted.
+pub(crate) const MAX_REFCOUNT: u32 = i32::MAX as u32;
+
+/// The header of every object, and the root object type (`"ffi.Object"`, index 64).
+///
+/// Object structs embed their parent as their first field, so a pointer to any object
+/// is a valid pointer to this header. A blank header ([`Object::new`]) is what user code
+/// writes when it builds a value; the allocator fills it in (`make_object`).
+///
+/// `Object` is `!Unpin`: once an object lives behind an [`ObjectPtr`](crate::ObjectPtr)
+/// its header must never be moved or swapped with another object's (that would swap
+/// type indices or deleters between allocations), so unique access is handed out as
+/// `Pin<&mut T>` and only the non-header fields are reachable mutably.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::{make_object, Object, ObjectRef};
+///
+/// let obj: ObjectRef = make_object(Object::new());
+/// assert_eq!(obj.type_key(), "ffi.Object");
+/// assert_eq!(obj.type_index(), 64);
+/// ```
+#[repr(C)]
+pub struct Object {
+    type_index: u32,
+    ref_count: AtomicU32,
+    deleter: Option<Deleter>,
+    _pinned: PhantomPinned,
+}
+
+// The header is ABI: 16 bytes, 8-aligned, fields where C expects them.
+const _: () = {
+    assert!(size_of::<Object>() == 16);
+    assert!(align_of::<Object>() == 8);
+    assert!(offset_of!(Object, type_index) == 0);
+    assert!(offset_of!(Object, ref_count) == 4);
+    assert!(offset_of!(Object, deleter) == 8);
+    assert!(size_of::<Option<Deleter>>() == 8);
+};
+
+impl Object {
+    /// A blank header: type index 0, count 0, no deleter. Allocation overwrites it.
+    #[inline]
+    pub const fn new() -> Self {
+        Object {
+            type_index: 0,
+            ref_count: AtomicU32::new(0),
+            deleter: None,
+            _pinned: PhantomPinned,
+        }
+    }
+
+    /// The run-time type index of the object this header belongs to.
+    #[inline]
+    pub fn type_index(&self) -> u32 {
+        self.type_index
+    }
+
+    /// The type key of the object (`"ffi.Object"`, `"demo.Add"`, …).
+    ///
+    /// A blank header (a value not yet placed in an object) reports the key of index 0,
+    /// `"None"`.
+    pub fn type_key(&self) -> &'static str {
+        crate::registry::type_info(self.type_index).map_or("<unregistered>", |info| info.key())
+    }
+
+    /// The current strong count. Only a snapshot: other threads may change it.
+    #[inline]
+    pub(crate) fn strong_count(&self) -> u32 {
+        self.ref_count.load(Ordering::Acquire)
+    }
+
+    /// Initializes a header in place for a freshly allocated object.
+    ///
+    /// # Safety
+    ///
+    /// `this` must point to writable memory for an `Object` that no one else accesses.
+    #[inline]
+    pub(crate) unsafe fn init(this: *mut Object, type_index: u32, deleter: Option<Deleter>) {
+        // SAFETY: the caller guarantees `this` is valid for writes and unshared.
+        unsafe {
+            core::ptr::addr_of_mut!((*this).type_index).write(type_index);
+            core::ptr::addr_of_mut!((*this).ref_count).write(AtomicU32::new(1));
+            core::ptr::addr_of_mut!((*this).deleter).write(deleter);
+        }
+    }
+
+    /// Adds one strong reference.
+    #[inline]
+    pub(crate) fn inc_ref(&self) {
+        // Relaxed is enough: a new reference can only be made from an existing one, and
+        // passing that one to another thread already synchronizes (same as `Arc`).
+        let old = self.ref_count.fetch_add(1, Ordering::Relaxed);
+        if old > MAX_REFCOUNT {
+            std::process::abort();
+        }
+    }
+
+    /// Drops one strong reference; returns `true` when it was the last one, in which
+    /// case the caller must run the deleter (all earlier uses happen-before it).
+    #[inline]
+    pub(crate) fn dec_ref(&self) -> bool {
+        // A count of one seen with Acquire means we hold the only handle: nobody else
+        // can reach the object to add a reference, and every other handle's Release
+        // decrement happens-before this load, so the object is ours to free without a
+        // read-modify-write.
+        if self.ref_count.load(Ordering::Acquire) == 1 {
+            return true;
+        }
+        // Release so our uses of the object happen-before the deleter on whichever
+        // thread ends up running it.
+        if self.ref_count.fetch_sub(1, Ordering::Release) != 1 {
+            return false;
+        }
+        // Pairs with the Release decrements of every other handle.
+        fence(Ordering::Acquire);
+        true
+    }
+
+    /// The deleter the allocator installed.
+    #[inline]
+    pub(crate) fn deleter(&self) -> Option<Deleter> {
+        self.deleter
+    }
+}
+
+impl Default for Object {
+    fn default() -> Self {
+        Object::new()
+    }
+}
+
+/// Cloning a header gives a blank one: the clone is a new value, not a new reference
+/// to the same object. This is what lets `#[derive(Clone)]` work on object structs
+/// (used by copy-on-write, `ObjectPtr::make_mut`).
+impl Clone for Object {
+    fn clone(&self) -> Self {
+        Object::new()
+    }
+}
+
+impl fmt::Debug for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Object")
+            .field("type_key", &self.type_key())
+            .field("type_index", &self.type_index)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_header() {
+        let h = Object::new();
+        assert_eq!(h.type_index(), 0);
+        assert_eq!(h.strong_count(), 0);
+        assert!(h.deleter().is_none());
+        assert_eq!(h.clone().type_index(), 0);
+    }
+
+    #[test]
+    fn counting() {
+        let mut h = Object::new();
+        // SAFETY: `h` is a local we own exclusively.
+        unsafe { Object::init(&mut h, 64, None) };
+        h.inc_ref();
+        assert_eq!(h.strong_count(), 2);
+        assert!(!h.dec_ref());
+        assert!(h.dec_ref());
+    }
+}

@@ -1,0 +1,99 @@
+//! # object-core: a unified object protocol for Rust
+//!
+//! The runtime object system a compiler or deep-learning runtime is built on, in the
+//! style of TVM's Object/ObjectRef design: every value that such a system passes
+//! around — AST nodes, runtime values, containers, functions, tensors — is one kind of
+//! thing, an *object*, with
+//!
+//! - one 16-byte `#[repr(C)]` header ([`Object`]): type index, atomic count, deleter;
+//! - one intrusive pointer ([`ObjectPtr<T>`], and [`ObjectRef`] when type-erased) with
+//!   `Arc`'s counting discipline, free up-casts and O(1) checked down-casts, including
+//!   to intermediate base types, without Rust's `Any` or a vtable;
+//! - one type [`registry`] that numbers types so that each type's subtree is an index
+//!   range, with reserved slots for run-time descendants and a lock-free fallback for
+//!   descendants that overflow them;
+//! - allocators that pick the deleter ([`make_object`], [`ObjectPool`],
+//!   [`make_object_with_items`]).
+//!
+//! ```
+//! use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.Expr", slots = 4)]
+//! struct Expr {
+//!     base: Object,
+//! }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.IntImm", parent = Expr, final)]
+//! struct IntImm {
+//!     base: Expr,
+//!     value: i64,
+//! }
+//!
+//! let e: ObjectRef = make_object(IntImm { base: Expr { base: Object::new() }, value: 7 }).into_object_ref();
+//! assert!(e.is::<Expr>());
+//! assert_eq!(e.downcast_ref::<IntImm>().map(|i| i.value), Some(7));
+//! assert_eq!(e.type_key(), "doc.IntImm");
+//! ```
+//!
+//! See `DESIGN.md` in the repository for the architecture, and the `object-examples`
+//! crate's `tour` for a guided walk through an expression language built on it.
+
+#[allow(unused_extern_crates)] // lets generated `::object_core` paths resolve inside this crate
+extern crate self as object_core;
+
+mod alloc;
+mod header;
+mod object_type;
+mod ptr;
+pub mod registry;
+pub mod type_index;
+
+pub use crate::alloc::{
+    make_object, make_object_as, make_object_with_items, Allocator, GlobalAllocator, InlineItems,
+    ObjectPool,
+};
+pub use crate::header::{Deleter, Object};
+pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType, Succ, TypeCache, Zero};
+pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
+pub use crate::registry::{RegistryError, TypeInfo};
+
+/// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
+pub use object_derive::Object;
+
+mod root;
+
+/// Not public API. Used by generated code.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::registry::{LinkedType, TypeRegistration};
+    pub use core::any::TypeId;
+    pub use core::marker::{PhantomData, Send, Sync, Unpin};
+    pub use core::pin::Pin;
+    pub use inventory;
+
+    /// Compile-time check that the first field of an object struct is its parent.
+    #[diagnostic::on_unimplemented(
+        message = "the first field of an object struct must be its parent `{P}`",
+        label = "expected `{P}` here",
+        note = "object structs embed their parent as their first field, so a pointer to the object is a pointer to the parent"
+    )]
+    pub trait FirstFieldIs<P> {}
+    impl<P> FirstFieldIs<P> for P {}
+
+    /// Compile-time check that object types can be shared across threads.
+    #[diagnostic::on_unimplemented(
+        message = "object type `{Self}` must be `Send + Sync`",
+        label = "contains a field that is not `Send + Sync`",
+        note = "objects are reference-counted across threads and down-cast from type-erased handles; wrap thread-bound data in a `Mutex` or keep it outside the object"
+    )]
+    pub trait ThreadSafe {}
+    impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
+
+    pub const fn assert_first_field(offset: usize) {
+        assert!(offset == 0, "the parent field must be at offset 0");
+    }
+}

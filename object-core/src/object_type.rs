@@ -1,0 +1,240 @@
+//! The `ObjectType` trait that `#[derive(Object)]` implements, the per-type cache of
+//! registry facts that makes `is::<T>()` a couple of loads and compares, and the
+//! compile-time subtype relation behind free up-casts.
+
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+use crate::registry::{self, TypeInfo, TypeRegistration};
+
+/// A Rust type that is an object type: a `#[repr(C)]` struct whose first field is its
+/// parent object type (down to [`Object`](crate::Object), the header), registered under
+/// a unique key.
+///
+/// Implement it with `#[derive(Object)]`; the derive checks the layout rules below.
+///
+/// # Safety
+///
+/// An implementation promises, and `ObjectPtr`'s casts rely on it:
+///
+/// - `Self` is `#[repr(C)]` and its first field, at offset 0, is `Self::Parent` (for
+///   [`Object`](crate::Object) itself: the header), so a pointer to `Self` is a valid
+///   pointer to every ancestor;
+/// - `DEPTH` is `Parent::DEPTH + 1` and `Depth` is `Succ<Parent::Depth>`;
+/// - `registration()` describes this type (its key is `TYPE_KEY`, its parent key is
+///   `Parent::TYPE_KEY`, its `FINAL` matches) and `type_cache()` returns a cache used by
+///   this type only.
+///
+/// A wrong implementation lets a safe down-cast read one type's memory as another's.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an object type",
+    label = "not an object type",
+    note = "object types are `#[repr(C)]` structs with `#[derive(Object)]`"
+)]
+pub unsafe trait ObjectType: Send + Sync + Sized + 'static {
+    /// The unique type key, e.g. `"relay.Function"`.
+    const TYPE_KEY: &'static str;
+    /// Whether the type is final (no descendants, so `is` is one compare).
+    const FINAL: bool;
+    /// Distance from the root `Object` (which has depth 0).
+    const DEPTH: u32;
+    /// The parent object type (the type of the first field). `Object`'s is itself.
+    type Parent: ObjectType;
+    /// `DEPTH` as a type-level number, used for compile-time up-cast checks.
+    type Depth;
+
+    /// The static registration the derive wrote for this type.
+    #[doc(hidden)]
+    fn registration() -> &'static TypeRegistration;
+
+    /// The cache of this type's registry facts.
+    #[doc(hidden)]
+    fn type_cache() -> &'static TypeCache;
+
+    /// The run-time type index of this type (allocated on first use).
+    #[inline]
+    fn type_index() -> u32 {
+        Self::type_cache().range::<Self>().0
+    }
+
+    /// This type's registry entry.
+    #[inline]
+    fn type_info() -> &'static TypeInfo {
+        Self::type_cache().info::<Self>()
+    }
+}
+
+/// Marker for object types that may be a parent: every object type not declared
+/// `final`. The derive implements it; a `final` parent fails to compile.
+///
+/// # Safety
+///
+/// Only for types whose `ObjectType::FINAL` is `false`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is final and cannot be a parent",
+    label = "this type is declared `final`",
+    note = "remove `final` from the parent's `#[object(...)]` attribute, or pick another parent"
+)]
+pub unsafe trait NonFinal: ObjectType {}
+
+/// Per-type cache of registry facts, one `static` per object type (written by the
+/// derive). The fast path is one `Acquire` load of `range`, which holds
+/// `begin | end << 32` once the type is registered and 0 before.
+#[derive(Debug)]
+pub struct TypeCache {
+    range: AtomicU64,
+    info: AtomicPtr<TypeInfo>,
+}
+
+impl TypeCache {
+    /// An empty cache, filled on first use.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        TypeCache {
+            range: AtomicU64::new(0),
+            info: AtomicPtr::new(core::ptr::null_mut()),
+        }
+    }
+
+    /// `(begin, end)`: the type's index and the end of its subtree range.
+    #[inline(always)]
+    pub(crate) fn range<T: ObjectType>(&self) -> (u32, u32) {
+        // Acquire pairs with the Release store in `fill`, so `info` is visible too.
+        let r = self.range.load(Ordering::Acquire);
+        if r == 0 {
+            return self.fill::<T>();
+        }
+        (r as u32, (r >> 32) as u32)
+    }
+
+    #[inline]
+    pub(crate) fn info<T: ObjectType>(&self) -> &'static TypeInfo {
+        let p = self.info.load(Ordering::Acquire);
+        if p.is_null() {
+            self.fill::<T>();
+            return self.info::<T>();
+        }
+        // SAFETY: non-null values stored here come from `&'static TypeInfo` (leaked,
+        // never freed or mutated except through atomics) in `fill`.
+        unsafe { &*p }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill<T: ObjectType>(&self) -> (u32, u32) {
+        let info = match registry::resolve_rust_type(T::registration()) {
+            Ok(info) => info,
+            // A link-time conflict (two Rust types claiming one key, a final parent
+            // registered at run time, …) leaves this type without a sound index; going on
+            // would let down-casts confuse types, so this is a loud programming error.
+            Err(e) => panic!("object type `{}` cannot be registered: {e}", T::TYPE_KEY),
+        };
+        self.info
+            .store(info as *const TypeInfo as *mut TypeInfo, Ordering::Release);
+        let (b, e) = (info.index(), info.range().end);
+        self.range
+            .store(u64::from(b) | (u64::from(e) << 32), Ordering::Release);
+        (b, e)
+    }
+}
+
+/// Whether an object whose header says `index` is a `T` (or a descendant of `T`).
+///
+/// O(1) on every path and lock-free: a final `T` is one compare; an index inside `T`'s
+/// range is two; otherwise, only if some descendant of `T` was ever allocated outside
+/// its range, one look-up of the object's ancestor display at `T`'s depth.
+#[inline(always)]
+pub(crate) fn is_instance<T: ObjectType>(index: u32) -> bool {
+    if T::DEPTH == 0 {
+        // The root: every object is an `Object`.
+        return true;
+    }
+    let cache = T::type_cache();
+    let (begin, end) = cache.range::<T>();
+    if T::FINAL {
+        return index == begin;
+    }
+    if index.wrapping_sub(begin) < end - begin {
+        return true;
+    }
+    cache.info::<T>().has_overflowed_descendant(index)
+}
+
+// ---------------------------------------------------------------------------------
+// Compile-time subtype relation, for free and checked up-casts.
+// ---------------------------------------------------------------------------------
+
+/// Type-level zero (the depth of `Object`).
+#[derive(Debug)]
+pub enum Zero {}
+
+/// Type-level successor: `Succ<D>` is `D + 1`.
+#[derive(Debug)]
+pub struct Succ<D>(PhantomData<D>);
+
+/// Type-level subtraction of depths; defined only when `Self >= D`.
+#[doc(hidden)]
+pub trait DepthSub<D> {
+    type Output;
+}
+impl<A> DepthSub<Zero> for A {
+    type Output = A;
+}
+impl<A: DepthSub<B>, B> DepthSub<Succ<B>> for Succ<A> {
+    type Output = A::Output;
+}
+
+/// The ancestor `K` levels above `Self`.
+#[doc(hidden)]
+pub trait AncestorAt<K> {
+    type Output: ObjectType;
+}
+impl<T: ObjectType> AncestorAt<Zero> for T {
+    type Output = T;
+}
+impl<T: ObjectType, K> AncestorAt<Succ<K>> for T
+where
+    T::Parent: AncestorAt<K>,
+{
+    type Output = <T::Parent as AncestorAt<K>>::Output;
+}
+
+/// `T: IsA<U>` holds when `U` is `T` or one of its ancestors, so a `T` can be used as a
+/// `U` for free. It is implemented for every such pair; there is nothing to implement.
+///
+/// ```
+/// use object_core::{IsA, Object, ObjectType};
+/// fn takes_object<T: IsA<Object>>() {}
+/// takes_object::<Object>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a subtype of `{U}`",
+    label = "`{U}` is not an ancestor of `{Self}`"
+)]
+pub trait IsA<U: ObjectType>: ObjectType {}
+
+impl<T, U> IsA<U> for T
+where
+    T: ObjectType,
+    U: ObjectType,
+    T::Depth: DepthSub<U::Depth>,
+    T: AncestorAt<<T::Depth as DepthSub<U::Depth>>::Output, Output = U>,
+{
+}
+
+/// Mutable access to an object's fields through `Pin<&mut Self>`: the parent part stays
+/// pinned (so no header can be moved or swapped), every other field is a plain
+/// `&mut`. `#[derive(Object)]` implements it with a projection struct whose fields have
+/// the same names and visibility as the object's.
+///
+/// ```
+/// use object_core::{make_object, FieldsMut, Object, ObjectPtr, ObjectRef};
+/// let mut o: ObjectRef = make_object(Object::new());
+/// let _fields: () = ObjectPtr::get_mut(&mut o).unwrap().fields_mut();
+/// ```
+pub trait FieldsMut: ObjectType {
+    /// The projection: `Pin<&mut Parent>` for the parent field, `&mut F` for the rest.
+    type Mut<'a>;
+    /// Projects unique, pinned access to the fields.
+    fn fields_mut(self: core::pin::Pin<&mut Self>) -> Self::Mut<'_>;
+}

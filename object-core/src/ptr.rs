@@ -1,0 +1,401 @@
+//! `ObjectPtr<T>`, the intrusive strong pointer, and `ObjectRef`, the type-erased one.
+
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::marker::PhantomData;
+use core::ops::Deref;
+use core::pin::Pin;
+use core::ptr::NonNull;
+
+use crate::header::Object;
+use crate::object_type::{is_instance, IsA, ObjectType};
+use crate::registry::TypeInfo;
+
+/// An intrusive, atomically reference-counted pointer to an object of type `T` (or of a
+/// subtype of `T`).
+///
+/// Eight bytes (`Option<ObjectPtr<T>>` too). Cloning increments the count in the
+/// object's header; dropping the last handle calls the deleter the allocator installed.
+/// The handle is shared: it derefs to `&T` and never to `&mut T`. Unique access goes
+/// through [`ObjectPtr::get_mut`] / [`ObjectPtr::make_mut`], which hand out
+/// `Pin<&mut T>` so that an object's header can never be moved or swapped.
+///
+/// Methods that could shadow `T`'s own are associated functions
+/// (`ObjectPtr::ptr_eq(&a, &b)`, `ObjectPtr::strong_count(&a)`); the type-check and cast
+/// methods (`is`, `downcast_ref`, `downcast`, `upcast`, `type_key`, `type_index`) are
+/// methods, so matching reads like the RFC's C++.
+///
+/// Equality and hashing are by identity (the address), as for TVM's `ObjectRef`.
+///
+/// # Thread safety
+///
+/// Every object type is `Send + Sync` (the derive checks it), so `ObjectPtr<T>` is
+/// `Send + Sync`. The count follows `std::sync::Arc`: increments are `Relaxed` and abort
+/// past `i32::MAX`; decrements are `Release` followed by an `Acquire` fence before the
+/// deleter runs, so every use on every thread happens-before destruction.
+///
+/// # Cycles
+///
+/// Reference counting cannot free cycles. An object graph that points back at itself
+/// leaks; break such relations with an object that refers to both sides, or by id.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+///
+/// let a: ObjectRef = make_object(Object::new());
+/// let b = a.clone();
+/// assert!(ObjectPtr::ptr_eq(&a, &b));
+/// assert_eq!(ObjectPtr::strong_count(&a), 2);
+/// assert!(a.is::<Object>());
+/// ```
+#[repr(transparent)]
+pub struct ObjectPtr<T: ObjectType> {
+    ptr: NonNull<T>,
+    _owns: PhantomData<T>,
+}
+
+/// The type-erased object handle: `ObjectPtr<Object>`.
+pub type ObjectRef = ObjectPtr<Object>;
+
+const _: () = {
+    assert!(core::mem::size_of::<ObjectRef>() == 8);
+    assert!(core::mem::size_of::<Option<ObjectRef>>() == 8);
+};
+
+// SAFETY: every `ObjectType` is `Send + Sync` (supertraits), the count is atomic, and the
+// deleter may run on any thread; this is `Arc<T>`'s condition.
+unsafe impl<T: ObjectType> Send for ObjectPtr<T> {}
+// SAFETY: as above; a shared handle only gives `&T`.
+unsafe impl<T: ObjectType> Sync for ObjectPtr<T> {}
+
+/// The handle moves freely; the object it points to never moves.
+impl<T: ObjectType> Unpin for ObjectPtr<T> {}
+
+impl<T: ObjectType> ObjectPtr<T> {
+    /// Allocates `value` as an object with the global allocator (`make_object`).
+    #[inline]
+    pub fn new(value: T) -> Self {
+        crate::alloc::make_object(value)
+    }
+
+    /// Takes ownership of one strong reference held as a raw pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a live object whose header was initialized by an allocator,
+    /// whose dynamic type is `T` or a subtype, and the caller must own one strong
+    /// reference to it (e.g. from [`ObjectPtr::into_raw`]), which this handle now owns.
+    #[inline]
+    pub unsafe fn from_raw(ptr: *mut T) -> Self {
+        // SAFETY: the caller guarantees `ptr` is a live object, hence non-null.
+        ObjectPtr {
+            ptr: unsafe { NonNull::new_unchecked(ptr) },
+            _owns: PhantomData,
+        }
+    }
+
+    /// Makes a new strong reference from a raw pointer that someone else keeps alive.
+    ///
+    /// # Safety
+    ///
+    /// As [`ObjectPtr::from_raw`], except that the caller need not own a reference: the
+    /// object must merely be alive for the duration of this call.
+    #[inline]
+    pub unsafe fn clone_from_raw(ptr: *const T) -> Self {
+        // SAFETY: the caller guarantees `ptr` is a live object of type `T`.
+        let header = unsafe { &*(ptr as *const Object) };
+        header.inc_ref();
+        // SAFETY: we just took the reference this handle will own.
+        unsafe { Self::from_raw(ptr as *mut T) }
+    }
+
+    /// Gives up the handle without decrementing, returning the raw pointer. Pair with
+    /// [`ObjectPtr::from_raw`] (or the C ABI) to avoid leaking.
+    #[inline]
+    pub fn into_raw(this: Self) -> *mut T {
+        let p = this.ptr.as_ptr();
+        core::mem::forget(this);
+        p
+    }
+
+    /// The raw pointer, without giving up the handle.
+    #[inline]
+    pub fn as_ptr(this: &Self) -> *const T {
+        this.ptr.as_ptr()
+    }
+
+    /// The object's header.
+    #[inline]
+    pub fn header(&self) -> &Object {
+        // SAFETY: `T` starts with its parent chain down to the header (ObjectType's
+        // contract), and the object is alive while we hold a reference.
+        unsafe { &*(self.ptr.as_ptr() as *const Object) }
+    }
+
+    /// Whether two handles (of any types) point to the same object.
+    #[inline]
+    pub fn ptr_eq<U: ObjectType>(this: &Self, other: &ObjectPtr<U>) -> bool {
+        this.ptr.as_ptr() as *const u8 == other.ptr.as_ptr() as *const u8
+    }
+
+    /// The number of strong references (a snapshot).
+    #[inline]
+    pub fn strong_count(this: &Self) -> u32 {
+        this.header().strong_count()
+    }
+
+    /// The dynamic type index of the object.
+    #[inline]
+    pub fn type_index(&self) -> u32 {
+        self.header().type_index()
+    }
+
+    /// The dynamic type key of the object.
+    #[inline]
+    pub fn type_key(&self) -> &'static str {
+        self.header().type_key()
+    }
+
+    /// The registry entry of the object's dynamic type.
+    pub fn type_info(&self) -> &'static TypeInfo {
+        match crate::registry::type_info(self.type_index()) {
+            Some(info) => info,
+            // An allocator always writes a registered index into the header.
+            None => unreachable!("object with unregistered type index {}", self.type_index()),
+        }
+    }
+
+    /// Whether the object is a `U` (or a subtype of `U`). O(1), lock-free.
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef};
+    /// let o: ObjectRef = make_object(Object::new());
+    /// assert!(o.is::<Object>());
+    /// ```
+    #[inline(always)]
+    pub fn is<U: ObjectType>(&self) -> bool {
+        is_instance::<U>(self.type_index())
+    }
+
+    /// Borrows the object as a `U` if it is one.
+    #[inline(always)]
+    pub fn downcast_ref<U: ObjectType>(&self) -> Option<&U> {
+        if self.is::<U>() {
+            // SAFETY: the object is a `U` or a subtype, so by ObjectType's layout
+            // contract its address is a valid `U`; the borrow is tied to `self`.
+            Some(unsafe { &*(self.ptr.as_ptr() as *const U) })
+        } else {
+            None
+        }
+    }
+
+    /// Converts the handle to a `U` handle if the object is one; gives it back if not.
+    #[inline]
+    pub fn downcast<U: ObjectType>(self) -> Result<ObjectPtr<U>, Self> {
+        if self.is::<U>() {
+            let p = Self::into_raw(self) as *mut U;
+            // SAFETY: the object is a `U` (checked) and we transfer our reference.
+            Ok(unsafe { ObjectPtr::from_raw(p) })
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Converts the handle to an ancestor type, for free (checked at compile time).
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let o: ObjectPtr<Object> = make_object(Object::new());
+    /// let r: ObjectRef = o.upcast::<Object>();
+    /// assert!(r.is::<Object>());
+    /// ```
+    #[inline(always)]
+    pub fn upcast<U: ObjectType>(self) -> ObjectPtr<U>
+    where
+        T: IsA<U>,
+    {
+        let p = Self::into_raw(self) as *mut U;
+        // SAFETY: `U` is an ancestor of `T` (`IsA`), so by the layout contract the same
+        // address is a valid `U`; the reference is transferred.
+        unsafe { ObjectPtr::from_raw(p) }
+    }
+
+    /// Views the handle as a handle to an ancestor type, without touching the count.
+    #[inline(always)]
+    pub fn upcast_ref<U: ObjectType>(&self) -> &ObjectPtr<U>
+    where
+        T: IsA<U>,
+    {
+        // SAFETY: `ObjectPtr` is `repr(transparent)` over a pointer whatever its
+        // parameter, and an ancestor handle to the same object is valid (`IsA`).
+        unsafe { &*(self as *const Self as *const ObjectPtr<U>) }
+    }
+
+    /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
+    #[inline(always)]
+    pub fn into_object_ref(self) -> ObjectRef {
+        let p = Self::into_raw(self) as *mut Object;
+        // SAFETY: every object starts with its header; the reference is transferred.
+        unsafe { ObjectPtr::from_raw(p) }
+    }
+
+    /// Borrows the handle as an [`ObjectRef`], without touching the count.
+    #[inline(always)]
+    pub fn as_object_ref(&self) -> &ObjectRef {
+        // SAFETY: same representation; every object is an `Object`.
+        unsafe { &*(self as *const Self as *const ObjectRef) }
+    }
+
+    /// Unique access, when this is the only handle: `Pin<&mut T>`, so fields can be
+    /// changed (through the derive's [`FieldsMut`](crate::FieldsMut) projection) but the
+    /// header cannot be moved or swapped with another object's.
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let mut a: ObjectRef = make_object(Object::new());
+    /// assert!(ObjectPtr::get_mut(&mut a).is_some());
+    /// let b = a.clone();
+    /// assert!(ObjectPtr::get_mut(&mut a).is_none());
+    /// drop(b);
+    /// ```
+    #[inline]
+    pub fn get_mut(this: &mut Self) -> Option<Pin<&mut T>> {
+        if Self::strong_count(this) == 1 {
+            // SAFETY: the count is one and we hold `&mut` to the only handle, so no other
+            // reference to the object exists (Acquire in `strong_count` orders us after
+            // the other handles' last uses). Objects never move, so pinning is honest.
+            Some(unsafe { Pin::new_unchecked(this.ptr.as_mut()) })
+        } else {
+            None
+        }
+    }
+
+    /// Unique access by [`ObjectPtr::get_mut`], projected to the fields.
+    #[inline]
+    pub fn fields_mut(this: &mut Self) -> Option<<T as crate::FieldsMut>::Mut<'_>>
+    where
+        T: crate::FieldsMut,
+    {
+        Self::get_mut(this).map(crate::FieldsMut::fields_mut)
+    }
+
+    /// Copy-on-write: unique access, cloning the object first if it is shared.
+    ///
+    /// Returns `None` only when the object is shared *and* its dynamic type is a strict
+    /// subtype of `T`: cloning just the `T` part would silently change its type.
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let mut a: ObjectRef = make_object(Object::new());
+    /// let b = a.clone();
+    /// ObjectPtr::make_mut(&mut a).unwrap();
+    /// assert!(!ObjectPtr::ptr_eq(&a, &b));
+    /// ```
+    pub fn make_mut(this: &mut Self) -> Option<Pin<&mut T>>
+    where
+        T: Clone,
+    {
+        if Self::strong_count(this) != 1 {
+            if this.type_index() != T::type_index() {
+                return None;
+            }
+            *this = crate::alloc::make_object(T::clone(this));
+        }
+        Self::get_mut(this)
+    }
+}
+
+impl<T: ObjectType> Clone for ObjectPtr<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        self.header().inc_ref();
+        ObjectPtr {
+            ptr: self.ptr,
+            _owns: PhantomData,
+        }
+    }
+}
+
+impl<T: ObjectType> Drop for ObjectPtr<T> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.header().dec_ref() {
+            if let Some(deleter) = self.header().deleter() {
+                // SAFETY: this was the last reference, so nobody else can reach the
+                // object; the deleter is the one its allocator installed for it.
+                unsafe { deleter(self.ptr.as_ptr() as *mut Object) }
+            }
+        }
+    }
+}
+
+impl<T: ObjectType> Deref for ObjectPtr<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: the handle keeps the object alive and it is a valid `T`.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T: ObjectType> AsRef<T> for ObjectPtr<T> {
+    fn as_ref(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ObjectType> PartialEq for ObjectPtr<T> {
+    fn eq(&self, other: &Self) -> bool {
+        ObjectPtr::ptr_eq(self, other)
+    }
+}
+impl<T: ObjectType> Eq for ObjectPtr<T> {}
+
+impl<T: ObjectType> Hash for ObjectPtr<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (self.ptr.as_ptr() as *const u8 as usize).hash(state);
+    }
+}
+
+impl<T: ObjectType + fmt::Debug> fmt::Debug for ObjectPtr<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        T::fmt(self, f)
+    }
+}
+
+impl<T: ObjectType> fmt::Pointer for ObjectPtr<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Pointer::fmt(&self.ptr, f)
+    }
+}
+
+/// Conversion into a handle of an ancestor type (or the same type), for APIs that take
+/// "any object that is a `U`".
+///
+/// `From<ObjectPtr<Add>> for ObjectPtr<Expr>` cannot exist in Rust: a user crate may not
+/// implement a foreign trait for two foreign-constructor types (the orphan rule), and a
+/// blanket impl in this crate would overlap `From<T> for T`. This trait is the generic
+/// alternative; [`ObjectPtr::upcast`] and [`ObjectPtr::into_object_ref`] are the methods.
+///
+/// ```
+/// use object_core::{make_object, IntoObjectPtr, Object, ObjectRef};
+/// fn keep(all: &mut Vec<ObjectRef>, o: impl IntoObjectPtr<Object>) {
+///     all.push(o.into_object_ptr());
+/// }
+/// let mut all = Vec::new();
+/// keep(&mut all, make_object(Object::new()));
+/// assert_eq!(all.len(), 1);
+/// ```
+pub trait IntoObjectPtr<U: ObjectType> {
+    /// Converts, for free.
+    fn into_object_ptr(self) -> ObjectPtr<U>;
+}
+
+impl<T: IsA<U>, U: ObjectType> IntoObjectPtr<U> for ObjectPtr<T> {
+    #[inline(always)]
+    fn into_object_ptr(self) -> ObjectPtr<U> {
+        self.upcast()
+    }
+}

@@ -1,0 +1,1123 @@
+//! The type registry: type keys ↔ type indices, the hierarchy, and the index ranges that
+//! make run-time type checks O(1).
+//!
+//! # Index ranges
+//!
+//! | range | holds |
+//! | --- | --- |
+//! | `0..64` | value kinds carried by `Any` only (never objects) |
+//! | `64..128` | static object types, with fixed indices (`ffi.Object` = 64, …) |
+//! | `128..` | dynamic types, allocated on first use |
+//!
+//! # Allocation
+//!
+//! The first call that needs any type index builds the table from every link-time
+//! registration (`#[derive(Object)]` submits one through `inventory`) at once, sorted by
+//! key so indices do not depend on link order. Dynamic types are numbered in pre-order,
+//! so each type's subtree is one contiguous range `[index, end)`: the type, its link-time
+//! subtree, then `slots` further indices reserved for descendants registered *later*
+//! with [`register_type`].
+//!
+//! A run-time type takes `slots + 1` indices from the reserved slots of its parent, or
+//! of the nearest ancestor that still has room; failing that it *overflows* to the end
+//! of the table. Every ancestor whose range it then falls outside must allow overflow
+//! (`final` types never have children; `overflow = false` refuses), and is marked as
+//! having an overflowed descendant. For those, `is` consults the object type's ancestor
+//! array (its "display") at the target's depth: one look-up and one compare.
+//!
+//! # Concurrency
+//!
+//! Readers never lock: index → [`TypeInfo`] is a two-level table of atomically
+//! published, immutable, leaked entries; key → index is a `DashMap`. Writers serialize
+//! on one mutex. Racing first uses and identical re-registrations get the same index.
+
+use core::any::TypeId;
+use core::fmt;
+use core::ops::Range;
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use dashmap::DashMap;
+
+use crate::type_index;
+
+/// What `#[derive(Object)]` records about a type, submitted at link time. Not public
+/// API in its details: generated code builds it; read types through [`TypeInfo`].
+#[derive(Debug)]
+#[doc(hidden)]
+pub struct TypeRegistration {
+    pub key: &'static str,
+    /// The parent's key; empty only for the root `ffi.Object`.
+    pub parent_key: &'static str,
+    pub slots: u32,
+    pub is_final: bool,
+    pub allow_overflow: bool,
+    /// A fixed index in `64..128`, or 0 for a dynamically numbered type.
+    pub static_index: u32,
+    pub rust_type: fn() -> TypeId,
+    pub rust_name: &'static str,
+}
+
+/// An `inventory` entry pointing at a [`TypeRegistration`]. Not public API.
+#[derive(Debug)]
+#[doc(hidden)]
+pub struct LinkedType(pub &'static TypeRegistration);
+
+inventory::collect!(LinkedType);
+
+/// Where a registry entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TypeOrigin {
+    /// A value kind carried by `Any` (index below 64); not an object type.
+    ValueKind,
+    /// A link-time registration with a fixed static index.
+    Static,
+    /// A link-time registration numbered on first use.
+    LinkTime,
+    /// A [`register_type`] call (plugins, foreign languages, or a Rust type whose
+    /// link-time registration was not collected).
+    RunTime,
+}
+
+/// Everything the registry knows about one type. Immutable once published, except
+/// for the "has an overflowed descendant" flag, which only ever goes from false to true.
+pub struct TypeInfo {
+    index: u32,
+    key: &'static str,
+    parent: Option<u32>,
+    depth: u32,
+    /// `ancestors[d]` is the index of the ancestor at depth `d`; the last is this type.
+    ancestors: &'static [u32],
+    range: Range<u32>,
+    slots: u32,
+    is_final: bool,
+    allow_overflow: bool,
+    origin: TypeOrigin,
+    rust_name: Option<&'static str>,
+    overflowed: AtomicBool,
+}
+
+impl TypeInfo {
+    /// The type index.
+    #[inline]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+    /// The unique type key.
+    #[inline]
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+    /// The parent's index (`None` for the root and for value kinds).
+    #[inline]
+    pub fn parent_index(&self) -> Option<u32> {
+        self.parent
+    }
+    /// The parent's entry.
+    pub fn parent(&self) -> Option<&'static TypeInfo> {
+        self.parent.and_then(table_get)
+    }
+    /// Distance from `ffi.Object` (0 for the root).
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    /// The indices of the ancestors from the root down to this type itself.
+    #[inline]
+    pub fn ancestors(&self) -> &'static [u32] {
+        self.ancestors
+    }
+    /// This type's index range: itself, its link-time subtree and its reserved slots.
+    /// Descendants registered after their ancestors ran out of slots lie outside it.
+    #[inline]
+    pub fn range(&self) -> Range<u32> {
+        self.range.clone()
+    }
+    /// Indices reserved for run-time descendants.
+    #[inline]
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+    /// Whether the type is final (has no descendants).
+    #[inline]
+    pub fn is_final(&self) -> bool {
+        self.is_final
+    }
+    /// Whether descendants may be allocated outside this type's range.
+    #[inline]
+    pub fn allows_overflow(&self) -> bool {
+        self.allow_overflow
+    }
+    /// Whether this is an object type (false for the value kinds below 64).
+    #[inline]
+    pub fn is_object(&self) -> bool {
+        self.origin != TypeOrigin::ValueKind
+    }
+    /// Where the entry came from.
+    #[inline]
+    pub fn origin(&self) -> TypeOrigin {
+        self.origin
+    }
+    /// The Rust type that registered this key through the derive, if any.
+    #[inline]
+    pub fn rust_name(&self) -> Option<&'static str> {
+        self.rust_name
+    }
+    /// Whether some descendant of this type lies outside its range.
+    #[inline]
+    pub fn has_overflowed_descendants(&self) -> bool {
+        self.overflowed.load(Ordering::Relaxed)
+    }
+
+    /// Whether an object of type `index` is an instance of this type (the type itself
+    /// or a descendant). O(1) and lock-free.
+    ///
+    /// ```
+    /// use object_core::registry;
+    /// let object = registry::type_info(64).unwrap();
+    /// assert!(object.is_ancestor_or_self_of(64));
+    /// ```
+    #[inline]
+    pub fn is_ancestor_or_self_of(&self, index: u32) -> bool {
+        if self.is_final {
+            return index == self.index;
+        }
+        index.wrapping_sub(self.range.start) < self.range.end - self.range.start
+            || self.has_overflowed_descendant(index)
+    }
+
+    /// The out-of-range half of the instance check: is `index` a descendant that was
+    /// allocated outside this type's range? Lock-free: a flag, then the display.
+    #[inline(always)]
+    pub(crate) fn has_overflowed_descendant(&self, index: u32) -> bool {
+        // Relaxed suffices: the flag is set before the overflowed type is published,
+        // and an object of that type can only reach us through synchronization that
+        // happens after its type was looked up.
+        if !self.overflowed.load(Ordering::Relaxed) {
+            return false;
+        }
+        match table_get(index) {
+            Some(info) => info.ancestors.get(self.depth as usize) == Some(&self.index),
+            None => false,
+        }
+    }
+}
+
+impl fmt::Debug for TypeInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypeInfo")
+            .field("index", &self.index)
+            .field("key", &self.key)
+            .field("parent", &self.parent)
+            .field("depth", &self.depth)
+            .field("range", &self.range)
+            .field("slots", &self.slots)
+            .field("is_final", &self.is_final)
+            .field("allow_overflow", &self.allow_overflow)
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A type to register at run time with [`register_type`].
+///
+/// ```
+/// use object_core::registry::{register_type, TypeSpec};
+///
+/// let info = register_type(&TypeSpec::new("doc.spec.Node", "ffi.Object").slots(4)).unwrap();
+/// assert_eq!(info.key(), "doc.spec.Node");
+/// assert_eq!(info.range().len(), 5);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeSpec {
+    key: String,
+    parent: String,
+    slots: u32,
+    is_final: bool,
+    allow_overflow: bool,
+}
+
+impl TypeSpec {
+    /// A non-final type with no reserved slots that allows overflow.
+    pub fn new(key: impl Into<String>, parent_key: impl Into<String>) -> Self {
+        TypeSpec {
+            key: key.into(),
+            parent: parent_key.into(),
+            slots: 0,
+            is_final: false,
+            allow_overflow: true,
+        }
+    }
+    /// Reserve `n` indices for descendants registered later.
+    pub fn slots(mut self, n: u32) -> Self {
+        self.slots = n;
+        self
+    }
+    /// Declare the type final.
+    pub fn final_type(mut self, yes: bool) -> Self {
+        self.is_final = yes;
+        self
+    }
+    /// Allow or refuse descendants outside this type's range.
+    pub fn overflow(mut self, allow: bool) -> Self {
+        self.allow_overflow = allow;
+        self
+    }
+    fn describe(&self) -> String {
+        describe(&self.parent, self.slots, self.is_final, self.allow_overflow)
+    }
+}
+
+fn describe(parent: &str, slots: u32, is_final: bool, overflow: bool) -> String {
+    format!("parent `{parent}`, slots {slots}, final {is_final}, overflow {overflow}")
+}
+
+/// Why a type could not be registered or found. Every variant names the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The key exists with a different parent, slots, finality or overflow policy.
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// The existing registration.
+        existing: String,
+        /// The conflicting request.
+        requested: String,
+    },
+    /// Two different Rust types claim the same key.
+    RustTypeConflict {
+        /// The key.
+        key: String,
+        /// The Rust type that holds it.
+        first: String,
+        /// The Rust type that was refused.
+        second: String,
+    },
+    /// The parent key is not registered.
+    UnknownParent {
+        /// The key.
+        key: String,
+        /// The missing parent.
+        parent: String,
+    },
+    /// The parent is a value kind, not an object type.
+    ParentNotObject {
+        /// The key.
+        key: String,
+        /// The parent.
+        parent: String,
+    },
+    /// The parent is final.
+    FinalParent {
+        /// The key.
+        key: String,
+        /// The final parent.
+        parent: String,
+    },
+    /// No ancestor had room and `ancestor` refuses descendants outside its range.
+    SlotsExhausted {
+        /// The key.
+        key: String,
+        /// The ancestor that refuses overflow.
+        ancestor: String,
+    },
+    /// A static index outside `65..128`, already taken, or combined with slots.
+    BadStaticIndex {
+        /// The key.
+        key: String,
+        /// The requested index.
+        index: u32,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Link-time parents form a cycle, or a type's ancestry never reaches the root.
+    Cycle {
+        /// The key.
+        key: String,
+    },
+    /// The type table is full.
+    TableFull {
+        /// The key.
+        key: String,
+    },
+    /// An object of type `key` was asked to be made as a `of`, which is not its
+    /// ancestor (or not layout-compatible with it).
+    NotAnInstance {
+        /// The type asked for.
+        key: String,
+        /// The Rust object type that would hold it.
+        of: String,
+    },
+    /// A look-up of a key that is not registered.
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::DuplicateKey { key, existing, requested } => write!(
+                f,
+                "type key `{key}` is already registered with {existing}; refusing {requested}"
+            ),
+            RegistryError::RustTypeConflict { key, first, second } => write!(
+                f,
+                "type key `{key}` is claimed by two Rust types: `{first}` and `{second}`"
+            ),
+            RegistryError::UnknownParent { key, parent } => {
+                write!(f, "type `{key}` names parent `{parent}`, which is not registered")
+            }
+            RegistryError::ParentNotObject { key, parent } => {
+                write!(f, "type `{key}` names parent `{parent}`, which is a value kind, not an object type")
+            }
+            RegistryError::FinalParent { key, parent } => {
+                write!(f, "type `{key}` cannot derive from `{parent}`, which is final")
+            }
+            RegistryError::SlotsExhausted { key, ancestor } => write!(
+                f,
+                "type `{key}` does not fit the reserved slots of its ancestors, and `{ancestor}` refuses overflow"
+            ),
+            RegistryError::BadStaticIndex { key, index, reason } => {
+                write!(f, "type `{key}` asks for static index {index}: {reason}")
+            }
+            RegistryError::Cycle { key } => {
+                write!(f, "the ancestry of type `{key}` does not reach `ffi.Object` (a cycle)")
+            }
+            RegistryError::TableFull { key } => {
+                write!(f, "the type table is full; cannot register `{key}`")
+            }
+            RegistryError::NotAnInstance { key, of } => write!(
+                f,
+                "type `{key}` is not `{of}` or a run-time descendant of it without Rust fields"
+            ),
+            RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+// ---------------------------------------------------------------------------------
+// The index → info table: two levels of atomically published pointers.
+// ---------------------------------------------------------------------------------
+
+const CHUNK_BITS: u32 = 10;
+const CHUNK_LEN: usize = 1 << CHUNK_BITS;
+const TOP_LEN: usize = 4096;
+/// The number of type indices the table can hold (about four million).
+pub const MAX_TYPES: u32 = (CHUNK_LEN * TOP_LEN) as u32;
+
+type Chunk = [AtomicPtr<TypeInfo>; CHUNK_LEN];
+
+static TABLE: [AtomicPtr<Chunk>; TOP_LEN] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; TOP_LEN];
+
+/// Reads an entry without touching the registry's lazy initialization: callers either
+/// hold an index that came out of the registry (so it is initialized) or accept `None`.
+#[inline(always)]
+fn table_get(index: u32) -> Option<&'static TypeInfo> {
+    let chunk = TABLE
+        .get((index >> CHUNK_BITS) as usize)?
+        .load(Ordering::Acquire);
+    if chunk.is_null() {
+        return None;
+    }
+    // SAFETY: non-null chunk pointers are leaked `Box<Chunk>`s, never freed.
+    let slot = unsafe { &(*chunk)[(index as usize) & (CHUNK_LEN - 1)] };
+    let p = slot.load(Ordering::Acquire);
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: non-null entries are leaked, immutable `TypeInfo`s (see `publish`).
+        Some(unsafe { &*p })
+    }
+}
+
+/// Publishes an entry. Only called with the writer lock held (or during the one-time
+/// build), so chunk creation does not race.
+fn publish(info: TypeInfo) -> &'static TypeInfo {
+    let info: &'static TypeInfo = Box::leak(Box::new(info));
+    let top = &TABLE[(info.index >> CHUNK_BITS) as usize];
+    let mut chunk = top.load(Ordering::Acquire);
+    if chunk.is_null() {
+        let fresh: Box<Chunk> =
+            Box::new([const { AtomicPtr::new(core::ptr::null_mut()) }; CHUNK_LEN]);
+        chunk = Box::into_raw(fresh);
+        top.store(chunk, Ordering::Release);
+    }
+    // SAFETY: `chunk` is a leaked, never-freed `Box<Chunk>` (just stored or loaded).
+    let slot = unsafe { &(*chunk)[(info.index as usize) & (CHUNK_LEN - 1)] };
+    // Release: the entry's fields are visible to any reader that sees the pointer.
+    slot.store(info as *const TypeInfo as *mut TypeInfo, Ordering::Release);
+    info
+}
+
+// ---------------------------------------------------------------------------------
+// The registry proper.
+// ---------------------------------------------------------------------------------
+
+struct Registry {
+    keys: DashMap<&'static str, u32>,
+    writer: Mutex<Writer>,
+}
+
+#[derive(Default)]
+struct Writer {
+    /// The next index past everything allocated so far.
+    next: u32,
+    /// For types with reserved slots: the next free index inside them.
+    free_slot: HashMap<u32, u32>,
+    /// Which Rust type holds each derive-registered index.
+    claimed: HashMap<u32, (TypeId, &'static str)>,
+    /// Link-time registrations that failed, by key.
+    link_errors: HashMap<&'static str, RegistryError>,
+}
+
+static REGISTRY: OnceLock<Registry> = OnceLock::new();
+
+fn registry() -> &'static Registry {
+    REGISTRY.get_or_init(build)
+}
+
+impl Registry {
+    fn lock(&self) -> MutexGuard<'_, Writer> {
+        // The writer's invariants hold between statements that can panic (we only
+        // panic on allocation failure), so a poisoned lock is still consistent.
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lookup(&self, key: &str) -> Option<&'static TypeInfo> {
+        self.keys.get(key).and_then(|i| table_get(*i))
+    }
+}
+
+/// The entry for a type index, if one is registered.
+///
+/// ```
+/// let info = object_core::registry::type_info(64).unwrap();
+/// assert_eq!(info.key(), "ffi.Object");
+/// assert_eq!(object_core::registry::type_info(1).unwrap().key(), "int");
+/// ```
+pub fn type_info(index: u32) -> Option<&'static TypeInfo> {
+    registry();
+    table_get(index)
+}
+
+/// The entry for a type key, if one is registered.
+pub fn type_info_by_key(key: &str) -> Option<&'static TypeInfo> {
+    registry().lookup(key)
+}
+
+/// The index of a type key, or an error naming the key.
+///
+/// ```
+/// use object_core::registry::{type_index_of, RegistryError};
+/// assert_eq!(type_index_of("ffi.Object"), Ok(64));
+/// assert!(matches!(type_index_of("no.such.Type"), Err(RegistryError::UnknownKey { .. })));
+/// ```
+pub fn type_index_of(key: &str) -> Result<u32, RegistryError> {
+    registry()
+        .keys
+        .get(key)
+        .map(|i| *i)
+        .ok_or_else(|| RegistryError::UnknownKey {
+            key: key.to_owned(),
+        })
+}
+
+/// Whether an object whose type index is `index` is an instance of the type at
+/// `target` (the run-time counterpart of `is::<T>()`, same algorithm).
+pub fn is_instance_of_index(index: u32, target: u32) -> bool {
+    match type_info(target) {
+        Some(t) if t.is_object() => t.is_ancestor_or_self_of(index),
+        _ => false,
+    }
+}
+
+/// A snapshot of every registered type, in index order.
+pub fn types() -> Vec<&'static TypeInfo> {
+    let reg = registry();
+    let mut out: Vec<_> = reg
+        .keys
+        .iter()
+        .filter_map(|e| table_get(*e.value()))
+        .collect();
+    out.sort_by_key(|i| i.index);
+    out
+}
+
+/// Link-time registrations that were refused (conflicting keys, unknown or final
+/// parents, bad static indices), so a program can report them all at start-up. A Rust
+/// type whose registration is listed here panics on first use instead of getting an
+/// index that would let down-casts confuse it with another type.
+pub fn link_errors() -> Vec<RegistryError> {
+    let mut v: Vec<_> = registry().lock().link_errors.values().cloned().collect();
+    v.sort_by_key(|e| e.to_string());
+    v
+}
+
+/// Registers a type at run time (plugins, foreign languages, generated types).
+///
+/// The new type takes `slots + 1` indices from the reserved slots of its nearest
+/// ancestor with room, or overflows past the end of the table when every ancestor it
+/// falls outside allows it. Registering an existing key with the same parent, slots,
+/// finality and overflow policy returns the existing entry.
+///
+/// # Errors
+///
+/// [`RegistryError`] naming the key: a duplicate key that differs, an unknown, final or
+/// non-object parent, slots exhausted where overflow is refused, a full table.
+///
+/// ```
+/// use object_core::registry::{register_type, RegistryError, TypeSpec};
+///
+/// let a = register_type(&TypeSpec::new("doc.reg.Base", "ffi.Object").slots(1)).unwrap();
+/// let b = register_type(&TypeSpec::new("doc.reg.Child", "doc.reg.Base")).unwrap();
+/// assert!(a.is_ancestor_or_self_of(b.index()));
+/// // Identical re-registration is idempotent; a different one is an error.
+/// assert_eq!(register_type(&TypeSpec::new("doc.reg.Child", "doc.reg.Base")).unwrap().index(), b.index());
+/// assert!(matches!(
+///     register_type(&TypeSpec::new("doc.reg.Child", "ffi.Object")),
+///     Err(RegistryError::DuplicateKey { .. })
+/// ));
+/// ```
+pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError> {
+    let reg = registry();
+    let mut w = reg.lock();
+    if let Some(existing) = reg.lookup(&spec.key) {
+        return same_or_duplicate(existing, spec);
+    }
+    let key: &'static str = Box::leak(spec.key.clone().into_boxed_str());
+    let parent = reg
+        .lookup(&spec.parent)
+        .ok_or_else(|| RegistryError::UnknownParent {
+            key: spec.key.clone(),
+            parent: spec.parent.clone(),
+        })?;
+    place_runtime(
+        reg,
+        &mut w,
+        key,
+        parent,
+        spec.slots,
+        spec.is_final,
+        spec.allow_overflow,
+        None,
+    )
+}
+
+fn same_or_duplicate(
+    existing: &'static TypeInfo,
+    spec: &TypeSpec,
+) -> Result<&'static TypeInfo, RegistryError> {
+    let parent_key = existing.parent().map_or("", |p| p.key);
+    if parent_key == spec.parent
+        && existing.slots == spec.slots
+        && existing.is_final == spec.is_final
+        && existing.allow_overflow == spec.allow_overflow
+    {
+        Ok(existing)
+    } else {
+        Err(RegistryError::DuplicateKey {
+            key: spec.key.clone(),
+            existing: describe(
+                parent_key,
+                existing.slots,
+                existing.is_final,
+                existing.allow_overflow,
+            ),
+            requested: spec.describe(),
+        })
+    }
+}
+
+/// Resolves a derive-registered Rust type to its entry: normally found in the table
+/// built at first use; registered at run time if its link-time entry was not collected
+/// (e.g. a type in a library loaded later).
+pub(crate) fn resolve_rust_type(
+    r: &'static TypeRegistration,
+) -> Result<&'static TypeInfo, RegistryError> {
+    let reg = registry();
+    let mut w = reg.lock();
+    if let Some(err) = w.link_errors.get(r.key) {
+        return Err(err.clone());
+    }
+    let tid = (r.rust_type)();
+    let info = match reg.lookup(r.key) {
+        Some(existing) => {
+            let spec = spec_of(r);
+            same_or_duplicate(existing, &spec)?;
+            existing
+        }
+        None => {
+            if r.static_index != 0 {
+                check_static_index(r, &w)?;
+                let parent =
+                    reg.lookup(r.parent_key)
+                        .ok_or_else(|| RegistryError::UnknownParent {
+                            key: r.key.to_owned(),
+                            parent: r.parent_key.to_owned(),
+                        })?;
+                place_static(reg, r, parent)?
+            } else {
+                let parent =
+                    reg.lookup(r.parent_key)
+                        .ok_or_else(|| RegistryError::UnknownParent {
+                            key: r.key.to_owned(),
+                            parent: r.parent_key.to_owned(),
+                        })?;
+                place_runtime(
+                    reg,
+                    &mut w,
+                    r.key,
+                    parent,
+                    r.slots,
+                    r.is_final,
+                    r.allow_overflow,
+                    Some(r.rust_name),
+                )?
+            }
+        }
+    };
+    match w.claimed.get(&info.index) {
+        Some(&(held, name)) if held != tid => Err(RegistryError::RustTypeConflict {
+            key: r.key.to_owned(),
+            first: name.to_owned(),
+            second: r.rust_name.to_owned(),
+        }),
+        Some(_) => Ok(info),
+        None => {
+            w.claimed.insert(info.index, (tid, r.rust_name));
+            Ok(info)
+        }
+    }
+}
+
+fn spec_of(r: &TypeRegistration) -> TypeSpec {
+    TypeSpec {
+        key: r.key.to_owned(),
+        parent: r.parent_key.to_owned(),
+        slots: r.slots,
+        is_final: r.is_final,
+        allow_overflow: r.allow_overflow,
+    }
+}
+
+fn check_static_index(r: &TypeRegistration, _w: &Writer) -> Result<(), RegistryError> {
+    let bad = |reason: &str| RegistryError::BadStaticIndex {
+        key: r.key.to_owned(),
+        index: r.static_index,
+        reason: reason.to_owned(),
+    };
+    if !(type_index::STATIC_OBJECT_BEGIN + 1..type_index::DYNAMIC_OBJECT_BEGIN)
+        .contains(&r.static_index)
+    {
+        return Err(bad("static indices lie in 65..128"));
+    }
+    if r.slots != 0 {
+        return Err(bad("static types cannot reserve slots"));
+    }
+    if let Some(other) = table_get(r.static_index) {
+        return Err(bad(&format!("index taken by `{}`", other.key)));
+    }
+    Ok(())
+}
+
+fn ancestors_with(parent: &TypeInfo, index: u32) -> &'static [u32] {
+    let mut v = Vec::with_capacity(parent.ancestors.len() + 1);
+    v.extend_from_slice(parent.ancestors);
+    v.push(index);
+    Box::leak(v.into_boxed_slice())
+}
+
+fn check_parent(key: &str, parent: &TypeInfo) -> Result<(), RegistryError> {
+    if !parent.is_object() {
+        return Err(RegistryError::ParentNotObject {
+            key: key.to_owned(),
+            parent: parent.key.to_owned(),
+        });
+    }
+    if parent.is_final {
+        return Err(RegistryError::FinalParent {
+            key: key.to_owned(),
+            parent: parent.key.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Allocates `slots + 1` indices for a new type under `parent` and publishes it.
+#[allow(clippy::too_many_arguments)]
+fn place_runtime(
+    reg: &Registry,
+    w: &mut Writer,
+    key: &'static str,
+    parent: &'static TypeInfo,
+    slots: u32,
+    is_final: bool,
+    allow_overflow: bool,
+    rust_name: Option<&'static str>,
+) -> Result<&'static TypeInfo, RegistryError> {
+    check_parent(key, parent)?;
+    if is_final && slots != 0 {
+        return Err(RegistryError::BadStaticIndex {
+            key: key.to_owned(),
+            index: 0,
+            reason: "a final type cannot reserve slots".to_owned(),
+        });
+    }
+    let need = slots
+        .checked_add(1)
+        .ok_or_else(|| RegistryError::TableFull {
+            key: key.to_owned(),
+        })?;
+    // Walk up from the parent to the nearest ancestor with room; each ancestor we pass
+    // will not contain the new type, so it must allow overflow.
+    let mut container = Some(parent);
+    let mut start = None;
+    while let Some(a) = container {
+        if a.depth == 0 {
+            break; // the root contains everything; allocate at the end of the table
+        }
+        let free = w.free_slot.get(&a.index).copied().unwrap_or(a.range.end);
+        if u64::from(free) + u64::from(need) <= u64::from(a.range.end) {
+            start = Some(free);
+            w.free_slot.insert(a.index, free + need);
+            break;
+        }
+        if !a.allow_overflow {
+            return Err(RegistryError::SlotsExhausted {
+                key: key.to_owned(),
+                ancestor: a.key.to_owned(),
+            });
+        }
+        container = a.parent();
+    }
+    let index = match start {
+        Some(i) => i,
+        None => {
+            let i = w.next;
+            if u64::from(i) + u64::from(need) > u64::from(MAX_TYPES) {
+                return Err(RegistryError::TableFull {
+                    key: key.to_owned(),
+                });
+            }
+            w.next = i + need;
+            i
+        }
+    };
+    mark_overflow(parent, index);
+    let info = TypeInfo {
+        index,
+        key,
+        parent: Some(parent.index),
+        depth: parent.depth + 1,
+        ancestors: ancestors_with(parent, index),
+        range: index..index + need,
+        slots,
+        is_final,
+        allow_overflow,
+        origin: TypeOrigin::RunTime,
+        rust_name,
+        overflowed: AtomicBool::new(false),
+    };
+    if slots > 0 {
+        w.free_slot.insert(index, index + 1);
+    }
+    let info = publish(info);
+    reg.keys.insert(key, index);
+    Ok(info)
+}
+
+/// Flags every ancestor (from `parent` up) whose range does not contain `index`.
+fn mark_overflow(parent: &'static TypeInfo, index: u32) {
+    let mut a = Some(parent);
+    while let Some(t) = a {
+        if !t.range.contains(&index) {
+            t.overflowed.store(true, Ordering::Relaxed);
+        }
+        a = t.parent();
+    }
+}
+
+fn place_static(
+    reg: &Registry,
+    r: &'static TypeRegistration,
+    parent: &'static TypeInfo,
+) -> Result<&'static TypeInfo, RegistryError> {
+    check_parent(r.key, parent)?;
+    let index = r.static_index;
+    if !parent.range.contains(&index) && !parent.allow_overflow {
+        return Err(RegistryError::SlotsExhausted {
+            key: r.key.to_owned(),
+            ancestor: parent.key.to_owned(),
+        });
+    }
+    mark_overflow(parent, index);
+    let info = publish(TypeInfo {
+        index,
+        key: r.key,
+        parent: Some(parent.index),
+        depth: parent.depth + 1,
+        ancestors: ancestors_with(parent, index),
+        range: index..index + 1,
+        slots: 0,
+        is_final: r.is_final,
+        allow_overflow: r.allow_overflow,
+        origin: TypeOrigin::Static,
+        rust_name: Some(r.rust_name),
+        overflowed: AtomicBool::new(false),
+    });
+    reg.keys.insert(r.key, index);
+    Ok(info)
+}
+
+/// Builds the registry on first use from every link-time registration.
+fn build() -> Registry {
+    let reg = Registry {
+        keys: DashMap::new(),
+        writer: Mutex::new(Writer::default()),
+    };
+    let mut w = Writer {
+        next: type_index::DYNAMIC_OBJECT_BEGIN,
+        ..Writer::default()
+    };
+
+    for &(index, key) in type_index::VALUE_KINDS {
+        publish(TypeInfo {
+            index,
+            key,
+            parent: None,
+            depth: 0,
+            ancestors: &[],
+            range: index..index + 1,
+            slots: 0,
+            is_final: true,
+            allow_overflow: false,
+            origin: TypeOrigin::ValueKind,
+            rust_name: None,
+            overflowed: AtomicBool::new(false),
+        });
+        reg.keys.insert(key, index);
+    }
+
+    // Gather link-time registrations by key; two Rust types on one key is a conflict.
+    let mut all: Vec<&'static TypeRegistration> = inventory::iter::<LinkedType>
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
+    all.sort_by(|a, b| (a.key, a.rust_name).cmp(&(b.key, b.rust_name)));
+    let mut by_key: HashMap<&'static str, &'static TypeRegistration> = HashMap::new();
+    for r in &all {
+        match by_key.get(r.key) {
+            None => {
+                by_key.insert(r.key, r);
+            }
+            Some(first) if (first.rust_type)() == (r.rust_type)() => {}
+            Some(first) => {
+                w.link_errors.insert(
+                    r.key,
+                    RegistryError::RustTypeConflict {
+                        key: r.key.to_owned(),
+                        first: first.rust_name.to_owned(),
+                        second: r.rust_name.to_owned(),
+                    },
+                );
+            }
+        }
+    }
+
+    // The root.
+    let root_key = type_index::OBJECT_KEY;
+    let root = publish(TypeInfo {
+        index: type_index::OBJECT,
+        key: root_key,
+        parent: None,
+        depth: 0,
+        ancestors: &[type_index::OBJECT],
+        range: type_index::OBJECT..u32::MAX,
+        slots: 0,
+        is_final: false,
+        allow_overflow: true,
+        origin: TypeOrigin::Static,
+        rust_name: Some("object_core::Object"),
+        overflowed: AtomicBool::new(false),
+    });
+    reg.keys.insert(root_key, root.index);
+    if let Some(r) = by_key.get(root_key) {
+        w.claimed.insert(root.index, ((r.rust_type)(), r.rust_name));
+    }
+
+    // Static types, parents before children (ascending index, parents must be lower).
+    let mut statics: Vec<_> = by_key
+        .values()
+        .copied()
+        .filter(|r| r.static_index != 0)
+        .collect();
+    statics.sort_by_key(|r| r.static_index);
+    for r in statics {
+        let res = check_static_index(r, &w).and_then(|()| {
+            let parent = reg
+                .lookup(r.parent_key)
+                .ok_or_else(|| RegistryError::BadStaticIndex {
+                    key: r.key.to_owned(),
+                    index: r.static_index,
+                    reason: format!(
+                        "the parent `{}` must be a static type with a lower index",
+                        r.parent_key
+                    ),
+                })?;
+            place_static(&reg, r, parent)
+        });
+        match res {
+            Ok(info) => {
+                w.claimed.insert(info.index, ((r.rust_type)(), r.rust_name));
+            }
+            Err(e) => {
+                w.link_errors.insert(r.key, e);
+            }
+        }
+    }
+
+    // Dynamic link-time types: pre-order over the forest hanging off known types.
+    let mut children: HashMap<&'static str, Vec<&'static TypeRegistration>> = HashMap::new();
+    for r in by_key
+        .values()
+        .filter(|r| r.static_index == 0 && r.key != root_key)
+    {
+        children.entry(r.parent_key).or_default().push(r);
+    }
+    for list in children.values_mut() {
+        list.sort_by_key(|r| r.key);
+    }
+    let mut anchors: Vec<&'static TypeInfo> =
+        children.keys().filter_map(|k| reg.lookup(k)).collect();
+    anchors.sort_by_key(|i| i.index);
+    for anchor in anchors {
+        let Some(kids) = children.remove(anchor.key) else {
+            continue;
+        };
+        for r in kids {
+            if let Err(e) = check_parent(r.key, anchor) {
+                reject_subtree(&mut w, &mut children, r, e);
+                continue;
+            }
+            if !anchor.range.contains(&w.next) && !anchor.allow_overflow {
+                let e = RegistryError::SlotsExhausted {
+                    key: r.key.to_owned(),
+                    ancestor: anchor.key.to_owned(),
+                };
+                reject_subtree(&mut w, &mut children, r, e);
+                continue;
+            }
+            mark_overflow(anchor, w.next);
+            preorder(&reg, &mut w, &mut children, r, anchor);
+        }
+    }
+    // Whatever is left hangs off an unknown key, or off a cycle.
+    let left: Vec<_> = children.drain().collect();
+    for (parent_key, kids) in left {
+        for r in kids {
+            let e = if by_key.contains_key(parent_key) {
+                RegistryError::Cycle {
+                    key: r.key.to_owned(),
+                }
+            } else {
+                RegistryError::UnknownParent {
+                    key: r.key.to_owned(),
+                    parent: parent_key.to_owned(),
+                }
+            };
+            w.link_errors.insert(r.key, e);
+        }
+    }
+
+    *reg.writer.lock().unwrap_or_else(|e| e.into_inner()) = w;
+    reg
+}
+
+fn reject_subtree(
+    w: &mut Writer,
+    children: &mut HashMap<&'static str, Vec<&'static TypeRegistration>>,
+    r: &'static TypeRegistration,
+    e: RegistryError,
+) {
+    w.link_errors.insert(r.key, e);
+    for c in children.remove(r.key).unwrap_or_default() {
+        let e = RegistryError::UnknownParent {
+            key: c.key.to_owned(),
+            parent: r.key.to_owned(),
+        };
+        reject_subtree(w, children, c, e);
+    }
+}
+
+/// Numbers `r` and its link-time subtree in pre-order, then reserves `r.slots`.
+fn preorder(
+    reg: &Registry,
+    w: &mut Writer,
+    children: &mut HashMap<&'static str, Vec<&'static TypeRegistration>>,
+    r: &'static TypeRegistration,
+    parent: &TypeInfo,
+) {
+    let index = w.next;
+    w.next += 1;
+    let ancestors = ancestors_with(parent, index);
+    let depth = parent.depth + 1;
+    // Children need this type's entry (for their ancestry and parent checks) before its
+    // range end is known, so they are numbered against a provisional view.
+    let kids = children.remove(r.key).unwrap_or_default();
+    let provisional = TypeInfo {
+        index,
+        key: r.key,
+        parent: Some(parent.index),
+        depth,
+        ancestors,
+        range: index..index + 1,
+        slots: r.slots,
+        is_final: r.is_final,
+        allow_overflow: r.allow_overflow,
+        origin: TypeOrigin::LinkTime,
+        rust_name: Some(r.rust_name),
+        overflowed: AtomicBool::new(false),
+    };
+    let mut placed = Vec::new();
+    for c in kids {
+        if let Err(e) = check_parent(c.key, &provisional) {
+            reject_subtree(w, children, c, e);
+            continue;
+        }
+        placed.push(c);
+    }
+    // The children's entries point at their parent by index; publishing the parent
+    // last is fine because nothing reads the table until the build completes.
+    for c in placed {
+        preorder(reg, w, children, c, &provisional);
+    }
+    let end = w.next + r.slots;
+    w.next = end;
+    if r.slots > 0 {
+        w.free_slot.insert(index, end - r.slots);
+    }
+    publish(TypeInfo {
+        index,
+        key: r.key,
+        parent: Some(parent.index),
+        depth,
+        ancestors,
+        range: index..end,
+        slots: r.slots,
+        is_final: r.is_final,
+        allow_overflow: r.allow_overflow,
+        origin: TypeOrigin::LinkTime,
+        rust_name: Some(r.rust_name),
+        overflowed: AtomicBool::new(false),
+    });
+    reg.keys.insert(r.key, index);
+    w.claimed.insert(index, ((r.rust_type)(), r.rust_name));
+}

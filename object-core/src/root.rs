@@ -1,0 +1,51 @@
+//! `Object` as the root object type.
+
+use crate::header::Object;
+use crate::object_type::{FieldsMut, NonFinal, ObjectType, TypeCache, Zero};
+use crate::registry::{LinkedType, TypeRegistration};
+use crate::type_index;
+
+static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
+    key: type_index::OBJECT_KEY,
+    parent_key: "",
+    slots: 0,
+    is_final: false,
+    allow_overflow: true,
+    static_index: type_index::OBJECT,
+    rust_type: core::any::TypeId::of::<Object>,
+    rust_name: "object_core::Object",
+};
+
+inventory::submit! { LinkedType(&ROOT_REGISTRATION) }
+
+// SAFETY: `Object` is the header itself (offset 0, repr(C)); depth 0; its registration
+// and cache are its own.
+unsafe impl ObjectType for Object {
+    const TYPE_KEY: &'static str = type_index::OBJECT_KEY;
+    const FINAL: bool = false;
+    const DEPTH: u32 = 0;
+    type Parent = Object;
+    type Depth = Zero;
+
+    fn registration() -> &'static TypeRegistration {
+        &ROOT_REGISTRATION
+    }
+
+    fn type_cache() -> &'static TypeCache {
+        static CACHE: TypeCache = TypeCache::new();
+        &CACHE
+    }
+
+    #[inline]
+    fn type_index() -> u32 {
+        type_index::OBJECT
+    }
+}
+
+// SAFETY: `Object` is not final.
+unsafe impl NonFinal for Object {}
+
+impl FieldsMut for Object {
+    type Mut<'a> = ();
+    fn fields_mut(self: core::pin::Pin<&mut Self>) -> Self::Mut<'_> {}
+}

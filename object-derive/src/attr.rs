@@ -1,0 +1,187 @@
+//! Parsing of `#[object(...)]` attributes. Parsing only: semantic checks live in
+//! `check.rs`. Unknown and duplicate keys are rejected here, generically.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Error, LitBool, LitInt, LitStr, Path};
+
+/// The attribute's name.
+pub const OBJECT: &str = "object";
+
+/// Container attribute keys.
+pub const KEY: &str = "key";
+pub const PARENT: &str = "parent";
+pub const SLOTS: &str = "slots";
+pub const FINAL: &str = "final";
+pub const INDEX: &str = "index";
+pub const OVERFLOW: &str = "overflow";
+pub const CRATE: &str = "crate";
+const CONTAINER_KEYS: &[&str] = &[KEY, PARENT, SLOTS, FINAL, INDEX, OVERFLOW, CRATE];
+
+/// Field attribute keys.
+pub const SKIP: &str = "skip";
+pub const RENAME: &str = "rename";
+const FIELD_KEYS: &[&str] = &[SKIP, RENAME];
+
+/// A parsed value with the span of the attribute key that set it.
+pub struct Located<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// What `key = …` was written as (a non-string is kept for a precise error).
+pub enum KeyValue {
+    Str(LitStr),
+    Other(syn::Expr),
+}
+
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub key: Option<Located<KeyValue>>,
+    pub parent: Option<Located<Path>>,
+    pub slots: Option<Located<LitInt>>,
+    pub is_final: Option<Located<()>>,
+    pub index: Option<Located<LitInt>>,
+    pub overflow: Option<Located<LitBool>>,
+    pub krate: Option<Located<Path>>,
+}
+
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub skip: Option<Located<()>>,
+    pub rename: Option<Located<LitStr>>,
+}
+
+/// Collects errors so the user sees every bad attribute in one build.
+#[derive(Default)]
+pub struct Errors(Option<Error>);
+
+impl Errors {
+    pub fn push(&mut self, e: Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+    pub fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+    /// Ends with `e` added to whatever was collected before.
+    pub fn fail(self, e: Error) -> Error {
+        match self.0 {
+            Some(mut all) => {
+                all.combine(e);
+                all
+            }
+            None => e,
+        }
+    }
+}
+
+fn set<T>(slot: &mut Option<Located<T>>, value: T, path: &Path, errors: &mut Errors) {
+    if slot.is_some() {
+        let name = path_name(path);
+        errors.push(Error::new_spanned(
+            path,
+            format!("duplicate object attribute `{name}`"),
+        ));
+    } else {
+        *slot = Some(Located {
+            value,
+            span: path.span(),
+        });
+    }
+}
+
+fn path_name(path: &Path) -> String {
+    quote::quote!(#path).to_string().replace(' ', "")
+}
+
+fn unknown(path: &Path, allowed: &[&str], what: &str) -> Error {
+    let name = path_name(path);
+    Error::new_spanned(
+        path,
+        format!(
+            "unknown object {what} attribute `{name}` (expected one of: {})",
+            allowed.join(", ")
+        ),
+    )
+}
+
+pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(OBJECT)) {
+        let res = attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            if path.is_ident(KEY) {
+                let expr: syn::Expr = meta.value()?.parse()?;
+                let v = match expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => KeyValue::Str(s),
+                    other => KeyValue::Other(other),
+                };
+                set(&mut out.key, v, path, errors);
+            } else if path.is_ident(PARENT) {
+                let p: Path = meta.value()?.parse()?;
+                set(&mut out.parent, p, path, errors);
+            } else if path.is_ident(SLOTS) {
+                let n: LitInt = meta.value()?.parse()?;
+                set(&mut out.slots, n, path, errors);
+            } else if path.is_ident(FINAL) {
+                set(&mut out.is_final, (), path, errors);
+            } else if path.is_ident(INDEX) {
+                let n: LitInt = meta.value()?.parse()?;
+                set(&mut out.index, n, path, errors);
+            } else if path.is_ident(OVERFLOW) {
+                let b: LitBool = meta.value()?.parse()?;
+                set(&mut out.overflow, b, path, errors);
+            } else if path.is_ident(CRATE) {
+                let value = meta.value()?;
+                let p: Path = if value.peek(LitStr) {
+                    value.parse::<LitStr>()?.parse()?
+                } else {
+                    Path::parse_mod_style(value)?
+                };
+                set(&mut out.krate, p, path, errors);
+            } else {
+                // Skip a value if one follows, so parsing can go on to the next key.
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                }
+                errors.push(unknown(path, CONTAINER_KEYS, "type"));
+            }
+            Ok(())
+        });
+        if let Err(e) = res {
+            errors.push(e);
+        }
+    }
+    out
+}
+
+pub fn parse_field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(OBJECT)) {
+        let res = attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            if path.is_ident(SKIP) {
+                set(&mut out.skip, (), path, errors);
+            } else if path.is_ident(RENAME) {
+                let s: LitStr = meta.value()?.parse()?;
+                set(&mut out.rename, s, path, errors);
+            } else {
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                }
+                errors.push(unknown(path, FIELD_KEYS, "field"));
+            }
+            Ok(())
+        });
+        if let Err(e) = res {
+            errors.push(e);
+        }
+    }
+    out
+}

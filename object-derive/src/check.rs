@@ -1,0 +1,139 @@
+//! Semantic checks of the parsed input, all errors collected.
+//!
+//! What the derive cannot see (whether the parent is an object type, is final, or is
+//! really the first field's type; whether the struct is `Send + Sync`) is checked by
+//! trait bounds in the expansion, spanned at the offending tokens.
+
+use syn::Error;
+
+use crate::ast::Input;
+use crate::attr::{Errors, KeyValue};
+
+/// Static indices the derive accepts: the reserved range above `ffi.Object`.
+const STATIC_BEGIN: u32 = 65;
+const STATIC_END: u32 = 128;
+
+pub fn validate(input: &Input<'_>) -> syn::Result<()> {
+    let mut errors = Errors::default();
+    let a = &input.attrs;
+
+    if !input.generics.params.is_empty() {
+        errors.push(Error::new_spanned(
+            input.generics,
+            "object types cannot be generic: each type needs one key and one type index",
+        ));
+    }
+    if let Some(w) = &input.generics.where_clause {
+        errors.push(Error::new_spanned(
+            w,
+            "object types cannot have a where clause",
+        ));
+    }
+
+    let has_c = input.repr.iter().any(|m| m.path().is_ident("C"));
+    if !has_c {
+        errors.push(Error::new_spanned(
+            input.ident,
+            "object structs must be #[repr(C)]: the parent must stay the first field, at offset 0",
+        ));
+    }
+    for m in &input.repr {
+        if m.path().is_ident("packed") || m.path().is_ident("transparent") {
+            errors.push(Error::new_spanned(
+                m,
+                "object structs cannot be packed or transparent: the header must stay aligned",
+            ));
+        }
+    }
+
+    match &a.key {
+        None => errors.push(Error::new_spanned(
+            input.ident,
+            "missing `#[object(key = \"…\")]`: every object type needs a unique type key",
+        )),
+        Some(k) => match &k.value {
+            KeyValue::Str(s) if s.value().is_empty() => {
+                errors.push(Error::new_spanned(s, "the type key cannot be empty"))
+            }
+            KeyValue::Str(_) => {}
+            KeyValue::Other(e) => errors.push(Error::new_spanned(
+                e,
+                "the type key must be a string literal, e.g. `key = \"my.Node\"`",
+            )),
+        },
+    }
+
+    let slots = parse_u32(a.slots.as_ref().map(|s| &s.value), &mut errors);
+    if let (Some(f), Some(s)) = (&a.is_final, &a.slots) {
+        let mut e = Error::new_spanned(
+            &s.value,
+            "a `final` type cannot reserve `slots`: it has no descendants",
+        );
+        e.combine(Error::new(f.span, "declared `final` here"));
+        errors.push(e);
+    }
+    if let Some(i) = &a.index {
+        if let Some(n) = parse_u32(Some(&i.value), &mut errors) {
+            if !(STATIC_BEGIN..STATIC_END).contains(&n) {
+                errors.push(Error::new_spanned(
+                    &i.value,
+                    format!("static type indices lie in {STATIC_BEGIN}..{STATIC_END}; leave `index` out to get a dynamic one"),
+                ));
+            }
+        }
+        if slots.is_some_and(|s| s > 0) {
+            errors.push(Error::new_spanned(
+                &i.value,
+                "a type with a static `index` cannot reserve `slots`; its descendants are found through the overflow check",
+            ));
+        }
+    }
+
+    match input.fields.first() {
+        None => errors.push(Error::new_spanned(
+            input.ident,
+            "an object struct needs its parent as its first field (e.g. `base: Object`)",
+        )),
+        Some(first) => {
+            if let Some(s) = &first.attrs.skip {
+                errors.push(Error::new(s.span, "the parent field cannot be skipped"));
+            }
+            if let Some(r) = &first.attrs.rename {
+                errors.push(Error::new(r.span, "the parent field cannot be renamed"));
+            }
+        }
+    }
+
+    let mut seen = std::collections::HashMap::new();
+    for f in &input.fields {
+        let name = f
+            .attrs
+            .rename
+            .as_ref()
+            .map_or_else(|| f.ident.to_string(), |r| r.value.value());
+        if f.attrs.skip.is_none() {
+            if let Some(prev) = seen.insert(name.clone(), f.ident) {
+                errors.push(Error::new_spanned(
+                    f.ident,
+                    format!("field name `{name}` is used twice (also by `{prev}`)"),
+                ));
+            }
+        }
+    }
+    let _ = input.original;
+    errors.finish()
+}
+
+fn parse_u32(lit: Option<&syn::LitInt>, errors: &mut Errors) -> Option<u32> {
+    let lit = lit?;
+    match lit.base10_parse::<u32>() {
+        Ok(n) => Some(n),
+        Err(_) => {
+            errors.push(Error::new_spanned(
+                lit,
+                "expected a non-negative integer that fits in u32",
+            ));
+            None
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Code generation. Everything is wrapped in `const _: () = { … };`, uses absolute
+//! paths through the `object_core` crate (or `crate = path`), and is marked
+//! `#[automatically_derived]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::Input;
+use crate::attr::KeyValue;
+
+pub fn expand(input: &Input<'_>) -> TokenStream {
+    let a = &input.attrs;
+    let name = input.ident;
+    let vis = input.vis;
+    let krate: TokenStream = match &a.krate {
+        Some(p) => {
+            let p = &p.value;
+            quote!(#p)
+        }
+        None => quote!(::object_core),
+    };
+    let private = quote!(#krate::__private);
+    let key = match &a.key {
+        Some(k) => match &k.value {
+            KeyValue::Str(s) => s.clone(),
+            // `validate` rejected it already.
+            KeyValue::Other(_) => syn::LitStr::new("", name.span()),
+        },
+        None => syn::LitStr::new("", name.span()),
+    };
+    let parent: TokenStream = match &a.parent {
+        Some(p) => {
+            let p = &p.value;
+            quote!(#p)
+        }
+        None => quote!(#krate::Object),
+    };
+    let parent_span = a
+        .parent
+        .as_ref()
+        .map_or_else(|| name.span(), |p| p.value.span());
+    let is_final = a.is_final.is_some();
+    let slots = lit_u32(a.slots.as_ref().map(|s| &s.value));
+    let index = lit_u32(a.index.as_ref().map(|s| &s.value));
+    let overflow = a.overflow.as_ref().is_none_or(|b| b.value.value);
+
+    // The first field (the parent), for the layout checks.
+    let Some(first) = input.fields.first() else {
+        return TokenStream::new();
+    };
+    let first_ident = first.ident;
+    let first_ty = &first.field.ty;
+
+    // Trait-bound checks, each spanned at the token the user must fix.
+    let parent_is_object = quote_spanned! {parent_span=>
+        fn __parent_is_object_type() where #parent: #krate::ObjectType {}
+    };
+    let parent_not_final = quote_spanned! {parent_span=>
+        fn __parent_is_not_final() where #parent: #krate::NonFinal {}
+    };
+    let first_is_parent = quote_spanned! {first_ty.span()=>
+        fn __first_field_is_parent() where #first_ty: #private::FirstFieldIs<#parent> {}
+    };
+    let thread_safe = quote_spanned! {name.span()=>
+        fn __object_is_thread_safe() where #name: #private::ThreadSafe {}
+    };
+    let non_final = if is_final {
+        quote!()
+    } else {
+        quote! {
+            #[automatically_derived]
+            unsafe impl #krate::NonFinal for #name {}
+        }
+    };
+
+    // Pinned projection: the parent stays pinned, the other fields are `&mut`.
+    let proj = format_ident!("__{}FieldsMut", name);
+    let proj_fields = input.fields.iter().enumerate().map(|(i, f)| {
+        let fvis = &f.field.vis;
+        let id = f.ident;
+        let ty = &f.field.ty;
+        if i == 0 {
+            quote!(#fvis #id: #private::Pin<&'__a mut #ty>)
+        } else {
+            quote!(#fvis #id: &'__a mut #ty)
+        }
+    });
+    let proj_init = input.fields.iter().enumerate().map(|(i, f)| {
+        let id = f.ident;
+        if i == 0 {
+            // SAFETY (in the generated block below): the parent is structurally pinned.
+            quote!(#id: unsafe { #private::Pin::new_unchecked(&mut this.#id) })
+        } else {
+            quote!(#id: &mut this.#id)
+        }
+    });
+    let pinned = format_ident!("__{}Pinned", name);
+
+    quote! {
+        #[allow(non_camel_case_types, non_snake_case, dead_code, clippy::needless_lifetimes)]
+        const _: () = {
+            static __REGISTRATION: #private::TypeRegistration = #private::TypeRegistration {
+                key: #key,
+                parent_key: <#parent as #krate::ObjectType>::TYPE_KEY,
+                slots: #slots,
+                is_final: #is_final,
+                allow_overflow: #overflow,
+                static_index: #index,
+                rust_type: #private::TypeId::of::<#name>,
+                rust_name: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+            };
+
+            #private::inventory::submit! { #private::LinkedType(&__REGISTRATION) }
+
+            // SAFETY: the checks below prove the layout contract: `#[repr(C)]` (checked by
+            // the derive), the first field is `Parent` (trait bound) at offset 0 (const
+            // assertion); depth and registration follow the parent's.
+            #[automatically_derived]
+            unsafe impl #krate::ObjectType for #name {
+                const TYPE_KEY: &'static str = #key;
+                const FINAL: bool = #is_final;
+                const DEPTH: u32 = <#parent as #krate::ObjectType>::DEPTH + 1;
+                type Parent = #parent;
+                type Depth = #krate::Succ<<#parent as #krate::ObjectType>::Depth>;
+
+                #[inline]
+                fn registration() -> &'static #private::TypeRegistration {
+                    &__REGISTRATION
+                }
+
+                #[inline(always)]
+                fn type_cache() -> &'static #krate::TypeCache {
+                    static __CACHE: #krate::TypeCache = #krate::TypeCache::new();
+                    &__CACHE
+                }
+            }
+
+            #non_final
+
+            #parent_is_object
+            #parent_not_final
+            #first_is_parent
+            #thread_safe
+            const _: () = #private::assert_first_field(::core::mem::offset_of!(#name, #first_ident));
+
+            // A user `impl Unpin` would let safe code move a pinned header; this impl
+            // (never satisfied, since the parent is `!Unpin`) makes such an impl conflict.
+            #[doc(hidden)]
+            pub struct #pinned<'__a> {
+                __parent: #parent,
+                __lifetime: #private::PhantomData<&'__a ()>,
+            }
+            #[automatically_derived]
+            impl<'__a> #private::Unpin for #name where #pinned<'__a>: #private::Unpin {}
+
+            #[doc(hidden)]
+            #vis struct #proj<'__a> {
+                #(#proj_fields,)*
+            }
+
+            #[automatically_derived]
+            impl #krate::FieldsMut for #name {
+                type Mut<'__a> = #proj<'__a>;
+                #[inline]
+                fn fields_mut(self: #private::Pin<&mut Self>) -> #proj<'_> {
+                    // SAFETY: the object is not moved out of the pin: the parent is handed
+                    // out pinned again, and the other fields are not structurally pinned
+                    // (only headers must stay put, and they all live in the parent chain).
+                    let this = unsafe { #private::Pin::get_unchecked_mut(self) };
+                    #proj { #(#proj_init,)* }
+                }
+            }
+        };
+    }
+}
+
+fn lit_u32(lit: Option<&syn::LitInt>) -> u32 {
+    lit.and_then(|l| l.base10_parse().ok()).unwrap_or(0)
+}

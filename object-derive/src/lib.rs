@@ -1,0 +1,42 @@
+//! `#[derive(Object)]`: makes a `#[repr(C)]` struct an object type of the unified
+//! object protocol. Use it through `object_core::Object`, which re-exports it.
+//!
+//! ```ignore
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "relay.Function", parent = Expr, slots = 8)]
+//! pub struct FunctionNode { base: Expr, params: Array<Var>, body: ObjectPtr<Expr> }
+//! ```
+//!
+//! Container attributes, in one or more `#[object(...)]`:
+//!
+//! | attribute | meaning |
+//! | --- | --- |
+//! | `key = "…"` | the unique type key (required) |
+//! | `parent = Path` | the parent object type, which must be the first field (default `Object`) |
+//! | `slots = N` | type indices reserved for descendants registered at run time |
+//! | `final` | no descendants; `is::<T>()` is one compare |
+//! | `index = N` | a static type index in `65..128` (the core types) |
+//! | `overflow = bool` | whether descendants may overflow the slots (default `true`) |
+//! | `crate = path` | where `object_core` is, for renamed dependencies |
+//!
+//! Field attributes: `#[object(skip)]` (not reflected), `#[object(rename = "…")]`.
+//!
+//! Every misuse is a compile error on the offending token, all reported at once.
+
+mod ast;
+mod attr;
+mod check;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Derives `ObjectType` (and its registration and field projection). See the crate docs.
+#[proc_macro_derive(Object, attributes(object))]
+pub fn derive_object(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    ast::Input::from_syn(&input)
+        .and_then(|parsed| check::validate(&parsed).map(|()| expand::expand(&parsed)))
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,1 @@
+//! Example object types for the tour.
