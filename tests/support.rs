@@ -1,1 +1,90 @@
+//! Helpers shared by the workspace's integration tests.
+//!
+//! - [`scaled`]: iteration counts read the `OBJECT_TEST_SCALE` knob (a factor, default
+//!   1.0), so the valgrind run (`scripts/valgrind.sh`) can shrink them.
+//! - [`Rng`]: a small deterministic generator; tests print their seed and accept
+//!   `OBJECT_TEST_SEED` to replay one.
+//! - [`DropCounter`]: counts how many times values were dropped, to prove deleters run
+//!   exactly once.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The iteration-count factor from `OBJECT_TEST_SCALE` (default 1.0).
+pub fn scale() -> f64 {
+    std::env::var("OBJECT_TEST_SCALE")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|f| *f > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// `n` scaled by [`scale`], but never below `min`.
+pub fn scaled(n: usize, min: usize) -> usize {
+    ((n as f64 * scale()) as usize).max(min)
+}
+
+/// The seed from `OBJECT_TEST_SEED`, or `default`; printed so a failure can be replayed.
+pub fn seed(test: &str, default: u64) -> u64 {
+    let s = std::env::var("OBJECT_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    println!("{test}: seed {s} (replay with OBJECT_TEST_SEED={s})");
+    s
+}
+
+/// SplitMix64: tiny, fast, and good enough to sample test cases.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// Counts drops of [`Tracked`] values made from it.
+#[derive(Debug, Default)]
+pub struct DropCounter(AtomicUsize);
+
+impl DropCounter {
+    /// A counter at zero (usable in a `static`).
+    pub const fn new() -> Self {
+        DropCounter(AtomicUsize::new(0))
+    }
+    /// Drops counted so far.
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+    /// A value that bumps this counter when dropped.
+    pub fn track(&'static self) -> Tracked {
+        Tracked(self)
+    }
+}
+
+/// Bumps its [`DropCounter`] when dropped.
+#[derive(Debug)]
+pub struct Tracked(&'static DropCounter);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0 .0.fetch_add(1, Ordering::SeqCst);
+    }
+}

@@ -91,6 +91,9 @@ pub mod __private {
         note = "objects are reference-counted across threads and down-cast from type-erased handles; wrap thread-bound data in a `Mutex` or keep it outside the object"
     )]
     pub trait ThreadSafe {}
+    // Not recommended, so that a failure reports `ThreadSafe` (and the note above)
+    // rather than only the missing `Send` or `Sync` of one field.
+    #[diagnostic::do_not_recommend]
     impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
 
     pub const fn assert_first_field(offset: usize) {

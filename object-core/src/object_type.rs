@@ -71,9 +71,9 @@ pub unsafe trait ObjectType: Send + Sync + Sized + 'static {
 ///
 /// Only for types whose `ObjectType::FINAL` is `false`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is final and cannot be a parent",
-    label = "this type is declared `final`",
-    note = "remove `final` from the parent's `#[object(...)]` attribute, or pick another parent"
+    message = "`{Self}` cannot be a parent object type",
+    label = "`{Self}` is declared `final`, or is not an object type",
+    note = "a parent must be an object type that is not `final`: remove `final` from the parent's `#[object(...)]` attribute, or pick another parent"
 )]
 pub unsafe trait NonFinal: ObjectType {}
 

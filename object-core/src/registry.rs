@@ -27,18 +27,22 @@
 //!
 //! # Concurrency
 //!
-//! Readers never lock: index → [`TypeInfo`] is a two-level table of atomically
-//! published, immutable, leaked entries; key → index is a `DashMap`. Writers serialize
-//! on one mutex. Racing first uses and identical re-registrations get the same index.
+//! Readers never lock on the hot paths: index → [`TypeInfo`] is a two-level table of
+//! atomically published, immutable, leaked entries, and each Rust type caches its own
+//! entry. Key → index (registration, deserialization, foreign front-ends) is a sharded
+//! reader-writer map. Writers serialize on one mutex. Racing first uses and identical
+//! re-registrations get the same index.
+//!
+//! Everything the registry allocates lives for the whole process and stays reachable
+//! from its statics (ordered maps rather than hash tables, so leak checkers can see it).
 
 use core::any::TypeId;
 use core::fmt;
 use core::ops::Range;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, OnceLock};
-
-use dashmap::DashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::{Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::type_index;
 
@@ -462,8 +466,55 @@ fn publish(info: TypeInfo) -> &'static TypeInfo {
 // ---------------------------------------------------------------------------------
 
 struct Registry {
-    keys: DashMap<&'static str, u32>,
+    keys: KeyMap,
     writer: Mutex<Writer>,
+}
+
+/// Key → index, in shards so concurrent readers rarely share a lock.
+struct KeyMap {
+    hasher: std::hash::RandomState,
+    shards: [RwLock<BTreeMap<&'static str, u32>>; 16],
+}
+
+impl KeyMap {
+    fn new() -> Self {
+        KeyMap {
+            hasher: std::hash::RandomState::new(),
+            shards: [const { RwLock::new(BTreeMap::new()) }; 16],
+        }
+    }
+    fn shard(&self, key: &str) -> &RwLock<BTreeMap<&'static str, u32>> {
+        let mut h = self.hasher.build_hasher();
+        key.hash(&mut h);
+        &self.shards[(h.finish() % 16) as usize]
+    }
+    fn get(&self, key: &str) -> Option<u32> {
+        // A panic while holding a shard cannot leave a half-inserted entry, so a
+        // poisoned lock is still consistent.
+        self.shard(key)
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .copied()
+    }
+    fn insert(&self, key: &'static str, index: u32) {
+        self.shard(key)
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, index);
+    }
+    fn values(&self) -> Vec<u32> {
+        self.shards
+            .iter()
+            .flat_map(|s| {
+                s.read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .values()
+                    .copied()
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
 }
 
 #[derive(Default)]
@@ -471,11 +522,11 @@ struct Writer {
     /// The next index past everything allocated so far.
     next: u32,
     /// For types with reserved slots: the next free index inside them.
-    free_slot: HashMap<u32, u32>,
+    free_slot: BTreeMap<u32, u32>,
     /// Which Rust type holds each derive-registered index.
-    claimed: HashMap<u32, (TypeId, &'static str)>,
+    claimed: BTreeMap<u32, (TypeId, &'static str)>,
     /// Link-time registrations that failed, by key.
-    link_errors: HashMap<&'static str, RegistryError>,
+    link_errors: BTreeMap<&'static str, RegistryError>,
 }
 
 static REGISTRY: OnceLock<Registry> = OnceLock::new();
@@ -492,7 +543,7 @@ impl Registry {
     }
 
     fn lookup(&self, key: &str) -> Option<&'static TypeInfo> {
-        self.keys.get(key).and_then(|i| table_get(*i))
+        self.keys.get(key).and_then(table_get)
     }
 }
 
@@ -524,7 +575,6 @@ pub fn type_index_of(key: &str) -> Result<u32, RegistryError> {
     registry()
         .keys
         .get(key)
-        .map(|i| *i)
         .ok_or_else(|| RegistryError::UnknownKey {
             key: key.to_owned(),
         })
@@ -544,21 +594,21 @@ pub fn types() -> Vec<&'static TypeInfo> {
     let reg = registry();
     let mut out: Vec<_> = reg
         .keys
-        .iter()
-        .filter_map(|e| table_get(*e.value()))
+        .values()
+        .into_iter()
+        .filter_map(table_get)
         .collect();
     out.sort_by_key(|i| i.index);
     out
 }
 
-/// Link-time registrations that were refused (conflicting keys, unknown or final
-/// parents, bad static indices), so a program can report them all at start-up. A Rust
-/// type whose registration is listed here panics on first use instead of getting an
-/// index that would let down-casts confuse it with another type.
+/// Link-time registrations that were refused (a key claimed by two Rust types, unknown
+/// or final parents, bad static indices), so a program can report them all at
+/// start-up. A Rust type whose registration is listed here panics on first use instead
+/// of getting an index that would let down-casts confuse it with another type; a key
+/// claimed twice is registered for neither claimant.
 pub fn link_errors() -> Vec<RegistryError> {
-    let mut v: Vec<_> = registry().lock().link_errors.values().cloned().collect();
-    v.sort_by_key(|e| e.to_string());
-    v
+    registry().lock().link_errors.values().cloned().collect()
 }
 
 /// Registers a type at run time (plugins, foreign languages, generated types).
@@ -592,7 +642,7 @@ pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError
     if let Some(existing) = reg.lookup(&spec.key) {
         return same_or_duplicate(existing, spec);
     }
-    let key: &'static str = Box::leak(spec.key.clone().into_boxed_str());
+    let key = KeyName::Owned(&spec.key);
     let parent = reg
         .lookup(&spec.parent)
         .ok_or_else(|| RegistryError::UnknownParent {
@@ -674,7 +724,7 @@ pub(crate) fn resolve_rust_type(
                 place_runtime(
                     reg,
                     &mut w,
-                    r.key,
+                    KeyName::Static(r.key),
                     parent,
                     r.slots,
                     r.is_final,
@@ -751,22 +801,46 @@ fn check_parent(key: &str, parent: &TypeInfo) -> Result<(), RegistryError> {
     Ok(())
 }
 
+/// A key that is either already `'static` (derive registrations) or borrowed from a
+/// run-time request (leaked only once the registration succeeds).
+#[derive(Clone, Copy)]
+enum KeyName<'a> {
+    Static(&'static str),
+    Owned(&'a str),
+}
+
+impl KeyName<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            KeyName::Static(s) => s,
+            KeyName::Owned(s) => s,
+        }
+    }
+    fn into_static(self) -> &'static str {
+        match self {
+            KeyName::Static(s) => s,
+            KeyName::Owned(s) => Box::leak(s.to_owned().into_boxed_str()),
+        }
+    }
+}
+
 /// Allocates `slots + 1` indices for a new type under `parent` and publishes it.
 #[allow(clippy::too_many_arguments)]
 fn place_runtime(
     reg: &Registry,
     w: &mut Writer,
-    key: &'static str,
+    key: KeyName<'_>,
     parent: &'static TypeInfo,
     slots: u32,
     is_final: bool,
     allow_overflow: bool,
     rust_name: Option<&'static str>,
 ) -> Result<&'static TypeInfo, RegistryError> {
-    check_parent(key, parent)?;
+    let name = key.as_str();
+    check_parent(name, parent)?;
     if is_final && slots != 0 {
         return Err(RegistryError::BadStaticIndex {
-            key: key.to_owned(),
+            key: name.to_owned(),
             index: 0,
             reason: "a final type cannot reserve slots".to_owned(),
         });
@@ -774,7 +848,7 @@ fn place_runtime(
     let need = slots
         .checked_add(1)
         .ok_or_else(|| RegistryError::TableFull {
-            key: key.to_owned(),
+            key: name.to_owned(),
         })?;
     // Walk up from the parent to the nearest ancestor with room; each ancestor we pass
     // will not contain the new type, so it must allow overflow.
@@ -792,7 +866,7 @@ fn place_runtime(
         }
         if !a.allow_overflow {
             return Err(RegistryError::SlotsExhausted {
-                key: key.to_owned(),
+                key: name.to_owned(),
                 ancestor: a.key.to_owned(),
             });
         }
@@ -804,7 +878,7 @@ fn place_runtime(
             let i = w.next;
             if u64::from(i) + u64::from(need) > u64::from(MAX_TYPES) {
                 return Err(RegistryError::TableFull {
-                    key: key.to_owned(),
+                    key: name.to_owned(),
                 });
             }
             w.next = i + need;
@@ -812,6 +886,8 @@ fn place_runtime(
         }
     };
     mark_overflow(parent, index);
+    // Only now that the type is accepted does its key become process-lifetime.
+    let key = key.into_static();
     let info = TypeInfo {
         index,
         key,
@@ -880,7 +956,7 @@ fn place_static(
 /// Builds the registry on first use from every link-time registration.
 fn build() -> Registry {
     let reg = Registry {
-        keys: DashMap::new(),
+        keys: KeyMap::new(),
         writer: Mutex::new(Writer::default()),
     };
     let mut w = Writer {
@@ -920,6 +996,8 @@ fn build() -> Registry {
             }
             Some(first) if (first.rust_type)() == (r.rust_type)() => {}
             Some(first) => {
+                // Neither claimant gets the key: picking one would be arbitrary, and a
+                // shared index would let down-casts confuse the two layouts.
                 w.link_errors.insert(
                     r.key,
                     RegistryError::RustTypeConflict {
@@ -931,6 +1009,10 @@ fn build() -> Registry {
             }
         }
     }
+    for key in w.link_errors.keys() {
+        by_key.remove(key);
+    }
+    // (`by_key` and `children` below are temporary; only what is published stays.)
 
     // The root.
     let root_key = type_index::OBJECT_KEY;

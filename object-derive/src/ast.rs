@@ -24,8 +24,9 @@ pub struct FieldInfo<'a> {
 
 impl<'a> Input<'a> {
     /// Parses the input; fails only on what makes any further check impossible (not a
-    /// struct with named fields) or on malformed attributes, all reported together.
-    pub fn from_syn(input: &'a DeriveInput) -> syn::Result<Self> {
+    /// struct with named fields). Errors in attributes are returned alongside, so that
+    /// `check::validate` reports them together with its own.
+    pub fn from_syn(input: &'a DeriveInput) -> syn::Result<(Self, Errors)> {
         let mut errors = Errors::default();
         let attrs = attr::parse_container(&input.attrs, &mut errors);
         let mut repr = Vec::new();
@@ -78,8 +79,7 @@ impl<'a> Input<'a> {
                 });
             }
         }
-        errors.finish()?;
-        Ok(Input {
+        let parsed = Input {
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,
@@ -87,6 +87,7 @@ impl<'a> Input<'a> {
             repr,
             fields,
             original: input,
-        })
+        };
+        Ok((parsed, errors))
     }
 }

@@ -44,6 +44,8 @@ pub struct ContainerAttrs {
     pub index: Option<Located<LitInt>>,
     pub overflow: Option<Located<LitBool>>,
     pub krate: Option<Located<Path>>,
+    /// An `#[object(...)]` failed to parse (reported); keys after the error are unknown.
+    pub malformed: bool,
 }
 
 #[derive(Default)]
@@ -114,7 +116,11 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
         let res = attr.parse_nested_meta(|meta| {
             let path = &meta.path;
             if path.is_ident(KEY) {
-                let expr: syn::Expr = meta.value()?.parse()?;
+                let mut expr: syn::Expr = meta.value()?.parse()?;
+                // A `$key:literal` from `macro_rules!` arrives in an invisible group.
+                while let syn::Expr::Group(g) = expr {
+                    expr = *g.expr;
+                }
                 let v = match expr {
                     syn::Expr::Lit(syn::ExprLit {
                         lit: syn::Lit::Str(s),
@@ -155,6 +161,7 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
             Ok(())
         });
         if let Err(e) = res {
+            out.malformed = true;
             errors.push(e);
         }
     }

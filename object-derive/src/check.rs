@@ -13,8 +13,8 @@ use crate::attr::{Errors, KeyValue};
 const STATIC_BEGIN: u32 = 65;
 const STATIC_END: u32 = 128;
 
-pub fn validate(input: &Input<'_>) -> syn::Result<()> {
-    let mut errors = Errors::default();
+/// Checks `input`, adding to the `errors` found while parsing it, and reports them all.
+pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
     let a = &input.attrs;
 
     if !input.generics.params.is_empty() {
@@ -47,6 +47,8 @@ pub fn validate(input: &Input<'_>) -> syn::Result<()> {
     }
 
     match &a.key {
+        // A malformed `#[object(...)]` was reported already and may have hidden the key.
+        None if a.malformed => {}
         None => errors.push(Error::new_spanned(
             input.ident,
             "missing `#[object(key = \"…\")]`: every object type needs a unique type key",

@@ -2,8 +2,8 @@
 //! paths through the `object_core` crate (or `crate = path`), and is marked
 //! `#[automatically_derived]`.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 use crate::ast::Input;
@@ -52,19 +52,31 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     let first_ident = first.ident;
     let first_ty = &first.field.ty;
 
-    // Trait-bound checks, each spanned at the token the user must fix.
-    let parent_is_object = quote_spanned! {parent_span=>
-        fn __parent_is_object_type() where #parent: #krate::ObjectType {}
-    };
-    let parent_not_final = quote_spanned! {parent_span=>
-        fn __parent_is_not_final() where #parent: #krate::NonFinal {}
-    };
-    let first_is_parent = quote_spanned! {first_ty.span()=>
-        fn __first_field_is_parent() where #first_ty: #private::FirstFieldIs<#parent> {}
-    };
-    let thread_safe = quote_spanned! {name.span()=>
-        fn __object_is_thread_safe() where #name: #private::ThreadSafe {}
-    };
+    // Trait-bound checks, each spanned at the token the user must fix. Every token of a
+    // check gets that span: rustc reports a failed where-clause at the whole predicate,
+    // which otherwise spans (and points at) the `#[derive(Object)]` call site. That the
+    // parent is an object type is checked by `type Parent` (and `NonFinal`'s supertrait).
+    let parent_key = respan(
+        quote!(<#parent as #krate::ObjectType>::TYPE_KEY),
+        parent_span,
+    );
+    let parent_depth = respan(quote!(<#parent as #krate::ObjectType>::DEPTH), parent_span);
+    let depth_ty = respan(
+        quote!(#krate::Succ<<#parent as #krate::ObjectType>::Depth>),
+        parent_span,
+    );
+    let parent_not_final = respan(
+        quote! { fn __parent_is_not_final() where #parent: #krate::NonFinal {} },
+        parent_span,
+    );
+    let first_is_parent = respan(
+        quote! { fn __first_field_is_parent() where #first_ty: #private::FirstFieldIs<#parent> {} },
+        first_ty.span(),
+    );
+    let thread_safe = respan(
+        quote! { fn __object_is_thread_safe() where #name: #private::ThreadSafe {} },
+        name.span(),
+    );
     let non_final = if is_final {
         quote!()
     } else {
@@ -100,9 +112,12 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, clippy::needless_lifetimes)]
         const _: () = {
+            // First, so that its explanation leads the errors about `Send + Sync`.
+            #thread_safe
+
             static __REGISTRATION: #private::TypeRegistration = #private::TypeRegistration {
                 key: #key,
-                parent_key: <#parent as #krate::ObjectType>::TYPE_KEY,
+                parent_key: #parent_key,
                 slots: #slots,
                 is_final: #is_final,
                 allow_overflow: #overflow,
@@ -120,9 +135,9 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             unsafe impl #krate::ObjectType for #name {
                 const TYPE_KEY: &'static str = #key;
                 const FINAL: bool = #is_final;
-                const DEPTH: u32 = <#parent as #krate::ObjectType>::DEPTH + 1;
+                const DEPTH: u32 = #parent_depth + 1;
                 type Parent = #parent;
-                type Depth = #krate::Succ<<#parent as #krate::ObjectType>::Depth>;
+                type Depth = #depth_ty;
 
                 #[inline]
                 fn registration() -> &'static #private::TypeRegistration {
@@ -138,10 +153,8 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
 
             #non_final
 
-            #parent_is_object
             #parent_not_final
             #first_is_parent
-            #thread_safe
             const _: () = #private::assert_first_field(::core::mem::offset_of!(#name, #first_ident));
 
             // A user `impl Unpin` would let safe code move a pinned header; this impl
@@ -173,6 +186,23 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             }
         };
     }
+}
+
+/// `tokens` with every token (inside groups too) given `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut inner = Group::new(g.delimiter(), respan(g.stream(), span));
+                inner.set_span(span);
+                tt = TokenTree::Group(inner);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 fn lit_u32(lit: Option<&syn::LitInt>) -> u32 {

@@ -36,7 +36,9 @@ use proc_macro::TokenStream;
 pub fn derive_object(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     ast::Input::from_syn(&input)
-        .and_then(|parsed| check::validate(&parsed).map(|()| expand::expand(&parsed)))
+        .and_then(|(parsed, errors)| {
+            check::validate(&parsed, errors).map(|()| expand::expand(&parsed))
+        })
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

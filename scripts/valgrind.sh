@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the workspace's integration test binaries (not the trybuild UI tests) and the
+# core crate's unit tests under valgrind memcheck. Any invalid access, or a leak that is
+# definitely or possibly lost, fails the run. Iteration counts are scaled down through
+# OBJECT_TEST_SCALE (default 0.01 here) so the run stays short.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "valgrind.sh: valgrind is not installed (CI installs it in .ci/run)" >&2
+    exit 1
+fi
+
+export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.01}"
+
+# Build once and collect the test executables cargo reports.
+mapfile -t bins < <(
+    cargo test --workspace --exclude object-derive --tests --lib --no-run --message-format=json 2>/dev/null |
+        python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") != "compiler-artifact" or not m.get("executable"):
+        continue
+    name = m["target"]["name"]
+    if name == "compiletest":  # trybuild UI tests run rustc; not a memcheck target
+        continue
+    print(m["executable"])
+'
+)
+
+if [ "${#bins[@]}" -eq 0 ]; then
+    echo "valgrind.sh: no test binaries found" >&2
+    exit 1
+fi
+
+status=0
+for bin in "${bins[@]}"; do
+    echo "== valgrind: $(basename "$bin")"
+    if ! valgrind --quiet --leak-check=full --show-leak-kinds=definite,possible \
+        --errors-for-leak-kinds=definite,possible --error-exitcode=1 --fair-sched=yes \
+        --suppressions=scripts/valgrind.supp \
+        "$bin" --test-threads=2 -q; then
+        echo "valgrind.sh: FAILED: $bin" >&2
+        status=1
+    fi
+done
+[ "$status" -eq 0 ] && echo "valgrind.sh: ${#bins[@]} binaries clean"
+exit "$status"

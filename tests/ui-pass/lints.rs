@@ -1,0 +1,45 @@
+//! The expansion is warning-free under strict lints, even with every trait it names
+//! already in scope (so that no path in it looks needlessly qualified).
+
+#![deny(warnings)]
+#![deny(unused_qualifications, unused, rust_2018_idioms, missing_docs)]
+#![deny(missing_debug_implementations, unreachable_pub, trivial_casts)]
+#![deny(unused_lifetimes, single_use_lifetimes, elided_lifetimes_in_paths)]
+#![deny(clippy::all, clippy::pedantic)]
+
+use object_core::{FieldsMut, NonFinal, Object, ObjectType, Succ, TypeCache};
+
+/// A documented public object type.
+#[derive(Debug, Object)]
+#[repr(C)]
+#[object(key = "lints.Node", slots = 1)]
+pub struct Node {
+    /// The parent.
+    pub base: Object,
+    /// A payload.
+    pub value: i64,
+}
+
+/// A documented final child.
+#[derive(Debug, Object)]
+#[repr(C)]
+#[object(key = "lints.Leaf", parent = Node, final)]
+pub struct Leaf {
+    /// The parent.
+    pub base: Node,
+}
+
+fn assert_traits<T: ObjectType<Depth = Succ<Succ<D>>> + FieldsMut, D>() {}
+fn assert_non_final<T: NonFinal>() {}
+
+fn main() {
+    assert_traits::<Leaf, _>();
+    assert_non_final::<Node>();
+    let _: &TypeCache = Leaf::type_cache();
+    let _ = Leaf {
+        base: Node {
+            base: Object::new(),
+            value: 0,
+        },
+    };
+}

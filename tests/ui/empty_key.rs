@@ -1,0 +1,10 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "")]
+struct EmptyKey {
+    base: Object,
+}
+
+fn main() {}

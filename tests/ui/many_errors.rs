@@ -1,0 +1,10 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[object(key = "test.Many", abc = 1, final, slots = 2)]
+struct Many {
+    #[object(skip)]
+    base: Object,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(slots = 2)]
+struct NoKey {
+    base: Object,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "test.HasRc")]
+struct HasRc {
+    base: Object,
+    shared: std::rc::Rc<i32>,
+}
+
+fn main() {}

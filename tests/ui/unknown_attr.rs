@@ -1,0 +1,10 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "test.Unknown", abc = 1)]
+struct Unknown {
+    base: Object,
+}
+
+fn main() {}

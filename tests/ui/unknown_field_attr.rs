@@ -1,0 +1,14 @@
+use object_core::Object;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "test.UnknownField")]
+struct UnknownField {
+    base: Object,
+    #[object(default)]
+    value: i64,
+    #[object(alias = "v")]
+    other: i64,
+}
+
+fn main() {}
