@@ -66,6 +66,19 @@ pub use object_derive::Object;
 
 mod root;
 
+/// The names most code needs: `use object_core::prelude::*;`.
+///
+/// ```
+/// use object_core::prelude::*;
+/// let o: ObjectRef = make_object(Object::new());
+/// assert!(o.is::<Object>());
+/// ```
+pub mod prelude {
+    pub use crate::{
+        make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType,
+    };
+}
+
 /// Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private {
@@ -100,3 +113,8 @@ pub mod __private {
         assert!(offset == 0, "the parent field must be at offset 0");
     }
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

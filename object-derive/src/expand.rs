@@ -110,7 +110,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     let pinned = format_ident!("__{}Pinned", name);
 
     quote! {
-        #[allow(non_camel_case_types, non_snake_case, dead_code, clippy::needless_lifetimes)]
+        #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
         const _: () = {
             // First, so that its explanation leads the errors about `Send + Sync`.
             #thread_safe

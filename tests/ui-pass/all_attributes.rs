@@ -77,7 +77,7 @@ fn main() {
     assert_eq!(s.type_key(), "pass.Static");
     assert!(s.downcast_ref::<Expr>().is_none());
 
-    assert!(IntImm::FINAL && !Expr::FINAL);
+    const { assert!(IntImm::FINAL && !Expr::FINAL) };
     assert_eq!(IntImm::DEPTH, 2);
     assert_eq!(Expr::type_info().key(), "pass.Expr");
     assert!(Expr::type_index() >= 128);

@@ -1,7 +1,12 @@
 //! The expansion is warning-free under strict lints, even with every trait it names
 //! already in scope (so that no path in it looks needlessly qualified).
+//!
+//! `forbid(unsafe_code)` holds too: the `unsafe impl`s and the pinned projection's
+//! `unsafe` block carry the derive's call-site spans, and rustc does not report lints
+//! inside an external macro's output. (A token re-spanned to user code would be.)
 
 #![deny(warnings)]
+#![forbid(unsafe_code)]
 #![deny(unused_qualifications, unused, rust_2018_idioms, missing_docs)]
 #![deny(missing_debug_implementations, unreachable_pub, trivial_casts)]
 #![deny(unused_lifetimes, single_use_lifetimes, elided_lifetimes_in_paths)]

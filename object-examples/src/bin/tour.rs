@@ -1,1 +1,183 @@
-fn main() {}
+//! A guided tour of the unified object protocol: a small expression language whose
+//! nodes are objects, built, printed, evaluated and rewritten by matching on their
+//! run-time types.
+//!
+//! Run it with `cargo run --release -p object-examples --bin tour`.
+
+use std::mem::size_of;
+
+use object_core::prelude::*;
+use object_core::registry::{self, register_type, TypeSpec};
+use object_core::{make_object_as, ObjectPool};
+use object_examples::expr::{
+    add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
+    BinOp, Env, EvalError, Expr, Function, IntImm, Mul, Sub, Var,
+};
+
+fn section(title: &str) {
+    println!("\n== {title}");
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("A tour of the unified object protocol: an expression language built from objects.");
+
+    section("1. Objects and handles");
+    println!(
+        "Every object starts with a {}-byte header (type index, atomic count, deleter);",
+        size_of::<Object>()
+    );
+    println!(
+        "a handle is {} bytes, and Option<handle> is {} bytes too.",
+        size_of::<ObjectRef>(),
+        size_of::<Option<ObjectRef>>()
+    );
+    let x = var("x");
+    let y = var("y");
+    let body = mul(add(x.clone(), int(3)), sub(y.clone(), x.clone()));
+    let f = function(vec![x.clone(), y.clone()], body);
+    println!("built:  {}", print(&f.clone().upcast()));
+    println!(
+        "`x` is one object: the local, the parameter list and both uses hold {} handles to it",
+        ObjectPtr::strong_count(&x)
+    );
+
+    section("2. Matching on run-time types with downcast_ref");
+    println!("print and eval are chains of `if let Some(n) = e.downcast_ref::<Var>() …`");
+    println!("f(2, 10) = {}", call(&f, &[2, 10])?);
+    println!("f(2)     = {}", call(&f, &[2]).unwrap_err());
+
+    section("3. Checks against intermediate base types, without Rust's Any");
+    let nodes: Vec<ObjectRef> = vec![
+        int(7).into_object_ref(),
+        x.clone().into_object_ref(),
+        add(int(1), int(2)).into_object_ref(),
+        f.clone().into_object_ref(),
+    ];
+    println!(
+        "{:<16} {:>5}  {:>6} {:>5}  {:>9}",
+        "type key", "index", "Expr?", "BinOp?", "IntImm?"
+    );
+    for n in &nodes {
+        println!(
+            "{:<16} {:>5}  {:>6} {:>5}  {:>9}",
+            n.type_key(),
+            n.type_index(),
+            n.is::<Expr>(),
+            n.is::<BinOp>(),
+            n.is::<IntImm>()
+        );
+    }
+
+    section("4. The type registry: every subtree is one index range");
+    for info in [
+        Expr::type_info(),
+        BinOp::type_info(),
+        Add::type_info(),
+        Sub::type_info(),
+        Mul::type_info(),
+        Var::type_info(),
+        IntImm::type_info(),
+        Function::type_info(),
+    ] {
+        println!(
+            "{:<14} index {:>3}  range {:>3}..{:<3}  depth {}  {}",
+            info.key(),
+            info.index(),
+            info.range().start,
+            info.range().end,
+            info.depth(),
+            if info.is_final() { "final" } else { "" }
+        );
+    }
+    println!("`is::<BinOp>()` is two compares: begin <= index < end. Final types are one.");
+
+    println!("\nA plugin registers new operators at run time. BinOp reserved 2 slots:");
+    let binop_range = BinOp::type_info().range();
+    let mut plugin_nodes = Vec::new();
+    for key in ["plugin.Div", "plugin.Mod", "plugin.Pow"] {
+        let info = register_type(&TypeSpec::new(key, BinOp::TYPE_KEY))?;
+        let placement = if binop_range.contains(&info.index()) {
+            "in BinOp's reserved slots: `is::<BinOp>()` stays two compares".to_owned()
+        } else if Expr::type_info().range().contains(&info.index()) {
+            "BinOp is full, so it went to Expr's slots; `is::<BinOp>()` finds it through \
+             the object's ancestor display (one look-up)"
+                .to_owned()
+        } else {
+            "past every reserved range; found through the ancestor display".to_owned()
+        };
+        println!("  {key:<11} -> index {:>3}  {placement}", info.index());
+        let node = make_object_as(BinOp::new(int(8), int(3)), info.index())?;
+        plugin_nodes.push(node.upcast::<Expr>());
+    }
+    for n in &plugin_nodes {
+        println!(
+            "  a {} node: is::<BinOp>() = {}, is::<Add>() = {}, eval = {}",
+            n.type_key(),
+            n.is::<BinOp>(),
+            n.is::<Add>(),
+            match eval(n, &Env::new()) {
+                Ok(v) => v.to_string(),
+                Err(EvalError::Unknown(k)) => format!("error: cannot evaluate a `{k}`"),
+                Err(e) => format!("error: {e}"),
+            }
+        );
+    }
+    match register_type(&TypeSpec::new("plugin.Bad", Var::TYPE_KEY)) {
+        Ok(_) => println!("unexpected: a final parent was accepted"),
+        Err(e) => println!("and misuse is an error, not a panic: {e}"),
+    }
+    println!("{} types are registered in all.", registry::types().len());
+
+    section("5. Rewriting: shared sub-trees stay shared, unique objects change in place");
+    let e = add(mul(int(2), int(3)), x.clone());
+    let folded = fold_constants(&e);
+    println!("{}  folds to  {}", print(&e), print(&folded));
+    let shared = add(x.clone(), x.clone());
+    println!(
+        "{} has {} distinct nodes; folding returns the very same object: {}",
+        print(&shared),
+        count_distinct(&shared),
+        ObjectPtr::ptr_eq(&fold_constants(&shared), &shared)
+    );
+    let mut c = ObjectPtr::downcast::<IntImm>(int(41)).map_err(|_| "an IntImm")?;
+    if let Some(fields) = ObjectPtr::fields_mut(&mut c) {
+        *fields.value += 1;
+    }
+    println!(
+        "a unique IntImm changed in place through Pin<&mut IntImm>: {}",
+        c.value
+    );
+    let keep = c.clone();
+    *ObjectPtr::make_mut(&mut c)
+        .ok_or("exact type")?
+        .fields_mut()
+        .value = 0;
+    println!(
+        "a shared one is copied on write: the copy says {}, the original still {}",
+        c.value, keep.value
+    );
+
+    section("6. Allocators pick the deleter: a pool of same-size chunks");
+    let pool = ObjectPool::<IntImm>::new();
+    let mut total = 0;
+    for round in 0..3 {
+        let consts: Vec<_> = (0..1000).map(|i| pool.make(IntImm::new(i))).collect();
+        total += consts.iter().map(|c| c.value).sum::<i64>();
+        let mixed: Vec<ObjectRef> = consts
+            .into_iter()
+            .map(ObjectPtr::into_object_ref)
+            .chain([int(1).into_object_ref()])
+            .collect();
+        println!(
+            "round {round}: 1000 pooled + 1 global IntImm in one Vec<ObjectRef>; pool capacity {}",
+            pool.capacity()
+        );
+        drop(mixed);
+    }
+    println!(
+        "sum of pooled constants over three rounds: {total}; chunks were reused, not reallocated"
+    );
+
+    println!("\nDone. Next in this project: String/Array/Map containers, Any, packed functions, NDArray.");
+    Ok(())
+}

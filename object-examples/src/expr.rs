@@ -1,0 +1,343 @@
+//! The expression language: an `Expr` base (with reserved slots for node kinds that
+//! plugins add later), `Var`, `IntImm`, a `BinOp` base for `Add`, `Sub` and `Mul`, and
+//! `Function`. Printing and evaluation dispatch by matching with `downcast_ref`, the
+//! way the RFC's `Process(Expr)` does in C++.
+
+use std::fmt;
+
+use object_core::{make_object, IntoObjectPtr, Object, ObjectPtr, ObjectRef};
+
+/// The base of every expression. `slots = 16` leaves room for run-time node kinds.
+#[derive(Object, Debug, Clone)]
+#[repr(C)]
+#[object(key = "tour.Expr", slots = 16)]
+pub struct Expr {
+    base: Object,
+}
+
+impl Expr {
+    fn new() -> Self {
+        Expr {
+            base: Object::new(),
+        }
+    }
+}
+
+/// A variable, compared by identity (two `Var("x")` objects are different variables).
+#[derive(Object, Debug)]
+#[repr(C)]
+#[object(key = "tour.Var", parent = Expr, final)]
+pub struct Var {
+    base: Expr,
+    /// The name, for printing only.
+    pub name: String,
+}
+
+/// An integer constant.
+#[derive(Object, Debug, Clone)]
+#[repr(C)]
+#[object(key = "tour.IntImm", parent = Expr, final)]
+pub struct IntImm {
+    base: Expr,
+    /// The value.
+    pub value: i64,
+}
+
+impl IntImm {
+    /// An `IntImm` value, to be placed in an object by an allocator.
+    pub fn new(value: i64) -> Self {
+        IntImm {
+            base: Expr::new(),
+            value,
+        }
+    }
+}
+
+/// The base of binary operators; `is::<BinOp>()` is true for all of them.
+#[derive(Object, Debug)]
+#[repr(C)]
+#[object(key = "tour.BinOp", parent = Expr, slots = 2)]
+pub struct BinOp {
+    base: Expr,
+    /// Left operand.
+    pub lhs: ObjectPtr<Expr>,
+    /// Right operand.
+    pub rhs: ObjectPtr<Expr>,
+}
+
+impl BinOp {
+    /// A `BinOp` value: the common part of every binary operator, and the whole of
+    /// operators that plugins register at run time.
+    pub fn new(lhs: impl IntoObjectPtr<Expr>, rhs: impl IntoObjectPtr<Expr>) -> Self {
+        BinOp {
+            base: Expr::new(),
+            lhs: lhs.into_object_ptr(),
+            rhs: rhs.into_object_ptr(),
+        }
+    }
+}
+
+macro_rules! binop {
+    ($(#[$doc:meta])* $name:ident, $key:literal, $ctor:ident, $sym:literal) => {
+        $(#[$doc])*
+        #[derive(Object, Debug)]
+        #[repr(C)]
+        #[object(key = $key, parent = BinOp, final)]
+        pub struct $name {
+            base: BinOp,
+        }
+
+        impl $name {
+            /// The operator's symbol.
+            pub const SYMBOL: &'static str = $sym;
+        }
+
+        #[doc = concat!("Builds `lhs ", $sym, " rhs`.")]
+        pub fn $ctor(lhs: impl IntoObjectPtr<Expr>, rhs: impl IntoObjectPtr<Expr>) -> ObjectPtr<Expr> {
+            make_object($name { base: BinOp::new(lhs, rhs) }).upcast()
+        }
+    };
+}
+
+binop!(
+    /// `lhs + rhs`.
+    Add, "tour.Add", add, "+"
+);
+binop!(
+    /// `lhs - rhs`.
+    Sub, "tour.Sub", sub, "-"
+);
+binop!(
+    /// `lhs * rhs`.
+    Mul, "tour.Mul", mul, "*"
+);
+
+/// A function: parameters and a body. A function is an expression too.
+#[derive(Object, Debug)]
+#[repr(C)]
+#[object(key = "tour.Function", parent = Expr, final)]
+pub struct Function {
+    base: Expr,
+    /// The parameters.
+    pub params: Vec<ObjectPtr<Var>>,
+    /// The body.
+    pub body: ObjectPtr<Expr>,
+}
+
+/// A fresh variable.
+pub fn var(name: &str) -> ObjectPtr<Var> {
+    make_object(Var {
+        base: Expr::new(),
+        name: name.to_owned(),
+    })
+}
+
+/// An integer constant.
+pub fn int(value: i64) -> ObjectPtr<Expr> {
+    make_object(IntImm::new(value)).upcast()
+}
+
+/// A function.
+pub fn function(
+    params: Vec<ObjectPtr<Var>>,
+    body: impl IntoObjectPtr<Expr>,
+) -> ObjectPtr<Function> {
+    make_object(Function {
+        base: Expr::new(),
+        params,
+        body: body.into_object_ptr(),
+    })
+}
+
+/// Prints an expression by matching on its dynamic type.
+pub fn print(e: &ObjectPtr<Expr>) -> String {
+    if let Some(v) = e.downcast_ref::<Var>() {
+        v.name.clone()
+    } else if let Some(i) = e.downcast_ref::<IntImm>() {
+        i.value.to_string()
+    } else if let Some(b) = e.downcast_ref::<BinOp>() {
+        format!("({} {} {})", print(&b.lhs), symbol(e), print(&b.rhs))
+    } else if let Some(f) = e.downcast_ref::<Function>() {
+        let params: Vec<_> = f.params.iter().map(|p| p.name.as_str()).collect();
+        format!("fn({}) {{ {} }}", params.join(", "), print(&f.body))
+    } else {
+        format!("<{}>", e.type_key())
+    }
+}
+
+fn symbol(e: &ObjectPtr<Expr>) -> &'static str {
+    if e.is::<Add>() {
+        Add::SYMBOL
+    } else if e.is::<Sub>() {
+        Sub::SYMBOL
+    } else if e.is::<Mul>() {
+        Mul::SYMBOL
+    } else {
+        "?"
+    }
+}
+
+/// Why evaluation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvalError {
+    /// A variable with no binding.
+    Unbound(String),
+    /// Integer overflow.
+    Overflow,
+    /// A node kind the evaluator does not know (e.g. one a plugin registered).
+    Unknown(&'static str),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Unbound(v) => write!(f, "unbound variable `{v}`"),
+            EvalError::Overflow => write!(f, "integer overflow"),
+            EvalError::Unknown(k) => write!(f, "cannot evaluate a `{k}`"),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// Variable bindings, looked up by the variable's identity.
+#[derive(Debug, Default, Clone)]
+pub struct Env(Vec<(ObjectPtr<Var>, i64)>);
+
+impl Env {
+    /// No bindings.
+    pub fn new() -> Self {
+        Env(Vec::new())
+    }
+    /// Adds a binding.
+    pub fn bind(mut self, v: &ObjectPtr<Var>, value: i64) -> Self {
+        self.0.push((v.clone(), value));
+        self
+    }
+    fn get(&self, e: &ObjectPtr<Expr>) -> Option<i64> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(v, _)| ObjectPtr::ptr_eq(v, e))
+            .map(|(_, x)| *x)
+    }
+}
+
+/// Evaluates an expression by matching on its dynamic type.
+pub fn eval(e: &ObjectPtr<Expr>, env: &Env) -> Result<i64, EvalError> {
+    if let Some(i) = e.downcast_ref::<IntImm>() {
+        Ok(i.value)
+    } else if let Some(v) = e.downcast_ref::<Var>() {
+        env.get(e).ok_or_else(|| EvalError::Unbound(v.name.clone()))
+    } else if let Some(b) = e.downcast_ref::<BinOp>() {
+        let (l, r) = (eval(&b.lhs, env)?, eval(&b.rhs, env)?);
+        let out = if e.is::<Add>() {
+            l.checked_add(r)
+        } else if e.is::<Sub>() {
+            l.checked_sub(r)
+        } else if e.is::<Mul>() {
+            l.checked_mul(r)
+        } else {
+            return Err(EvalError::Unknown(e.type_key()));
+        };
+        out.ok_or(EvalError::Overflow)
+    } else {
+        Err(EvalError::Unknown(e.type_key()))
+    }
+}
+
+/// Calls a function with arguments.
+pub fn call(f: &ObjectPtr<Function>, args: &[i64]) -> Result<i64, EvalError> {
+    let env = f
+        .params
+        .iter()
+        .zip(args)
+        .fold(Env::new(), |env, (p, &a)| env.bind(p, a));
+    eval(&f.body, &env)
+}
+
+/// Folds constant sub-expressions, reusing every node that does not change (so shared
+/// sub-trees stay shared).
+pub fn fold_constants(e: &ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    let Some(b) = e.downcast_ref::<BinOp>() else {
+        return e.clone();
+    };
+    let (l, r) = (fold_constants(&b.lhs), fold_constants(&b.rhs));
+    let constant = l.is::<IntImm>() && r.is::<IntImm>();
+    let node = if ObjectPtr::ptr_eq(&l, &b.lhs) && ObjectPtr::ptr_eq(&r, &b.rhs) {
+        e.clone()
+    } else {
+        rebuild(e, l, r)
+    };
+    match eval(&node, &Env::new()) {
+        Ok(v) if constant => int(v),
+        _ => node,
+    }
+}
+
+fn rebuild(e: &ObjectPtr<Expr>, l: ObjectPtr<Expr>, r: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    if e.is::<Add>() {
+        add(l, r)
+    } else if e.is::<Sub>() {
+        sub(l, r)
+    } else {
+        mul(l, r)
+    }
+}
+
+/// Counts the distinct objects reachable from `e` (shared nodes once).
+pub fn count_distinct(e: &ObjectPtr<Expr>) -> usize {
+    fn walk(e: &ObjectPtr<Expr>, seen: &mut Vec<ObjectRef>) {
+        if seen.iter().any(|s| ObjectPtr::ptr_eq(s, e)) {
+            return;
+        }
+        seen.push(e.clone().into_object_ref());
+        if let Some(b) = e.downcast_ref::<BinOp>() {
+            walk(&b.lhs, seen);
+            walk(&b.rhs, seen);
+        }
+    }
+    let mut seen = Vec::new();
+    walk(e, &mut seen);
+    seen.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evaluates_and_prints() {
+        let x = var("x");
+        let y = var("y");
+        let body = mul(add(x.clone(), int(3)), sub(y.clone(), x.clone()));
+        let f = function(vec![x.clone(), y.clone()], body);
+        assert_eq!(
+            print(&f.clone().upcast()),
+            "fn(x, y) { ((x + 3) * (y - x)) }"
+        );
+        assert_eq!(call(&f, &[2, 10]), Ok(40));
+        assert_eq!(call(&f, &[2]), Err(EvalError::Unbound("y".into())));
+        assert_eq!(
+            eval(&f.upcast(), &Env::new()),
+            Err(EvalError::Unknown("tour.Function"))
+        );
+        assert_eq!(
+            eval(&mul(int(i64::MAX), int(2)), &Env::new()),
+            Err(EvalError::Overflow)
+        );
+    }
+
+    #[test]
+    fn folding_keeps_sharing() {
+        let x: ObjectPtr<Expr> = var("x").upcast();
+        let e = add(mul(int(2), int(3)), x.clone());
+        let folded = fold_constants(&e);
+        assert_eq!(print(&folded), "(6 + x)");
+        let b = folded.downcast_ref::<BinOp>().unwrap();
+        assert!(ObjectPtr::ptr_eq(&b.rhs, &x));
+        let untouched = add(x.clone(), x.clone());
+        assert!(ObjectPtr::ptr_eq(&fold_constants(&untouched), &untouched));
+        assert_eq!(count_distinct(&untouched), 2);
+    }
+}
