@@ -125,11 +125,13 @@ pub fn make_object_as<T: ObjectType>(
     if !info.is_object() || !is_instance::<T>(type_index) {
         return Err(not());
     }
-    // Every type strictly between `T` and the target must be a layout-free extension.
+    // Every type below `T` down to the target must be a layout-free extension, now and
+    // forever: sealing is one atomic transition that a Rust type's claim cannot undo.
     let anc = info.ancestors();
     for &i in &anc[(T::DEPTH as usize + 1).min(anc.len())..] {
-        if registry::type_info(i).is_some_and(|t| t.rust_name().is_some()) {
-            return Err(not());
+        match registry::type_info(i) {
+            Some(t) if t.seal_foreign_layout() => {}
+            _ => return Err(not()),
         }
     }
     let obj = make_object(value);

@@ -90,8 +90,9 @@ impl<T: ObjectType> ObjectPtr<T> {
     #[inline]
     pub unsafe fn from_raw(ptr: *mut T) -> Self {
         // SAFETY: the caller guarantees `ptr` is a live object, hence non-null.
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
         ObjectPtr {
-            ptr: unsafe { NonNull::new_unchecked(ptr) },
+            ptr,
             _owns: PhantomData,
         }
     }

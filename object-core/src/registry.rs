@@ -39,9 +39,9 @@
 use core::any::TypeId;
 use core::fmt;
 use core::ops::Range;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::type_index;
@@ -99,8 +99,35 @@ pub struct TypeInfo {
     is_final: bool,
     allow_overflow: bool,
     origin: TypeOrigin,
-    rust_name: Option<&'static str>,
+    owner: LayoutOwner,
     overflowed: AtomicBool,
+}
+
+/// Who defines the memory layout of a type's objects: a Rust type (through the derive),
+/// or nobody beyond its parent (a run-time type whose objects `make_object_as` made with
+/// a Rust ancestor's layout). The two are exclusive and decided once, by one atomic
+/// transition, so a down-cast can never read a parent-sized object as a larger struct.
+struct LayoutOwner {
+    state: AtomicU8,
+    rust_name: OnceLock<&'static str>,
+}
+
+const OWNER_OPEN: u8 = 0;
+const OWNER_RUST: u8 = 1;
+const OWNER_FOREIGN: u8 = 2;
+
+impl LayoutOwner {
+    fn new(rust_name: Option<&'static str>) -> Self {
+        let owner = LayoutOwner {
+            state: AtomicU8::new(OWNER_OPEN),
+            rust_name: OnceLock::new(),
+        };
+        if let Some(name) = rust_name {
+            owner.state.store(OWNER_RUST, Ordering::Relaxed);
+            let _ = owner.rust_name.set(name);
+        }
+        owner
+    }
 }
 
 impl TypeInfo {
@@ -167,7 +194,38 @@ impl TypeInfo {
     /// The Rust type that registered this key through the derive, if any.
     #[inline]
     pub fn rust_name(&self) -> Option<&'static str> {
-        self.rust_name
+        self.owner.rust_name.get().copied()
+    }
+
+    /// Marks the type's layout as its parent's (no Rust struct of its own), for
+    /// `make_object_as`. Fails if a Rust type already claimed it.
+    pub(crate) fn seal_foreign_layout(&self) -> bool {
+        match self.owner.state.compare_exchange(
+            OWNER_OPEN,
+            OWNER_FOREIGN,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => true,
+            Err(state) => state == OWNER_FOREIGN,
+        }
+    }
+
+    /// Records that a Rust type defines this layout. Fails if objects were already made
+    /// with a parent's layout under this type.
+    fn claim_rust_layout(&self, name: &'static str) -> bool {
+        match self.owner.state.compare_exchange(
+            OWNER_OPEN,
+            OWNER_RUST,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                let _ = self.owner.rust_name.set(name);
+                true
+            }
+            Err(state) => state == OWNER_RUST,
+        }
     }
     /// Whether some descendant of this type lies outside its range.
     #[inline]
@@ -355,6 +413,14 @@ pub enum RegistryError {
         /// The Rust object type that would hold it.
         of: String,
     },
+    /// A Rust type tried to claim a run-time type whose objects were already made with
+    /// a parent's layout (`make_object_as`).
+    LayoutTaken {
+        /// The key.
+        key: String,
+        /// The Rust type that was refused.
+        rust: String,
+    },
     /// A look-up of a key that is not registered.
     UnknownKey {
         /// The key.
@@ -398,6 +464,10 @@ impl fmt::Display for RegistryError {
             RegistryError::NotAnInstance { key, of } => write!(
                 f,
                 "type `{key}` is not `{of}` or a run-time descendant of it without Rust fields"
+            ),
+            RegistryError::LayoutTaken { key, rust } => write!(
+                f,
+                "Rust type `{rust}` cannot claim type `{key}`: objects of it were already made with a parent's layout"
             ),
             RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
         }
@@ -484,9 +554,7 @@ impl KeyMap {
         }
     }
     fn shard(&self, key: &str) -> &RwLock<BTreeMap<&'static str, u32>> {
-        let mut h = self.hasher.build_hasher();
-        key.hash(&mut h);
-        &self.shards[(h.finish() % 16) as usize]
+        &self.shards[(self.hasher.hash_one(key) % 16) as usize]
     }
     fn get(&self, key: &str) -> Option<u32> {
         // A panic while holding a shard cannot leave a half-inserted entry, so a
@@ -742,6 +810,12 @@ pub(crate) fn resolve_rust_type(
         }),
         Some(_) => Ok(info),
         None => {
+            if !info.claim_rust_layout(r.rust_name) {
+                return Err(RegistryError::LayoutTaken {
+                    key: r.key.to_owned(),
+                    rust: r.rust_name.to_owned(),
+                });
+            }
             w.claimed.insert(info.index, (tid, r.rust_name));
             Ok(info)
         }
@@ -899,7 +973,7 @@ fn place_runtime(
         is_final,
         allow_overflow,
         origin: TypeOrigin::RunTime,
-        rust_name,
+        owner: LayoutOwner::new(rust_name),
         overflowed: AtomicBool::new(false),
     };
     if slots > 0 {
@@ -946,7 +1020,7 @@ fn place_static(
         is_final: r.is_final,
         allow_overflow: r.allow_overflow,
         origin: TypeOrigin::Static,
-        rust_name: Some(r.rust_name),
+        owner: LayoutOwner::new(Some(r.rust_name)),
         overflowed: AtomicBool::new(false),
     });
     reg.keys.insert(r.key, index);
@@ -976,7 +1050,7 @@ fn build() -> Registry {
             is_final: true,
             allow_overflow: false,
             origin: TypeOrigin::ValueKind,
-            rust_name: None,
+            owner: LayoutOwner::new(None),
             overflowed: AtomicBool::new(false),
         });
         reg.keys.insert(key, index);
@@ -1027,7 +1101,7 @@ fn build() -> Registry {
         is_final: false,
         allow_overflow: true,
         origin: TypeOrigin::Static,
-        rust_name: Some("object_core::Object"),
+        owner: LayoutOwner::new(Some("object_core::Object")),
         overflowed: AtomicBool::new(false),
     });
     reg.keys.insert(root_key, root.index);
@@ -1165,7 +1239,7 @@ fn preorder(
         is_final: r.is_final,
         allow_overflow: r.allow_overflow,
         origin: TypeOrigin::LinkTime,
-        rust_name: Some(r.rust_name),
+        owner: LayoutOwner::new(Some(r.rust_name)),
         overflowed: AtomicBool::new(false),
     };
     let mut placed = Vec::new();
@@ -1197,9 +1271,55 @@ fn preorder(
         is_final: r.is_final,
         allow_overflow: r.allow_overflow,
         origin: TypeOrigin::LinkTime,
-        rust_name: Some(r.rust_name),
+        owner: LayoutOwner::new(Some(r.rust_name)),
         overflowed: AtomicBool::new(false),
     });
     reg.keys.insert(r.key, index);
     w.claimed.insert(index, ((r.rust_type)(), r.rust_name));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn late(key: &'static str, name: &'static str) -> &'static TypeRegistration {
+        Box::leak(Box::new(TypeRegistration {
+            key,
+            parent_key: type_index::OBJECT_KEY,
+            slots: 0,
+            is_final: false,
+            allow_overflow: true,
+            static_index: 0,
+            rust_type: TypeId::of::<u8>,
+            rust_name: name,
+        }))
+    }
+
+    /// A type whose objects were made with a parent's layout can never be claimed by a
+    /// Rust struct afterwards (a down-cast would read past the allocation), and a type a
+    /// Rust struct claimed can never be sealed.
+    #[test]
+    fn layout_ownership_is_decided_once() {
+        let sealed = register_type(&TypeSpec::new("unit.Sealed", "ffi.Object")).unwrap();
+        assert!(sealed.seal_foreign_layout());
+        assert!(sealed.seal_foreign_layout(), "sealing is idempotent");
+        let err = resolve_rust_type(late("unit.Sealed", "unit::Sealed")).unwrap_err();
+        assert!(matches!(err, RegistryError::LayoutTaken { .. }), "{err}");
+
+        let claimed = register_type(&TypeSpec::new("unit.Claimed", "ffi.Object")).unwrap();
+        let info = resolve_rust_type(late("unit.Claimed", "unit::Claimed")).unwrap();
+        assert_eq!(info.index(), claimed.index());
+        assert_eq!(info.rust_name(), Some("unit::Claimed"));
+        assert!(!claimed.seal_foreign_layout());
+    }
+
+    /// A Rust type whose link-time registration was not collected (say, in a library
+    /// loaded later) is registered on first use, under its parent.
+    #[test]
+    fn uncollected_rust_types_register_on_first_use() {
+        let info = resolve_rust_type(late("unit.Uncollected", "unit::Uncollected")).unwrap();
+        assert_eq!(info.origin(), TypeOrigin::RunTime);
+        assert_eq!(info.parent_index(), Some(type_index::OBJECT));
+        assert_eq!(type_index_of("unit.Uncollected"), Ok(info.index()));
+    }
 }

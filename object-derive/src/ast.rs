@@ -12,8 +12,6 @@ pub struct Input<'a> {
     /// The `repr` hints, e.g. `C`, `align(8)`, `packed`, with their spans.
     pub repr: Vec<syn::Meta>,
     pub fields: Vec<FieldInfo<'a>>,
-    /// The whole input, for errors that belong to the item as a whole.
-    pub original: &'a DeriveInput,
 }
 
 pub struct FieldInfo<'a> {
@@ -86,7 +84,6 @@ impl<'a> Input<'a> {
             attrs,
             repr,
             fields,
-            original: input,
         };
         Ok((parsed, errors))
     }

@@ -41,7 +41,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
         if m.path().is_ident("packed") || m.path().is_ident("transparent") {
             errors.push(Error::new_spanned(
                 m,
-                "object structs cannot be packed or transparent: the header must stay aligned",
+                "object structs cannot be `packed` (the header must stay aligned) or `transparent` (they are `repr(C)`)",
             ));
         }
     }
@@ -122,7 +122,6 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
             }
         }
     }
-    let _ = input.original;
     errors.finish()
 }
 
