@@ -54,7 +54,7 @@ pub unsafe trait ObjectType: Send + Sync + Sized + 'static {
     /// The run-time type index of this type (allocated on first use).
     #[inline]
     fn type_index() -> u32 {
-        Self::type_cache().range::<Self>().0
+        Self::type_cache().word::<Self>() as u32
     }
 
     /// This type's registry entry.
@@ -78,63 +78,79 @@ pub unsafe trait ObjectType: Send + Sync + Sized + 'static {
 pub unsafe trait NonFinal: ObjectType {}
 
 /// Per-type cache of registry facts, one `static` per object type (written by the
-/// derive). The fast path is one `Acquire` load of `range`, which holds
-/// `begin | end << 32` once the type is registered and 0 before.
+/// derive). The fast path is one `Acquire` load of a word holding `begin` (the type's
+/// index) in bits 0..32, the end of its range in bits 32..63, and in bit 63 whether some
+/// descendant was allocated outside that range; 0 means "not filled yet".
+///
+/// The registry fills the cache and updates its overflow bit under its writer lock, so
+/// the word never misses an overflowed descendant that was registered before it.
 #[derive(Debug)]
 pub struct TypeCache {
-    range: AtomicU64,
+    word: AtomicU64,
     info: AtomicPtr<TypeInfo>,
 }
+
+/// Bit 63 of the cache word: some descendant lies outside the range.
+const OVERFLOW_BIT: u64 = 1 << 63;
 
 impl TypeCache {
     /// An empty cache, filled on first use.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         TypeCache {
-            range: AtomicU64::new(0),
+            word: AtomicU64::new(0),
             info: AtomicPtr::new(core::ptr::null_mut()),
         }
     }
 
-    /// `(begin, end)`: the type's index and the end of its subtree range.
     #[inline(always)]
-    pub(crate) fn range<T: ObjectType>(&self) -> (u32, u32) {
-        // Acquire pairs with the Release store in `fill`, so `info` is visible too.
-        let r = self.range.load(Ordering::Acquire);
-        if r == 0 {
+    pub(crate) fn word<T: ObjectType>(&'static self) -> u64 {
+        // Acquire pairs with the Release stores in `publish`, so `info` is visible too.
+        let w = self.word.load(Ordering::Acquire);
+        if w == 0 {
             return self.fill::<T>();
         }
-        (r as u32, (r >> 32) as u32)
+        w
     }
 
     #[inline]
-    pub(crate) fn info<T: ObjectType>(&self) -> &'static TypeInfo {
+    pub(crate) fn info<T: ObjectType>(&'static self) -> &'static TypeInfo {
         let p = self.info.load(Ordering::Acquire);
         if p.is_null() {
             self.fill::<T>();
             return self.info::<T>();
         }
         // SAFETY: non-null values stored here come from `&'static TypeInfo` (leaked,
-        // never freed or mutated except through atomics) in `fill`.
+        // never freed or mutated except through atomics) in `publish`.
         unsafe { &*p }
     }
 
     #[cold]
     #[inline(never)]
-    fn fill<T: ObjectType>(&self) -> (u32, u32) {
-        let info = match registry::resolve_rust_type(T::registration()) {
-            Ok(info) => info,
+    fn fill<T: ObjectType>(&'static self) -> u64 {
+        if let Err(e) = registry::resolve_rust_type(T::registration(), self) {
             // A link-time conflict (two Rust types claiming one key, a final parent
             // registered at run time, …) leaves this type without a sound index; going on
             // would let down-casts confuse types, so this is a loud programming error.
-            Err(e) => panic!("object type `{}` cannot be registered: {e}", T::TYPE_KEY),
-        };
+            panic!("object type `{}` cannot be registered: {e}", T::TYPE_KEY);
+        }
+        self.word.load(Ordering::Acquire)
+    }
+
+    /// Called by the registry, with its writer lock held.
+    pub(crate) fn publish(&self, info: &'static TypeInfo) {
         self.info
             .store(info as *const TypeInfo as *mut TypeInfo, Ordering::Release);
-        let (b, e) = (info.index(), info.range().end);
-        self.range
-            .store(u64::from(b) | (u64::from(e) << 32), Ordering::Release);
-        (b, e)
+        let mut w = u64::from(info.index()) | (u64::from(info.range().end) << 32);
+        if info.has_overflowed_descendants() {
+            w |= OVERFLOW_BIT;
+        }
+        self.word.store(w, Ordering::Release);
+    }
+
+    /// Called by the registry, with its writer lock held, when a descendant overflows.
+    pub(crate) fn set_overflow(&self) {
+        self.word.fetch_or(OVERFLOW_BIT, Ordering::Release);
     }
 }
 
@@ -149,15 +165,16 @@ pub(crate) fn is_instance<T: ObjectType>(index: u32) -> bool {
         // The root: every object is an `Object`.
         return true;
     }
-    let cache = T::type_cache();
-    let (begin, end) = cache.range::<T>();
+    let w = T::type_cache().word::<T>();
+    let begin = w as u32;
     if T::FINAL {
         return index == begin;
     }
-    if index.wrapping_sub(begin) < end - begin {
+    let end = ((w & !OVERFLOW_BIT) >> 32) as u32;
+    if index.wrapping_sub(begin) < end.wrapping_sub(begin) {
         return true;
     }
-    cache.info::<T>().has_overflowed_descendant(index)
+    w & OVERFLOW_BIT != 0 && registry::display_check(index, T::DEPTH, begin)
 }
 
 // ---------------------------------------------------------------------------------

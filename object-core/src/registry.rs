@@ -44,6 +44,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, OnceLock, RwLock};
 
+use crate::object_type::TypeCache;
 use crate::type_index;
 
 /// What `#[derive(Object)]` records about a type, submitted at link time. Not public
@@ -94,6 +95,9 @@ pub struct TypeInfo {
     depth: u32,
     /// `ancestors[d]` is the index of the ancestor at depth `d`; the last is this type.
     ancestors: &'static [u32],
+    /// The first `DISPLAY_INLINE` ancestors again, inline (0 past the depth), so the
+    /// overflow check reads them without following the slice pointer.
+    display: [u32; DISPLAY_INLINE],
     range: Range<u32>,
     slots: u32,
     is_final: bool,
@@ -107,6 +111,16 @@ pub struct TypeInfo {
 /// or nobody beyond its parent (a run-time type whose objects `make_object_as` made with
 /// a Rust ancestor's layout). The two are exclusive and decided once, by one atomic
 /// transition, so a down-cast can never read a parent-sized object as a larger struct.
+const DISPLAY_INLINE: usize = 8;
+
+fn inline_display(ancestors: &[u32]) -> [u32; DISPLAY_INLINE] {
+    let mut d = [0; DISPLAY_INLINE];
+    for (slot, a) in d.iter_mut().zip(ancestors) {
+        *slot = *a;
+    }
+    d
+}
+
 struct LayoutOwner {
     state: AtomicU8,
     rust_name: OnceLock<&'static str>,
@@ -260,10 +274,19 @@ impl TypeInfo {
         if !self.overflowed.load(Ordering::Relaxed) {
             return false;
         }
-        match table_get(index) {
-            Some(info) => info.ancestors.get(self.depth as usize) == Some(&self.index),
-            None => false,
-        }
+        display_check(index, self.depth, self.index)
+    }
+}
+
+/// Whether the type of an object with index `index` has `target` as its ancestor at
+/// `depth` (the "display" check). Lock-free: for indices below 1024 and depths below 8,
+/// two dependent loads.
+#[inline(always)]
+pub(crate) fn display_check(index: u32, depth: u32, target: u32) -> bool {
+    match table_get(index) {
+        Some(info) if (depth as usize) < DISPLAY_INLINE => info.display[depth as usize] == target,
+        Some(info) => info.ancestors.get(depth as usize) == Some(&target),
+        None => false,
     }
 }
 
@@ -488,6 +511,10 @@ pub const MAX_TYPES: u32 = (CHUNK_LEN * TOP_LEN) as u32;
 
 type Chunk = [AtomicPtr<TypeInfo>; CHUNK_LEN];
 
+/// Indices below `CHUNK_LEN` (every static and most dynamic types): one level.
+static FIRST: Chunk = [const { AtomicPtr::new(core::ptr::null_mut()) }; CHUNK_LEN];
+
+/// Further chunks (entry 0 unused: that range is `FIRST`).
 static TABLE: [AtomicPtr<Chunk>; TOP_LEN] =
     [const { AtomicPtr::new(core::ptr::null_mut()) }; TOP_LEN];
 
@@ -495,14 +522,11 @@ static TABLE: [AtomicPtr<Chunk>; TOP_LEN] =
 /// hold an index that came out of the registry (so it is initialized) or accept `None`.
 #[inline(always)]
 fn table_get(index: u32) -> Option<&'static TypeInfo> {
-    let chunk = TABLE
-        .get((index >> CHUNK_BITS) as usize)?
-        .load(Ordering::Acquire);
-    if chunk.is_null() {
-        return None;
-    }
-    // SAFETY: non-null chunk pointers are leaked `Box<Chunk>`s, never freed.
-    let slot = unsafe { &(*chunk)[(index as usize) & (CHUNK_LEN - 1)] };
+    let slot = if (index as usize) < CHUNK_LEN {
+        &FIRST[index as usize]
+    } else {
+        table_slot(index)?
+    };
     let p = slot.load(Ordering::Acquire);
     if p.is_null() {
         None
@@ -512,10 +536,28 @@ fn table_get(index: u32) -> Option<&'static TypeInfo> {
     }
 }
 
+#[inline]
+fn table_slot(index: u32) -> Option<&'static AtomicPtr<TypeInfo>> {
+    let chunk = TABLE
+        .get((index >> CHUNK_BITS) as usize)?
+        .load(Ordering::Acquire);
+    if chunk.is_null() {
+        return None;
+    }
+    // SAFETY: non-null chunk pointers are leaked `Box<Chunk>`s, never freed.
+    Some(unsafe { &(*chunk)[(index as usize) & (CHUNK_LEN - 1)] })
+}
+
 /// Publishes an entry. Only called with the writer lock held (or during the one-time
 /// build), so chunk creation does not race.
-fn publish(info: TypeInfo) -> &'static TypeInfo {
+fn publish(mut info: TypeInfo) -> &'static TypeInfo {
+    info.display = inline_display(info.ancestors);
     let info: &'static TypeInfo = Box::leak(Box::new(info));
+    if (info.index as usize) < CHUNK_LEN {
+        FIRST[info.index as usize]
+            .store(info as *const TypeInfo as *mut TypeInfo, Ordering::Release);
+        return info;
+    }
     let top = &TABLE[(info.index >> CHUNK_BITS) as usize];
     let mut chunk = top.load(Ordering::Acquire);
     if chunk.is_null() {
@@ -595,6 +637,9 @@ struct Writer {
     claimed: BTreeMap<u32, (TypeId, &'static str)>,
     /// Link-time registrations that failed, by key.
     link_errors: BTreeMap<&'static str, RegistryError>,
+    /// The filled per-Rust-type caches of each index (one per copy of the type's code,
+    /// e.g. in a host and a plugin), whose overflow bit must follow the entry's flag.
+    caches: BTreeMap<u32, Vec<&'static TypeCache>>,
 }
 
 static REGISTRY: OnceLock<Registry> = OnceLock::new();
@@ -759,6 +804,7 @@ fn same_or_duplicate(
 /// (e.g. a type in a library loaded later).
 pub(crate) fn resolve_rust_type(
     r: &'static TypeRegistration,
+    cache: &'static TypeCache,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let reg = registry();
     let mut w = reg.lock();
@@ -781,7 +827,7 @@ pub(crate) fn resolve_rust_type(
                             key: r.key.to_owned(),
                             parent: r.parent_key.to_owned(),
                         })?;
-                place_static(reg, r, parent)?
+                place_static(reg, &w, r, parent)?
             } else {
                 let parent =
                     reg.lookup(r.parent_key)
@@ -802,7 +848,7 @@ pub(crate) fn resolve_rust_type(
             }
         }
     };
-    match w.claimed.get(&info.index) {
+    let info = match w.claimed.get(&info.index) {
         Some(&(held, name)) if held != tid => Err(RegistryError::RustTypeConflict {
             key: r.key.to_owned(),
             first: name.to_owned(),
@@ -819,7 +865,15 @@ pub(crate) fn resolve_rust_type(
             w.claimed.insert(info.index, (tid, r.rust_name));
             Ok(info)
         }
+    }?;
+    // Still under the writer lock: no overflow can be registered between reading the
+    // entry's flag and recording the cache that must follow it.
+    cache.publish(info);
+    let caches = w.caches.entry(info.index).or_default();
+    if !caches.iter().any(|c| core::ptr::eq(*c, cache)) {
+        caches.push(cache);
     }
+    Ok(info)
 }
 
 fn spec_of(r: &TypeRegistration) -> TypeSpec {
@@ -959,7 +1013,7 @@ fn place_runtime(
             i
         }
     };
-    mark_overflow(parent, index);
+    mark_overflow(w, parent, index);
     // Only now that the type is accepted does its key become process-lifetime.
     let key = key.into_static();
     let info = TypeInfo {
@@ -968,6 +1022,7 @@ fn place_runtime(
         parent: Some(parent.index),
         depth: parent.depth + 1,
         ancestors: ancestors_with(parent, index),
+        display: [0; DISPLAY_INLINE],
         range: index..index + need,
         slots,
         is_final,
@@ -984,12 +1039,16 @@ fn place_runtime(
     Ok(info)
 }
 
-/// Flags every ancestor (from `parent` up) whose range does not contain `index`.
-fn mark_overflow(parent: &'static TypeInfo, index: u32) {
+/// Flags every ancestor (from `parent` up) whose range does not contain `index`, in
+/// its entry and in the caches of the Rust types that hold it.
+fn mark_overflow(w: &Writer, parent: &TypeInfo, index: u32) {
     let mut a = Some(parent);
     while let Some(t) = a {
         if !t.range.contains(&index) {
             t.overflowed.store(true, Ordering::Relaxed);
+            for c in w.caches.get(&t.index).into_iter().flatten() {
+                c.set_overflow();
+            }
         }
         a = t.parent();
     }
@@ -997,6 +1056,7 @@ fn mark_overflow(parent: &'static TypeInfo, index: u32) {
 
 fn place_static(
     reg: &Registry,
+    w: &Writer,
     r: &'static TypeRegistration,
     parent: &'static TypeInfo,
 ) -> Result<&'static TypeInfo, RegistryError> {
@@ -1008,13 +1068,14 @@ fn place_static(
             ancestor: parent.key.to_owned(),
         });
     }
-    mark_overflow(parent, index);
+    mark_overflow(w, parent, index);
     let info = publish(TypeInfo {
         index,
         key: r.key,
         parent: Some(parent.index),
         depth: parent.depth + 1,
         ancestors: ancestors_with(parent, index),
+        display: [0; DISPLAY_INLINE],
         range: index..index + 1,
         slots: 0,
         is_final: r.is_final,
@@ -1045,6 +1106,7 @@ fn build() -> Registry {
             parent: None,
             depth: 0,
             ancestors: &[],
+            display: [0; DISPLAY_INLINE],
             range: index..index + 1,
             slots: 0,
             is_final: true,
@@ -1096,6 +1158,7 @@ fn build() -> Registry {
         parent: None,
         depth: 0,
         ancestors: &[type_index::OBJECT],
+        display: [0; DISPLAY_INLINE],
         range: type_index::OBJECT..u32::MAX,
         slots: 0,
         is_final: false,
@@ -1128,7 +1191,7 @@ fn build() -> Registry {
                         r.parent_key
                     ),
                 })?;
-            place_static(&reg, r, parent)
+            place_static(&reg, &w, r, parent)
         });
         match res {
             Ok(info) => {
@@ -1171,7 +1234,7 @@ fn build() -> Registry {
                 reject_subtree(&mut w, &mut children, r, e);
                 continue;
             }
-            mark_overflow(anchor, w.next);
+            mark_overflow(&w, anchor, w.next);
             preorder(&reg, &mut w, &mut children, r, anchor);
         }
     }
@@ -1234,6 +1297,7 @@ fn preorder(
         parent: Some(parent.index),
         depth,
         ancestors,
+        display: [0; DISPLAY_INLINE],
         range: index..index + 1,
         slots: r.slots,
         is_final: r.is_final,
@@ -1266,6 +1330,7 @@ fn preorder(
         parent: Some(parent.index),
         depth,
         ancestors,
+        display: [0; DISPLAY_INLINE],
         range: index..end,
         slots: r.slots,
         is_final: r.is_final,
@@ -1281,6 +1346,10 @@ fn preorder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cache() -> &'static TypeCache {
+        Box::leak(Box::new(TypeCache::new()))
+    }
 
     fn late(key: &'static str, name: &'static str) -> &'static TypeRegistration {
         Box::leak(Box::new(TypeRegistration {
@@ -1303,11 +1372,11 @@ mod tests {
         let sealed = register_type(&TypeSpec::new("unit.Sealed", "ffi.Object")).unwrap();
         assert!(sealed.seal_foreign_layout());
         assert!(sealed.seal_foreign_layout(), "sealing is idempotent");
-        let err = resolve_rust_type(late("unit.Sealed", "unit::Sealed")).unwrap_err();
+        let err = resolve_rust_type(late("unit.Sealed", "unit::Sealed"), cache()).unwrap_err();
         assert!(matches!(err, RegistryError::LayoutTaken { .. }), "{err}");
 
         let claimed = register_type(&TypeSpec::new("unit.Claimed", "ffi.Object")).unwrap();
-        let info = resolve_rust_type(late("unit.Claimed", "unit::Claimed")).unwrap();
+        let info = resolve_rust_type(late("unit.Claimed", "unit::Claimed"), cache()).unwrap();
         assert_eq!(info.index(), claimed.index());
         assert_eq!(info.rust_name(), Some("unit::Claimed"));
         assert!(!claimed.seal_foreign_layout());
@@ -1317,7 +1386,8 @@ mod tests {
     /// loaded later) is registered on first use, under its parent.
     #[test]
     fn uncollected_rust_types_register_on_first_use() {
-        let info = resolve_rust_type(late("unit.Uncollected", "unit::Uncollected")).unwrap();
+        let info =
+            resolve_rust_type(late("unit.Uncollected", "unit::Uncollected"), cache()).unwrap();
         assert_eq!(info.origin(), TypeOrigin::RunTime);
         assert_eq!(info.parent_index(), Some(type_index::OBJECT));
         assert_eq!(type_index_of("unit.Uncollected"), Ok(info.index()));
