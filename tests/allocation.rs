@@ -177,8 +177,8 @@ struct Tuple {
     cap: usize,
 }
 
-// SAFETY: `cap` is fixed at construction and `len` only grows through `set_item_len`,
-// which the allocator calls after writing each slot.
+// SAFETY: values are built only by `tuple()` in this file and become objects only through
+// `make_object_with_items`; `len`/`cap` change only through the setters.
 unsafe impl InlineItems for Tuple {
     type Item = Tracked;
     fn item_capacity(&self) -> usize {
@@ -190,20 +190,23 @@ unsafe impl InlineItems for Tuple {
     unsafe fn set_item_len(&mut self, len: usize) {
         self.len = len;
     }
+    unsafe fn set_item_capacity(&mut self, cap: usize) {
+        self.cap = cap;
+    }
 }
 
-fn tuple(cap: usize) -> Tuple {
+fn tuple() -> Tuple {
     Tuple {
         base: Object::new(),
         len: 0,
-        cap,
+        cap: 0,
     }
 }
 
 #[test]
 fn trailing_items_in_one_block() {
     static DROPS: DropCounter = DropCounter::new();
-    let t = make_object_with_items(tuple(8), (0..5).map(|_| DROPS.track()));
+    let t = make_object_with_items(tuple(), 8, (0..5).map(|_| DROPS.track()));
     assert_eq!(ObjectPtr::items(&t).len(), 5);
     assert_eq!(t.item_capacity(), 8);
     // The items follow the fields in the same allocation.
@@ -218,14 +221,14 @@ fn trailing_items_in_one_block() {
 
     // More items than capacity: the rest are not taken.
     let mut source = (0..10).map(|_| DROPS.track());
-    let t = make_object_with_items(tuple(3), &mut source);
+    let t = make_object_with_items(tuple(), 3, &mut source);
     assert_eq!(ObjectPtr::items(&t).len(), 3);
     assert_eq!(source.count(), 7); // the rest, dropped here
     drop(t);
     assert_eq!(DROPS.get(), 5 + 10);
 
     // Zero capacity.
-    let t = make_object_with_items(tuple(0), std::iter::empty());
+    let t = make_object_with_items(tuple(), 0, std::iter::empty());
     assert!(ObjectPtr::items(&t).is_empty());
     assert_eq!(t.type_key(), "alloc.Tuple");
     assert_eq!(Tuple::type_info().key(), "alloc.Tuple");
@@ -236,7 +239,8 @@ fn panicking_item_iterator_leaks_nothing() {
     static DROPS: DropCounter = DropCounter::new();
     let r = catch_unwind(AssertUnwindSafe(|| {
         make_object_with_items(
-            tuple(10),
+            tuple(),
+            10,
             (0..10).map(|i| {
                 if i == 4 {
                     panic!("item 4")
@@ -252,4 +256,45 @@ fn panicking_item_iterator_leaks_nothing() {
         4,
         "the four written items were dropped with the object"
     );
+}
+
+#[test]
+fn items_grow_in_place_when_unique() {
+    static DROPS: DropCounter = DropCounter::new();
+    let mut t = make_object_with_items(tuple(), 2, std::iter::empty());
+    for i in 0..100 {
+        let item = DROPS.track();
+        if let Err(item) = ObjectPtr::push_item(&mut t, item) {
+            // Full: double the capacity (realloc, the object may move) and retry.
+            let cap = t.item_capacity();
+            assert!(ObjectPtr::grow_items(&mut t, cap * 2));
+            assert!(ObjectPtr::push_item(&mut t, item).is_ok());
+        }
+        assert_eq!(ObjectPtr::items(&t).len(), i + 1);
+    }
+    assert_eq!(
+        t.type_key(),
+        "alloc.Tuple",
+        "the header moved with the block"
+    );
+    assert!(t.item_capacity() >= 100);
+    assert_eq!(ObjectPtr::items_mut(&mut t).map(|s| s.len()), Some(100));
+    assert!(ObjectPtr::pop_item(&mut t).is_some());
+    assert_eq!(DROPS.get(), 1);
+    // Shared: no in-place change.
+    let other = t.clone();
+    assert!(ObjectPtr::push_item(&mut t, DROPS.track()).is_err());
+    assert!(ObjectPtr::pop_item(&mut t).is_none());
+    assert!(ObjectPtr::items_mut(&mut t).is_none());
+    assert!(!ObjectPtr::grow_items(&mut t, 1000));
+    assert!(!ObjectPtr::truncate_items(&mut t, 0));
+    assert_eq!(DROPS.get(), 2, "the refused item was dropped by the test");
+    drop(other);
+    assert!(ObjectPtr::truncate_items(&mut t, 10));
+    assert_eq!(DROPS.get(), 2 + 89);
+    // Shrinking keeps the items.
+    assert!(ObjectPtr::grow_items(&mut t, 0));
+    assert_eq!(t.item_capacity(), 10);
+    drop(t);
+    assert_eq!(DROPS.get(), 101);
 }

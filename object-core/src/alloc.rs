@@ -478,10 +478,16 @@ impl<T: ObjectType> fmt::Debug for ObjectPool<T> {
 ///
 /// # Safety
 ///
-/// `item_capacity` must return the number of item slots the value was allocated with
-/// and must not change while the object lives; `item_len` must return how many leading
-/// slots hold initialized items, never more than the capacity. The deleter drops exactly
-/// `item_len()` items and frees a block sized from `item_capacity()`.
+/// - Values of the type become objects only through [`make_object_with_items`] (keep
+///   the fields private to the implementing module, so no other code can build a value
+///   and hand it to `make_object` or a pool);
+/// - `item_capacity` returns the number of item slots allocated after the value, and
+///   changes only through `set_item_capacity`; `item_len` returns how many leading slots
+///   hold initialized items, never more than the capacity, and changes only through
+///   `set_item_len`.
+///
+/// The deleter drops exactly `item_len()` items and frees a block sized from
+/// `item_capacity()`.
 pub unsafe trait InlineItems: ObjectType {
     /// The trailing item type.
     type Item;
@@ -495,6 +501,18 @@ pub unsafe trait InlineItems: ObjectType {
     ///
     /// `len` leading slots must hold initialized items and `len <= capacity()`.
     unsafe fn set_item_len(&mut self, len: usize);
+    /// Records a new capacity. Called when the block is reallocated; must not panic.
+    ///
+    /// # Safety
+    ///
+    /// The block after the value must have room for `cap` items.
+    unsafe fn set_item_capacity(&mut self, cap: usize);
+    /// Told where the items live, after allocation and after every reallocation, for
+    /// types that keep a pointer to them (e.g. a string's `data`, as C readers expect).
+    /// The default ignores it.
+    fn set_items_ptr(&mut self, ptr: *const Self::Item) {
+        let _ = ptr;
+    }
 }
 
 fn items_layout<T: InlineItems>(capacity: usize) -> Option<(Layout, usize)> {
@@ -527,9 +545,10 @@ unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
     }
 }
 
-/// Allocates `value` and up to `value.item_capacity()` items from `items` in one block.
+/// Allocates `value` with room for `capacity` items, and up to that many items from
+/// `items`, in one block.
 ///
-/// The item count starts at 0; it is set as items are written (so a panicking
+/// The value's capacity and count are set here (whatever it said before); the count it is set as items are written (so a panicking
 /// iterator leaves a consistent object that is dropped normally). Items beyond the
 /// capacity are not taken from the iterator.
 ///
@@ -538,28 +557,33 @@ unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
 /// If the block size overflows `isize` (like `Vec::with_capacity`).
 pub fn make_object_with_items<T: InlineItems>(
     mut value: T,
+    capacity: usize,
     items: impl IntoIterator<Item = T::Item>,
 ) -> ObjectPtr<T> {
     let index = T::type_index();
-    let cap = value.item_capacity();
+    let cap = capacity;
     let Some((layout, offset)) = items_layout::<T>(cap) else {
         panic!("object with {cap} trailing items is too large")
     };
     debug_assert_eq!(offset, items_offset::<T>());
-    // SAFETY: `value.len()` must describe initialized slots; there are none yet.
-    unsafe { value.set_item_len(0) };
+    // SAFETY: the block allocated below has `cap` slots, none initialized yet.
+    unsafe {
+        value.set_item_len(0);
+        value.set_item_capacity(cap);
+    }
     // SAFETY: the layout has nonzero size (it contains the header).
     let p = unsafe { alloc(layout) } as *mut T;
     if p.is_null() {
         handle_alloc_error(layout);
     }
+    let base = (p as *mut u8).wrapping_add(offset) as *mut T::Item;
     // SAFETY: fresh block of the right layout; header first (ObjectType's contract).
     let obj = unsafe {
         p.write(value);
         Object::init(p as *mut Object, index, Some(items_deleter::<T>));
+        (*p).set_items_ptr(base);
         ObjectPtr::from_raw(p)
     };
-    let base = (p as *mut u8).wrapping_add(offset) as *mut T::Item;
     for (i, item) in items.into_iter().take(cap).enumerate() {
         // SAFETY: `i < cap`, inside the block; we hold the only handle; `len` grows
         // only after the slot is written.
@@ -567,6 +591,33 @@ pub fn make_object_with_items<T: InlineItems>(
             base.add(i).write(item);
             (*p).set_item_len(i + 1);
         }
+    }
+    obj
+}
+
+/// [`make_object_with_items`] for `Copy` items taken from a slice (one `memcpy`), the
+/// rest of the capacity filled with `pad` (a string's NUL terminator, say): every slot
+/// is initialized and counted.
+pub fn make_object_with_slice<T: InlineItems>(
+    value: T,
+    capacity: usize,
+    items: &[T::Item],
+    pad: T::Item,
+) -> ObjectPtr<T>
+where
+    T::Item: Copy,
+{
+    let obj = make_object_with_items(value, capacity, core::iter::empty());
+    let n = items.len().min(capacity);
+    let base = ObjectPtr::items_base(&obj);
+    // SAFETY: the fresh object is unshared and has `capacity` slots at `base`; `Copy`
+    // items need no drop; the count is set once every slot is written.
+    unsafe {
+        core::ptr::copy_nonoverlapping(items.as_ptr(), base, n);
+        for i in n..capacity {
+            base.add(i).write(pad);
+        }
+        (*(ObjectPtr::as_ptr(&obj) as *mut T)).set_item_len(capacity);
     }
     obj
 }
@@ -584,14 +635,115 @@ impl<T: InlineItems> ObjectPtr<T> {
         }
     }
 
-    /// The trailing item slots, for containers that fill them in place.
+    #[inline]
+    fn items_base(this: &Self) -> *mut T::Item {
+        (ObjectPtr::as_ptr(this) as *mut u8).wrapping_add(items_offset::<T>()) as *mut T::Item
+    }
+
+    /// The items, mutably, when this is the only handle.
+    #[inline]
+    pub fn items_mut(this: &mut Self) -> Option<&mut [T::Item]> {
+        if ObjectPtr::strong_count(this) != 1 {
+            return None;
+        }
+        let base = Self::items_base(this);
+        // SAFETY: unique handle (count 1 and `&mut self`), `item_len` initialized items
+        // at `items_offset` (InlineItems' contract); items are not part of any header.
+        Some(unsafe { core::slice::from_raw_parts_mut(base, this.item_len()) })
+    }
+
+    /// Appends an item in place when this is the only handle and there is room;
+    /// gives the item back otherwise.
+    #[inline]
+    pub fn push_item(this: &mut Self, item: T::Item) -> Result<(), T::Item> {
+        let len = this.item_len();
+        if ObjectPtr::strong_count(this) != 1 || len >= this.item_capacity() {
+            return Err(item);
+        }
+        let base = Self::items_base(this);
+        // SAFETY: unique handle; slot `len < capacity` is inside the block and free; the
+        // count grows only after the slot is written.
+        unsafe {
+            base.add(len).write(item);
+            Self::header_mut(this).set_item_len(len + 1);
+        }
+        Ok(())
+    }
+
+    /// Removes the last item when this is the only handle.
+    #[inline]
+    pub fn pop_item(this: &mut Self) -> Option<T::Item> {
+        let len = this.item_len();
+        if ObjectPtr::strong_count(this) != 1 || len == 0 {
+            return None;
+        }
+        let base = Self::items_base(this);
+        // SAFETY: unique handle; the count shrinks first, then the (initialized) last
+        // slot is moved out and is no longer counted.
+        unsafe {
+            Self::header_mut(this).set_item_len(len - 1);
+            Some(base.add(len - 1).read())
+        }
+    }
+
+    /// Drops the items past `len` when this is the only handle; false if shared.
+    pub fn truncate_items(this: &mut Self, len: usize) -> bool {
+        if ObjectPtr::strong_count(this) != 1 {
+            return false;
+        }
+        while this.item_len() > len {
+            drop(Self::pop_item(this));
+        }
+        true
+    }
+
+    /// Reallocates the block for `capacity` item slots (at least the current count)
+    /// when this is the only handle; false if shared. The object may move: this handle
+    /// is updated.
+    ///
+    /// # Panics
+    ///
+    /// If the block size overflows `isize` (like `Vec::reserve`).
+    pub fn grow_items(this: &mut Self, capacity: usize) -> bool {
+        if ObjectPtr::strong_count(this) != 1 {
+            return false;
+        }
+        let capacity = capacity.max(this.item_len());
+        let old_cap = this.item_capacity();
+        if capacity == old_cap {
+            return true;
+        }
+        let (Some((old, _)), Some((new, _))) =
+            (items_layout::<T>(old_cap), items_layout::<T>(capacity))
+        else {
+            panic!("object with {capacity} trailing items is too large")
+        };
+        let p = ObjectPtr::as_ptr(this) as *mut T;
+        // SAFETY: every object of an `InlineItems` type is a global-allocator block of
+        // `items_layout(item_capacity())` (the trait's contract); we hold the only
+        // reference, so the block may move; items move bitwise with it. On failure the
+        // old block is untouched (and `handle_alloc_error` does not return).
+        unsafe {
+            let q = std::alloc::realloc(p as *mut u8, old, new.size()) as *mut T;
+            let Some(q) = NonNull::new(q) else {
+                handle_alloc_error(new)
+            };
+            ObjectPtr::set_raw(this, q);
+            (*q.as_ptr()).set_item_capacity(capacity);
+            let base = Self::items_base(this);
+            (*q.as_ptr()).set_items_ptr(base);
+        }
+        true
+    }
+
+    /// `&mut T` for the allocator's own bookkeeping (count and capacity fields).
     ///
     /// # Safety
     ///
-    /// The object must be unshared while the pointer is used for writes, and the caller
-    /// keeps `len` in step with the initialized slots (see [`InlineItems`]).
+    /// Unique handle; the caller must not move the value or touch its header.
     #[inline]
-    pub unsafe fn items_ptr(this: &Self) -> *mut T::Item {
-        (ObjectPtr::as_ptr(this) as *mut u8).wrapping_add(items_offset::<T>()) as *mut T::Item
+    unsafe fn header_mut(this: &mut Self) -> &mut T {
+        // SAFETY: see the function's contract.
+        unsafe { &mut *(ObjectPtr::as_ptr(this) as *mut T) }
     }
 }

@@ -46,20 +46,26 @@
 extern crate self as object_core;
 
 mod alloc;
+mod any;
+mod dtype;
 mod header;
 mod object_type;
 mod ptr;
 pub mod registry;
+mod string;
 pub mod type_index;
 
 pub use crate::alloc::{
-    make_object, make_object_as, make_object_with_items, Allocator, GlobalAllocator, InlineItems,
-    ObjectPool,
+    make_object, make_object_as, make_object_with_items, make_object_with_slice, Allocator,
+    GlobalAllocator, InlineItems, ObjectPool,
 };
+pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
+pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType, Succ, TypeCache, Zero};
 pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
 pub use crate::registry::{RegistryError, TypeInfo};
+pub use crate::string::{Bytes, BytesObj, String, StringObj};
 
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;

@@ -121,6 +121,16 @@ impl<T: ObjectType> ObjectPtr<T> {
         p
     }
 
+    /// Points the handle at a moved object (the allocator's `grow_items`).
+    ///
+    /// # Safety
+    ///
+    /// `p` must be the same object, moved, with this handle's reference.
+    #[inline]
+    pub(crate) unsafe fn set_raw(this: &mut Self, p: NonNull<T>) {
+        this.ptr = p;
+    }
+
     /// The raw pointer, without giving up the handle.
     #[inline]
     pub fn as_ptr(this: &Self) -> *const T {

@@ -1347,12 +1347,8 @@ fn preorder(
 mod tests {
     use super::*;
 
-    fn cache() -> &'static TypeCache {
-        Box::leak(Box::new(TypeCache::new()))
-    }
-
-    fn late(key: &'static str, name: &'static str) -> &'static TypeRegistration {
-        Box::leak(Box::new(TypeRegistration {
+    const fn late(key: &'static str, name: &'static str) -> TypeRegistration {
+        TypeRegistration {
             key,
             parent_key: type_index::OBJECT_KEY,
             slots: 0,
@@ -1361,8 +1357,16 @@ mod tests {
             static_index: 0,
             rust_type: TypeId::of::<u8>,
             rust_name: name,
-        }))
+        }
     }
+
+    // Registrations inventory never collected (as for a library loaded later).
+    static SEALED: TypeRegistration = late("unit.Sealed", "unit::Sealed");
+    static CLAIMED: TypeRegistration = late("unit.Claimed", "unit::Claimed");
+    static UNCOLLECTED: TypeRegistration = late("unit.Uncollected", "unit::Uncollected");
+    static CACHE_SEALED: TypeCache = TypeCache::new();
+    static CACHE_CLAIMED: TypeCache = TypeCache::new();
+    static CACHE_UNCOLLECTED: TypeCache = TypeCache::new();
 
     /// A type whose objects were made with a parent's layout can never be claimed by a
     /// Rust struct afterwards (a down-cast would read past the allocation), and a type a
@@ -1372,11 +1376,11 @@ mod tests {
         let sealed = register_type(&TypeSpec::new("unit.Sealed", "ffi.Object")).unwrap();
         assert!(sealed.seal_foreign_layout());
         assert!(sealed.seal_foreign_layout(), "sealing is idempotent");
-        let err = resolve_rust_type(late("unit.Sealed", "unit::Sealed"), cache()).unwrap_err();
+        let err = resolve_rust_type(&SEALED, &CACHE_SEALED).unwrap_err();
         assert!(matches!(err, RegistryError::LayoutTaken { .. }), "{err}");
 
         let claimed = register_type(&TypeSpec::new("unit.Claimed", "ffi.Object")).unwrap();
-        let info = resolve_rust_type(late("unit.Claimed", "unit::Claimed"), cache()).unwrap();
+        let info = resolve_rust_type(&CLAIMED, &CACHE_CLAIMED).unwrap();
         assert_eq!(info.index(), claimed.index());
         assert_eq!(info.rust_name(), Some("unit::Claimed"));
         assert!(!claimed.seal_foreign_layout());
@@ -1386,8 +1390,7 @@ mod tests {
     /// loaded later) is registered on first use, under its parent.
     #[test]
     fn uncollected_rust_types_register_on_first_use() {
-        let info =
-            resolve_rust_type(late("unit.Uncollected", "unit::Uncollected"), cache()).unwrap();
+        let info = resolve_rust_type(&UNCOLLECTED, &CACHE_UNCOLLECTED).unwrap();
         assert_eq!(info.origin(), TypeOrigin::RunTime);
         assert_eq!(info.parent_index(), Some(type_index::OBJECT));
         assert_eq!(type_index_of("unit.Uncollected"), Ok(info.index()));

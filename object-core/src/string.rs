@@ -1,0 +1,312 @@
+//! `ffi.String` and `ffi.Bytes`: immutable byte strings in one allocation (header,
+//! data pointer, size, then the bytes and a trailing NUL for C readers).
+//!
+//! They live in `object-core`, not with the other containers, because `Any` (also in
+//! core) must turn a `&str` into a string object, and Rust's orphan rule puts
+//! `From<&str> for Any` next to `Any`. `object-containers` re-exports them.
+
+use core::borrow::Borrow;
+use core::cmp::Ordering;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::ops::Deref;
+
+use crate::alloc::{make_object_with_slice, InlineItems};
+use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::Object;
+
+macro_rules! byte_string_object {
+    ($(#[$doc:meta])* $obj:ident, $key:literal, $index:literal) => {
+        $(#[$doc])*
+        #[derive(crate::Object)]
+        #[repr(C)]
+        #[object(key = $key, index = $index, final)]
+        pub struct $obj {
+            base: Object,
+            data: *const u8,
+            size: usize,
+        }
+
+        // SAFETY: the bytes are immutable after construction and owned by the object;
+        // `data` only ever points into the object's own block.
+        unsafe impl Send for $obj {}
+        // SAFETY: as above; shared access is read-only.
+        unsafe impl Sync for $obj {}
+
+        // SAFETY: values are built only by `$obj::make` (private fields), through
+        // `make_object_with_slice`; capacity is `size + 1` (the NUL), and the count and
+        // capacity move only through the setters, which just record.
+        unsafe impl InlineItems for $obj {
+            type Item = u8;
+            fn item_capacity(&self) -> usize {
+                self.size + 1
+            }
+            fn item_len(&self) -> usize {
+                self.size + 1
+            }
+            unsafe fn set_item_len(&mut self, _len: usize) {}
+            unsafe fn set_item_capacity(&mut self, _cap: usize) {}
+            fn set_items_ptr(&mut self, ptr: *const u8) {
+                self.data = ptr;
+            }
+        }
+
+        impl $obj {
+            fn make(bytes: &[u8]) -> ObjectPtr<$obj> {
+                let value = $obj { base: Object::new(), data: core::ptr::null(), size: bytes.len() };
+                // One more slot, padded with the NUL terminator.
+                make_object_with_slice(value, bytes.len() + 1, bytes, 0)
+            }
+
+            /// The bytes (without the trailing NUL).
+            #[inline]
+            pub fn as_bytes(&self) -> &[u8] {
+                // SAFETY: `data` points at `size + 1` initialized bytes in this object's
+                // own block (set by the allocator), immutable while the object lives.
+                unsafe { core::slice::from_raw_parts(self.data, self.size) }
+            }
+        }
+
+        impl fmt::Debug for $obj {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($obj)).field("bytes", &self.as_bytes()).finish()
+            }
+        }
+    };
+}
+
+byte_string_object!(
+    /// The object behind [`String`] (`ffi.String`, static index 65).
+    StringObj,
+    "ffi.String",
+    65
+);
+byte_string_object!(
+    /// The object behind [`Bytes`] (`ffi.Bytes`, static index 66).
+    BytesObj,
+    "ffi.Bytes",
+    66
+);
+
+impl StringObj {
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        // SAFETY: `StringObj`s are only made from `&str` (see `String::new`).
+        unsafe { core::str::from_utf8_unchecked(self.as_bytes()) }
+    }
+}
+
+/// An immutable, reference-counted string object (`ffi.String`): one allocation, cheap
+/// to clone, compared and hashed by value.
+///
+/// ```
+/// use object_core::String;
+/// let s = String::from("hello");
+/// let t = s.clone(); // a count increment
+/// assert_eq!(&*t, "hello");
+/// assert_eq!(s, "hello");
+/// assert!(String::from("a") < String::from("b"));
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct String(ObjectPtr<StringObj>);
+
+/// An immutable, reference-counted byte string (`ffi.Bytes`).
+///
+/// ```
+/// use object_core::Bytes;
+/// let b = Bytes::from(&[1u8, 2, 3][..]);
+/// assert_eq!(&*b, &[1, 2, 3]);
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct Bytes(ObjectPtr<BytesObj>);
+
+impl String {
+    /// A string object with a copy of `s`.
+    #[inline]
+    pub fn new(s: &str) -> Self {
+        String(StringObj::make(s.as_bytes()))
+    }
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+    /// The underlying object handle.
+    #[inline]
+    pub fn as_object_ptr(&self) -> &ObjectPtr<StringObj> {
+        &self.0
+    }
+    /// The handle, type-erased.
+    #[inline]
+    pub fn into_object_ref(self) -> ObjectRef {
+        self.0.into_object_ref()
+    }
+    /// Wraps a string object handle.
+    #[inline]
+    pub fn from_object_ptr(p: ObjectPtr<StringObj>) -> Self {
+        String(p)
+    }
+}
+
+impl Bytes {
+    /// A bytes object with a copy of `b`.
+    #[inline]
+    pub fn new(b: &[u8]) -> Self {
+        Bytes(BytesObj::make(b))
+    }
+    /// The bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+    /// The underlying object handle.
+    #[inline]
+    pub fn as_object_ptr(&self) -> &ObjectPtr<BytesObj> {
+        &self.0
+    }
+    /// The handle, type-erased.
+    #[inline]
+    pub fn into_object_ref(self) -> ObjectRef {
+        self.0.into_object_ref()
+    }
+    /// Wraps a bytes object handle.
+    #[inline]
+    pub fn from_object_ptr(p: ObjectPtr<BytesObj>) -> Self {
+        Bytes(p)
+    }
+}
+
+macro_rules! value_semantics {
+    ($t:ident, $target:ty, $get:ident) => {
+        impl Deref for $t {
+            type Target = $target;
+            #[inline]
+            fn deref(&self) -> &$target {
+                self.$get()
+            }
+        }
+        impl AsRef<$target> for $t {
+            fn as_ref(&self) -> &$target {
+                self.$get()
+            }
+        }
+        impl Borrow<$target> for $t {
+            fn borrow(&self) -> &$target {
+                self.$get()
+            }
+        }
+        impl PartialEq for $t {
+            #[inline]
+            fn eq(&self, other: &Self) -> bool {
+                ObjectPtr::ptr_eq(&self.0, &other.0) || self.$get() == other.$get()
+            }
+        }
+        impl Eq for $t {}
+        impl PartialEq<$target> for $t {
+            fn eq(&self, other: &$target) -> bool {
+                self.$get() == other
+            }
+        }
+        impl PartialEq<&$target> for $t {
+            fn eq(&self, other: &&$target) -> bool {
+                self.$get() == *other
+            }
+        }
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $t {
+            fn cmp(&self, other: &Self) -> Ordering {
+                self.$get().cmp(other.$get())
+            }
+        }
+        impl Hash for $t {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.$get().hash(state)
+            }
+        }
+        impl From<&$target> for $t {
+            fn from(s: &$target) -> Self {
+                $t::new(s)
+            }
+        }
+    };
+}
+
+value_semantics!(String, str, as_str);
+value_semantics!(Bytes, [u8], as_bytes);
+
+impl From<std::string::String> for String {
+    fn from(s: std::string::String) -> Self {
+        String::new(&s)
+    }
+}
+impl From<&std::string::String> for String {
+    fn from(s: &std::string::String) -> Self {
+        String::new(s)
+    }
+}
+impl From<String> for std::string::String {
+    fn from(s: String) -> Self {
+        s.as_str().to_owned()
+    }
+}
+impl From<Vec<u8>> for Bytes {
+    fn from(b: Vec<u8>) -> Self {
+        Bytes::new(&b)
+    }
+}
+impl Default for String {
+    fn default() -> Self {
+        String::new("")
+    }
+}
+
+impl fmt::Display for String {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+impl fmt::Debug for String {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "b\"{}\"", self.as_bytes().escape_ascii())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ObjectType;
+
+    #[test]
+    fn strings_are_one_block_nul_terminated_values() {
+        let s = String::from("hello, world");
+        assert_eq!(s.as_str(), "hello, world");
+        assert_eq!(s.as_object_ptr().type_index(), 65);
+        assert_eq!(StringObj::type_index(), 65);
+        assert_eq!(BytesObj::TYPE_KEY, "ffi.Bytes");
+        let items = ObjectPtr::items(s.as_object_ptr());
+        assert_eq!(items.last(), Some(&0), "NUL-terminated for C readers");
+        let start = ObjectPtr::as_ptr(s.as_object_ptr()) as usize;
+        assert!(
+            (items.as_ptr() as usize) - start < 64,
+            "bytes follow the header"
+        );
+        assert_eq!(String::from(""), "");
+        assert_eq!(format!("{:?}", String::from("a\"b")), "\"a\\\"b\"");
+        let big = "x".repeat(5000);
+        assert_eq!(String::from(&big).len(), 5000);
+        let b = Bytes::from(vec![0u8, 255, 10]);
+        assert_eq!(format!("{b:?}"), "b\"\\x00\\xff\\n\"");
+    }
+}
