@@ -1,16 +1,48 @@
 //! # object-containers
 //!
-//! The containers of the unified object protocol — `String`, `Bytes`, `Array`, `Map`,
-//! `Shape`, and later `Function`, `Module` and `NDArray` — each an ordinary object type
-//! registered with its static index (`ffi.String` = 65, …), so one `Array<ObjectRef>`
-//! can hold AST nodes and runtime values alike.
+//! The containers of the unified object protocol, each an ordinary object type with the
+//! static index the tvm-ffi ecosystem uses:
 //!
-//! This crate is empty until the containers' issue lands; it exists so the workspace's
-//! dependency direction (`object-core` ← `object-containers` ← `object-examples`) is in
-//! place from the start.
+//! | type | key | index |
+//! | --- | --- | --- |
+//! | [`String`] | `ffi.String` | 65 |
+//! | [`Bytes`] | `ffi.Bytes` | 66 |
+//! | [`Shape`] | `ffi.Shape` | 69 |
+//! | [`Array`] | `ffi.Array` | 71 |
+//! | [`Map`] | `ffi.Map` | 72 |
+//!
+//! Arrays and maps store [`Any`] slots, so one container holds AST nodes and runtime
+//! values alike; `Array<T>` / `Map<K, V>` are checked typed views over those slots
+//! (`T` = `Any`, an object handle, `String`, `i64`, `f64`, a nested container).
+//! Both are copy-on-write: cloning shares, mutating a shared container copies it.
+//!
+//! `String` and `Bytes` are defined in `object-core` (an `Any` must be able to make a
+//! string object from a `&str`, and Rust's orphan rule keeps that conversion next to
+//! `Any`) and re-exported here.
 //!
 //! ```
-//! // The core types it builds on:
-//! use object_core::{ObjectRef, ObjectPtr};
-//! let _: Option<ObjectRef> = None;
+//! use object_containers::{Array, Map, Shape, String};
+//! use object_core::{make_object, Any, Object};
+//!
+//! let node = make_object(Object::new());
+//! let mut attrs: Map<String, Any> = Map::new();
+//! attrs.insert(String::from("shape"), Shape::from([2, 2]).into());
+//! let all: Array<Any> = vec![
+//!     Any::from(node),
+//!     Any::from(String::from("a string")),
+//!     Any::from(attrs),
+//!     Any::from(Array::<i64>::from(vec![1, 2, 3])),
+//! ]
+//! .into();
+//! assert_eq!(all.len(), 4);
+//! assert!(all[2].as_object().is_some_and(|o| o.type_key() == "ffi.Map"));
 //! ```
+
+mod array;
+mod map;
+mod shape;
+
+pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
+pub use map::{Map, MapObj};
+pub use object_core::{Any, AnyItem, AnyView, Bytes, BytesObj, String, StringObj, TypeError};
+pub use shape::{Shape, ShapeObj};

@@ -139,8 +139,7 @@ pub fn make_object_as<T: ObjectType>(
     // SAFETY: we hold the only reference to a fresh object; rewriting the type index to
     // a layout-compatible descendant (checked above) keeps every cast sound.
     unsafe {
-        let deleter = (*(raw as *const Object)).deleter();
-        Object::init(raw as *mut Object, type_index, deleter);
+        Object::set_type_index(raw as *mut Object, type_index);
         Ok(ObjectPtr::from_raw(raw))
     }
 }

@@ -321,11 +321,6 @@ impl Any {
             payload: raw.payload,
         }
     }
-
-    /// Hash and equality key shared by `Hash` and `PartialEq`.
-    fn string_key(&self) -> Option<&[u8]> {
-        self.as_str().map(str::as_bytes)
-    }
 }
 
 impl Default for Any {
@@ -360,8 +355,25 @@ impl Drop for Any {
 }
 
 impl PartialEq for Any {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        if let (Some(a), Some(b)) = (self.string_key(), other.string_key()) {
+        self.view() == other.view()
+    }
+}
+impl Eq for Any {}
+
+impl Hash for Any {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.view().hash(state)
+    }
+}
+
+/// Equality as for [`Any`]: strings by text (borrowed, inline or object alike), other
+/// objects by identity, plain values by value (floats by bits).
+impl PartialEq for AnyView<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        if let (Some(a), Some(b)) = (self.as_str(), other.as_str()) {
             return a == b;
         }
         if self.type_index != other.type_index {
@@ -369,30 +381,29 @@ impl PartialEq for Any {
         }
         match self.type_index {
             ti::NONE => true,
-            // SAFETY: both are the same plain kind, whose payload is 8 bytes of data;
-            // comparing them bitwise is what "by value" (floats by bits) means here.
-            _ if !self.is_object() => unsafe {
-                self.payload.bytes == other.payload.bytes && self.small == other.small
-            },
             // SAFETY: object kinds hold pointers; identity is pointer equality.
-            _ => unsafe { self.payload.obj == other.payload.obj },
+            _ if self.is_object() => unsafe { self.payload.obj == other.payload.obj },
+            // SAFETY: the same plain kind on both sides, whose 8 payload bytes are
+            // initialized data (zero-padded where narrower).
+            _ => unsafe { self.payload.bytes == other.payload.bytes },
         }
     }
 }
-impl Eq for Any {}
+impl Eq for AnyView<'_> {}
 
-impl Hash for Any {
+impl Hash for AnyView<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if let Some(s) = self.string_key() {
-            // Inline and object strings hash alike.
+        if let Some(s) = self.as_str() {
+            // Every string representation hashes alike.
             state.write_u8(0xff);
-            s.hash(state);
+            state.write(s.as_bytes());
+            state.write_u8(0xff);
             return;
         }
-        self.type_index.hash(state);
+        state.write_u32(self.type_index);
         if self.type_index != ti::NONE {
             // SAFETY: every kind other than None has 8 initialized payload bytes.
-            unsafe { self.payload.bytes.hash(state) };
+            state.write_u64(unsafe { self.payload.int } as u64);
         }
     }
 }
@@ -979,7 +990,7 @@ impl<T: ObjectType> TryFrom<Any> for Option<ObjectPtr<T>> {
 ///
 /// `from_slot` must return a reference valid for the slot's lifetime whenever `matches`
 /// is true, and `into_any` must produce a slot that `matches`.
-pub unsafe trait AnyItem: Sized + 'static {
+pub unsafe trait AnyItem: Clone + Sized + 'static {
     /// The type's name in errors (a type key where there is one).
     fn expected() -> std::borrow::Cow<'static, str>;
     /// Converts into a slot.
@@ -988,6 +999,19 @@ pub unsafe trait AnyItem: Sized + 'static {
     fn matches(slot: &Any) -> bool;
     /// Reads a slot that `matches`; `None` otherwise.
     fn from_slot(slot: &Any) -> Option<&Self>;
+    /// Reads a slot known to match, without checking again.
+    ///
+    /// # Safety
+    ///
+    /// `Self::matches(slot)` must be true.
+    #[inline]
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        match Self::from_slot(slot) {
+            Some(v) => v,
+            // SAFETY: the caller guarantees the slot matches, so `from_slot` is `Some`.
+            None => unsafe { core::hint::unreachable_unchecked() },
+        }
+    }
     /// Takes a value out of a slot (converting where `TryFrom<Any>` would).
     fn try_from_any(slot: Any) -> Result<Self, TypeError>;
 }
@@ -1008,6 +1032,10 @@ unsafe impl AnyItem for Any {
     #[inline]
     fn from_slot(slot: &Any) -> Option<&Self> {
         Some(slot)
+    }
+    #[inline]
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        slot
     }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         Ok(slot)
@@ -1031,6 +1059,11 @@ unsafe impl<T: ObjectType> AnyItem for ObjectPtr<T> {
     #[inline]
     fn from_slot(slot: &Any) -> Option<&Self> {
         slot.as_object_of::<T>()
+    }
+    #[inline]
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        // SAFETY: the slot matches, so it holds a `T` object pointer in its payload.
+        unsafe { &*(core::ptr::addr_of!(slot.payload.obj) as *const ObjectPtr<T>) }
     }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         ObjectPtr::try_from(slot)

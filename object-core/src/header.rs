@@ -21,6 +21,16 @@ pub type Deleter = unsafe extern "C" fn(*mut Object);
 /// thread that raced past the check before the first one aborted.
 pub(crate) const MAX_REFCOUNT: u32 = i32::MAX as u32;
 
+#[cfg(feature = "live-count")]
+pub(crate) static LIVE: core::sync::atomic::AtomicIsize = core::sync::atomic::AtomicIsize::new(0);
+
+/// The number of objects made and not yet released (with the `live-count` feature), for
+/// tests that check that nothing leaks.
+#[cfg(feature = "live-count")]
+pub fn live_objects() -> isize {
+    LIVE.load(Ordering::SeqCst)
+}
+
 /// The header of every object, and the root object type (`"ffi.Object"`, index 64).
 ///
 /// Object structs embed their parent as their first field, so a pointer to any object
@@ -98,12 +108,26 @@ impl Object {
     /// `this` must point to writable memory for an `Object` that no one else accesses.
     #[inline]
     pub(crate) unsafe fn init(this: *mut Object, type_index: u32, deleter: Option<Deleter>) {
+        #[cfg(feature = "live-count")]
+        LIVE.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the caller guarantees `this` is valid for writes and unshared.
         unsafe {
             core::ptr::addr_of_mut!((*this).type_index).write(type_index);
             core::ptr::addr_of_mut!((*this).ref_count).write(AtomicU32::new(1));
             core::ptr::addr_of_mut!((*this).deleter).write(deleter);
         }
+    }
+
+    /// Rewrites the type index of a fresh, unshared object.
+    ///
+    /// # Safety
+    ///
+    /// `this` must be a live object that no one else can reach, and the new index must be
+    /// layout-compatible with what it holds.
+    #[inline]
+    pub(crate) unsafe fn set_type_index(this: *mut Object, type_index: u32) {
+        // SAFETY: the caller guarantees exclusive access.
+        unsafe { core::ptr::addr_of_mut!((*this).type_index).write(type_index) };
     }
 
     /// Adds one strong reference.

@@ -61,6 +61,8 @@ pub use crate::alloc::{
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
+#[cfg(feature = "live-count")]
+pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType, Succ, TypeCache, Zero};
 pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};

@@ -333,6 +333,8 @@ impl<T: ObjectType> Drop for ObjectPtr<T> {
     #[inline]
     fn drop(&mut self) {
         if self.header().dec_ref() {
+            #[cfg(feature = "live-count")]
+            crate::header::LIVE.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
             if let Some(deleter) = self.header().deleter() {
                 // SAFETY: this was the last reference, so nobody else can reach the
                 // object; the deleter is the one its allocator installed for it.

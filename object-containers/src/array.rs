@@ -1,0 +1,550 @@
+//! `Array<T>` (`ffi.Array`, static index 71): a copy-on-write array of `Any` slots stored
+//! inline after the object header, in one allocation, with a typed view on top.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::Index;
+
+use object_core::{
+    make_object_with_items, Any, AnyItem, InlineItems, Object, ObjectPtr, TypeError,
+};
+
+/// The object behind [`Array`]: header, length, capacity, then the `Any` slots.
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "ffi.Array", index = 71, final)]
+pub struct ArrayObj {
+    base: Object,
+    len: usize,
+    cap: usize,
+}
+
+// SAFETY: `ArrayObj` values are built only in this module (private fields) and only
+// through `make_object_with_items`; `len`/`cap` change only through the setters.
+unsafe impl InlineItems for ArrayObj {
+    type Item = Any;
+    #[inline]
+    fn item_capacity(&self) -> usize {
+        self.cap
+    }
+    #[inline]
+    fn item_len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    unsafe fn set_item_len(&mut self, len: usize) {
+        self.len = len;
+    }
+    #[inline]
+    unsafe fn set_item_capacity(&mut self, cap: usize) {
+        self.cap = cap;
+    }
+}
+
+impl fmt::Debug for ArrayObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArrayObj")
+            .field("len", &self.len)
+            .field("cap", &self.cap)
+            .finish()
+    }
+}
+
+fn new_obj(capacity: usize, items: impl IntoIterator<Item = Any>) -> ObjectPtr<ArrayObj> {
+    make_object_with_items(
+        ArrayObj {
+            base: Object::new(),
+            len: 0,
+            cap: 0,
+        },
+        capacity,
+        items,
+    )
+}
+
+/// An index past the end, or an item of the wrong type in a typed view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrayError {
+    /// `index` is not below `len`.
+    OutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// The array's length.
+        len: usize,
+    },
+    /// The item at `index` is not of the view's type.
+    WrongType {
+        /// The first bad index.
+        index: usize,
+        /// What was found there, and what was expected.
+        error: TypeError,
+    },
+}
+
+impl fmt::Display for ArrayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArrayError::OutOfRange { index, len } => {
+                write!(
+                    f,
+                    "index {index} is out of range for an array of length {len}"
+                )
+            }
+            ArrayError::WrongType { index, error } => write!(f, "item {index}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ArrayError {}
+
+/// A copy-on-write array of values, `ffi.Array`.
+///
+/// `T` is what the array holds: [`Any`] (anything), an object handle
+/// (`ObjectPtr<Var>`, `ObjectRef`, [`String`](crate::String)), `i64` or `f64`. The
+/// storage is always `Any` slots inline after the header (one allocation, amortized
+/// growth), so one array can hold AST nodes and runtime values alike, and a checked,
+/// zero-copy [`Array::cast`] turns an `Array<ObjectRef>` into an `Array<ObjectPtr<Var>>`.
+///
+/// Cloning shares the object. Mutation of a shared array copies it first, so a clone
+/// never sees the change. Equality compares items as `Any` does: objects by identity.
+///
+/// ```
+/// use object_containers::{Array, String};
+/// use object_core::Any;
+///
+/// let mut a: Array<Any> = Array::new();
+/// a.push(Any::from(1));
+/// a.push(Any::from("two"));
+/// let snapshot = a.clone();
+/// a.push(Any::from(3.0));
+/// assert_eq!((a.len(), snapshot.len()), (3, 2));
+/// assert_eq!(a[1].as_str(), Some("two"));
+///
+/// let names: Array<String> = ["x", "y"].into_iter().map(String::from).collect();
+/// assert_eq!(names.iter().map(|s| s.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+/// ```
+#[repr(transparent)]
+pub struct Array<T: AnyItem = Any> {
+    obj: ObjectPtr<ArrayObj>,
+    _items: PhantomData<T>,
+}
+
+impl<T: AnyItem> Array<T> {
+    /// An empty array.
+    pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    /// An empty array with room for `n` items.
+    pub fn with_capacity(n: usize) -> Self {
+        Array {
+            obj: new_obj(n, core::iter::empty()),
+            _items: PhantomData,
+        }
+    }
+
+    fn from_obj(obj: ObjectPtr<ArrayObj>) -> Self {
+        Array {
+            obj,
+            _items: PhantomData,
+        }
+    }
+
+    /// The number of items.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.obj.item_len()
+    }
+
+    /// Whether there are no items.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The allocated slots.
+    pub fn capacity(&self) -> usize {
+        self.obj.item_capacity()
+    }
+
+    /// The raw `Any` slots.
+    #[inline]
+    pub fn as_slots(&self) -> &[Any] {
+        ObjectPtr::items(&self.obj)
+    }
+
+    /// The item at `index`, or `None` past the end.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<&T> {
+        // SAFETY: every slot of an `Array<T>` matches `T` (checked on the way in).
+        self.as_slots()
+            .get(index)
+            .map(|s| unsafe { T::from_slot_unchecked(s) })
+    }
+
+    /// The first item.
+    pub fn first(&self) -> Option<&T> {
+        self.get(0)
+    }
+
+    /// The last item.
+    pub fn last(&self) -> Option<&T> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// Iterates over the items by reference (no clones).
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            slots: self.as_slots().iter(),
+            _items: PhantomData,
+        }
+    }
+
+    /// Makes the array unique (copying it if shared) with room for `extra` more items.
+    fn make_unique(&mut self, extra: usize) {
+        let len = self.len();
+        let need = len.saturating_add(extra);
+        if ObjectPtr::strong_count(&self.obj) == 1 {
+            if need > self.capacity() {
+                let cap = need.max(self.capacity().saturating_mul(2)).max(4);
+                ObjectPtr::grow_items(&mut self.obj, cap);
+            }
+        } else {
+            let cap = need.max(len.saturating_mul(2)).max(4);
+            self.obj = new_obj(cap, self.as_slots().iter().cloned());
+        }
+    }
+
+    /// Appends an item (copying the array first if it is shared).
+    #[inline]
+    pub fn push(&mut self, value: T) {
+        let mut any = value.into_any();
+        loop {
+            match ObjectPtr::push_item(&mut self.obj, any) {
+                Ok(()) => return,
+                Err(back) => {
+                    any = back;
+                    self.make_unique(1);
+                }
+            }
+        }
+    }
+
+    /// Removes and returns the last item.
+    pub fn pop(&mut self) -> Option<T> {
+        if self.is_empty() {
+            return None;
+        }
+        self.make_unique(0);
+        ObjectPtr::pop_item(&mut self.obj).and_then(|a| T::try_from_any(a).ok())
+    }
+
+    /// Inserts an item at `index` (shifting the rest right).
+    ///
+    /// # Errors
+    ///
+    /// [`ArrayError::OutOfRange`] if `index > len`; the array is unchanged.
+    pub fn insert(&mut self, index: usize, value: T) -> Result<(), ArrayError> {
+        let len = self.len();
+        if index > len {
+            return Err(ArrayError::OutOfRange { index, len });
+        }
+        self.push(value);
+        if let Some(items) = ObjectPtr::items_mut(&mut self.obj) {
+            items[index..].rotate_right(1);
+        }
+        Ok(())
+    }
+
+    /// Removes and returns the item at `index` (shifting the rest left).
+    ///
+    /// # Errors
+    ///
+    /// [`ArrayError::OutOfRange`] if `index >= len`.
+    pub fn remove(&mut self, index: usize) -> Result<T, ArrayError> {
+        let len = self.len();
+        if index >= len {
+            return Err(ArrayError::OutOfRange { index, len });
+        }
+        self.make_unique(0);
+        if let Some(items) = ObjectPtr::items_mut(&mut self.obj) {
+            items[index..].rotate_left(1);
+        }
+        self.pop().ok_or(ArrayError::OutOfRange { index, len })
+    }
+
+    /// Replaces the item at `index`, returning the old one.
+    ///
+    /// # Errors
+    ///
+    /// [`ArrayError::OutOfRange`] if `index >= len`.
+    pub fn set(&mut self, index: usize, value: T) -> Result<T, ArrayError> {
+        let len = self.len();
+        if index >= len {
+            return Err(ArrayError::OutOfRange { index, len });
+        }
+        self.make_unique(0);
+        let slot = ObjectPtr::items_mut(&mut self.obj).and_then(|items| items.get_mut(index));
+        match slot {
+            Some(slot) => {
+                let old = core::mem::replace(slot, value.into_any());
+                T::try_from_any(old).map_err(|error| ArrayError::WrongType { index, error })
+            }
+            None => Err(ArrayError::OutOfRange { index, len }),
+        }
+    }
+
+    /// Removes every item.
+    pub fn clear(&mut self) {
+        if ObjectPtr::strong_count(&self.obj) == 1 {
+            ObjectPtr::truncate_items(&mut self.obj, 0);
+        } else {
+            *self = Self::new();
+        }
+    }
+
+    /// A view of the same items as `U`, without copying, if every item is a `U`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArrayError::WrongType`] naming the first item that is not a `U`.
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    ///
+    /// let items: Array<ObjectRef> = (0..3).map(|_| make_object(Object::new())).collect();
+    /// let same: Array<ObjectPtr<Object>> = items.cast().unwrap();
+    /// assert!(same.ptr_eq(&items));
+    /// let mixed: Array<object_core::Any> = vec![1.into(), "x".into()].into_iter().collect();
+    /// assert_eq!(mixed.cast::<i64>().unwrap_err().to_string(), "item 1: expected int, got ffi.SmallStr");
+    /// ```
+    pub fn cast<U: AnyItem>(&self) -> Result<Array<U>, ArrayError> {
+        for (index, slot) in self.as_slots().iter().enumerate() {
+            if !U::matches(slot) {
+                return Err(ArrayError::WrongType {
+                    index,
+                    error: TypeError::new(U::expected(), slot.type_key()),
+                });
+            }
+        }
+        Ok(Array::from_obj(self.obj.clone()))
+    }
+
+    /// The same array with `Any` items (always possible).
+    pub fn into_any_array(self) -> Array<Any> {
+        Array::from_obj(self.obj)
+    }
+
+    /// Whether two arrays share one object.
+    pub fn ptr_eq<U: AnyItem>(&self, other: &Array<U>) -> bool {
+        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    }
+
+    /// The underlying object.
+    pub fn as_object_ptr(&self) -> &ObjectPtr<ArrayObj> {
+        &self.obj
+    }
+
+    /// Wraps an array object, checking that every item is a `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArrayError::WrongType`] naming the first item that is not a `T`.
+    pub fn from_object_ptr(obj: ObjectPtr<ArrayObj>) -> Result<Self, ArrayError> {
+        Array::<Any>::from_obj(obj).cast()
+    }
+}
+
+impl<T: AnyItem> Default for Array<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: AnyItem> Clone for Array<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Array {
+            obj: self.obj.clone(),
+            _items: PhantomData,
+        }
+    }
+}
+
+impl<T: AnyItem> Index<usize> for Array<T> {
+    type Output = T;
+    /// # Panics
+    ///
+    /// If `index` is out of range (use [`Array::get`] to get an `Option`).
+    fn index(&self, index: usize) -> &T {
+        match self.get(index) {
+            Some(v) => v,
+            None => panic!(
+                "index {index} is out of range for an array of length {}",
+                self.len()
+            ),
+        }
+    }
+}
+
+impl<T: AnyItem> PartialEq for Array<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slots() == other.as_slots()
+    }
+}
+impl<T: AnyItem> Eq for Array<T> {}
+
+impl<T: AnyItem> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.as_slots().iter().map(|s| s.view()))
+            .finish()
+    }
+}
+
+impl<T: AnyItem> Extend<T> for Array<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        let iter = iter.into_iter();
+        self.make_unique(iter.size_hint().0);
+        for v in iter {
+            self.push(v);
+        }
+    }
+}
+
+impl<T: AnyItem> FromIterator<T> for Array<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut a = Self::with_capacity(iter.size_hint().0);
+        a.extend(iter);
+        a
+    }
+}
+
+impl<T: AnyItem> From<Vec<T>> for Array<T> {
+    fn from(v: Vec<T>) -> Self {
+        Array::from_obj(new_obj(v.len(), v.into_iter().map(AnyItem::into_any)))
+    }
+}
+
+/// Borrowing iterator over an [`Array`].
+#[derive(Debug, Clone)]
+pub struct Iter<'a, T> {
+    slots: core::slice::Iter<'a, Any>,
+    _items: PhantomData<T>,
+}
+
+impl<'a, T: AnyItem> Iterator for Iter<'a, T> {
+    type Item = &'a T;
+    #[inline]
+    fn next(&mut self) -> Option<&'a T> {
+        // SAFETY: every slot of an `Array<T>` matches `T` (checked on the way in).
+        self.slots
+            .next()
+            .map(|s| unsafe { T::from_slot_unchecked(s) })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slots.size_hint()
+    }
+}
+
+impl<T: AnyItem> ExactSizeIterator for Iter<'_, T> {}
+impl<T: AnyItem> DoubleEndedIterator for Iter<'_, T> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        // SAFETY: as in `next`.
+        self.slots
+            .next_back()
+            .map(|s| unsafe { T::from_slot_unchecked(s) })
+    }
+}
+
+impl<'a, T: AnyItem> IntoIterator for &'a Array<T> {
+    type Item = &'a T;
+    type IntoIter = Iter<'a, T>;
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+/// Owning iterator over an [`Array`]: items are cloned out (a count increment for
+/// objects), since the array may be shared.
+#[derive(Debug, Clone)]
+pub struct IntoIter<T: AnyItem> {
+    array: Array<T>,
+    next: usize,
+}
+
+impl<T: AnyItem> Iterator for IntoIter<T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        let v = self.array.get(self.next).cloned();
+        self.next += 1;
+        v
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.array.len().saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl<T: AnyItem> IntoIterator for Array<T> {
+    type Item = T;
+    type IntoIter = IntoIter<T>;
+    fn into_iter(self) -> IntoIter<T> {
+        IntoIter {
+            array: self,
+            next: 0,
+        }
+    }
+}
+
+impl<T: AnyItem> From<Array<T>> for Any {
+    fn from(a: Array<T>) -> Any {
+        Any::from(a.obj)
+    }
+}
+
+impl<T: AnyItem> TryFrom<Any> for Array<T> {
+    type Error = TypeError;
+    /// Checks that the value is an `ffi.Array` whose items are all `T`.
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        let key = a.type_key();
+        let obj = ObjectPtr::<ArrayObj>::try_from(a)?;
+        Array::from_object_ptr(obj).map_err(|e| match e {
+            ArrayError::WrongType { error, .. } => {
+                TypeError::new(format!("ffi.Array of {}", error.expected), key)
+            }
+            ArrayError::OutOfRange { .. } => TypeError::new("ffi.Array", key),
+        })
+    }
+}
+
+// SAFETY: `Array<T>` is `repr(transparent)` over `ObjectPtr<ArrayObj>`; a slot matches
+// when it holds an array object whose every item is a `T`.
+unsafe impl<T: AnyItem> AnyItem for Array<T> {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        format!("ffi.Array of {}", T::expected()).into()
+    }
+    fn into_any(self) -> Any {
+        Any::from(self)
+    }
+    fn matches(slot: &Any) -> bool {
+        slot.as_object_of::<ArrayObj>()
+            .is_some_and(|o| ObjectPtr::items(o).iter().all(T::matches))
+    }
+    fn from_slot(slot: &Any) -> Option<&Self> {
+        if !Self::matches(slot) {
+            return None;
+        }
+        let p = slot.as_object_of::<ArrayObj>()?;
+        // SAFETY: `Array<T>` is `repr(transparent)` over `ObjectPtr<ArrayObj>`, and the
+        // items were just checked.
+        Some(unsafe { &*(p as *const ObjectPtr<ArrayObj> as *const Array<T>) })
+    }
+    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
+        Array::try_from(slot)
+    }
+}

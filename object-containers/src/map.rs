@@ -1,0 +1,395 @@
+//! `Map<K, V>` (`ffi.Map`, static index 72): a copy-on-write hash map of `Any` keys and
+//! values that remembers insertion order.
+
+use core::fmt;
+use core::hash::BuildHasher;
+use core::marker::PhantomData;
+
+use hashbrown::HashTable;
+use object_core::{make_object, Any, AnyItem, AnyView, Object, ObjectPtr, TypeError};
+
+/// The hasher: foldhash, chosen on measurement (see the `containers` benches: it hashes
+/// short string keys several times faster than SipHash, which dominated insert and
+/// look-up time), seeded per map so that iteration order never depends on hashes.
+type Hasher = foldhash::fast::RandomState;
+
+#[derive(Clone)]
+struct Entry {
+    hash: u64,
+    key: Any,
+    value: Any,
+}
+
+#[derive(Clone, Default)]
+struct MapInner {
+    /// Indices into `entries`, hashed by the entry's key.
+    table: HashTable<usize>,
+    /// Entries in insertion order; `None` where one was removed.
+    entries: Vec<Option<Entry>>,
+    len: usize,
+    hasher: Hasher,
+}
+
+impl MapInner {
+    #[inline]
+    fn find(&self, key: AnyView<'_>) -> Option<usize> {
+        let hash = self.hasher.hash_one(key);
+        let entries = &self.entries;
+        self.table
+            .find(hash, |&i| {
+                entries[i].as_ref().is_some_and(|e| e.key.view() == key)
+            })
+            .copied()
+    }
+
+    fn insert(&mut self, key: Any, value: Any) -> Option<Any> {
+        let hash = self.hasher.hash_one(key.view());
+        let entries = &mut self.entries;
+        let found = self
+            .table
+            .find(hash, |&i| entries[i].as_ref().is_some_and(|e| e.key == key))
+            .copied();
+        if let Some(i) = found {
+            return entries[i]
+                .as_mut()
+                .map(|e| core::mem::replace(&mut e.value, value));
+        }
+        let index = entries.len();
+        entries.push(Some(Entry { hash, key, value }));
+        self.table
+            .insert_unique(hash, index, |&i| entries[i].as_ref().map_or(0, |e| e.hash));
+        self.len += 1;
+        None
+    }
+
+    fn remove(&mut self, key: AnyView<'_>) -> Option<Any> {
+        let hash = self.hasher.hash_one(key);
+        let entries = &mut self.entries;
+        let slot = self
+            .table
+            .find_entry(hash, |&i| {
+                entries[i].as_ref().is_some_and(|e| e.key.view() == key)
+            })
+            .ok()?;
+        let (index, _) = slot.remove();
+        let removed = entries[index].take().map(|e| e.value);
+        self.len -= 1;
+        if self.entries.len() > 8 && self.len < self.entries.len() / 2 {
+            self.compact();
+        }
+        removed
+    }
+
+    /// Drops the holes left by removals (keeping order) and re-indexes.
+    fn compact(&mut self) {
+        self.entries.retain(Option::is_some);
+        self.table.clear();
+        let entries = &self.entries;
+        for (i, e) in entries.iter().enumerate() {
+            let hash = e.as_ref().map_or(0, |e| e.hash);
+            self.table
+                .insert_unique(hash, i, |&j| entries[j].as_ref().map_or(0, |e| e.hash));
+        }
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + '_ {
+        self.entries.iter().flatten()
+    }
+}
+
+/// The object behind [`Map`].
+#[derive(object_core::Object, Clone)]
+#[repr(C)]
+#[object(key = "ffi.Map", index = 72, final)]
+pub struct MapObj {
+    base: Object,
+    inner: MapInner,
+}
+
+impl fmt::Debug for MapObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapObj")
+            .field("len", &self.inner.len)
+            .finish()
+    }
+}
+
+fn new_obj(capacity: usize) -> ObjectPtr<MapObj> {
+    let inner = MapInner {
+        table: HashTable::with_capacity(capacity),
+        entries: Vec::with_capacity(capacity),
+        len: 0,
+        hasher: Hasher::default(),
+    };
+    make_object(MapObj {
+        base: Object::new(),
+        inner,
+    })
+}
+
+/// A copy-on-write hash map, `ffi.Map`.
+///
+/// Keys and values are stored as `Any`; `K` and `V` say what this map holds (as for
+/// [`Array`](crate::Array)). Keys compare as `Any` does: strings by their text
+/// (whether a [`String`](crate::String) object, an inline short string or a `&str`
+/// look-up key), numbers by value, other objects by identity.
+///
+/// **Order:** iteration follows insertion order. Replacing the value of an existing key
+/// keeps its place; removing a key and inserting it again moves it to the end.
+///
+/// Cloning shares the object; mutating a shared map copies it first, so a clone never
+/// sees the change.
+///
+/// ```
+/// use object_containers::{Map, String};
+///
+/// let mut m: Map<String, i64> = Map::new();
+/// m.insert(String::from("one"), 1);
+/// m.insert(String::from("two"), 2);
+/// let before = m.clone();
+/// m.insert(String::from("one"), 10);
+/// assert_eq!(m.get("one"), Some(&10));
+/// assert_eq!(before.get("one"), Some(&1));
+/// let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
+/// assert_eq!(keys, ["one", "two"]);
+/// ```
+#[repr(transparent)]
+pub struct Map<K: AnyItem = Any, V: AnyItem = Any> {
+    obj: ObjectPtr<MapObj>,
+    _kv: PhantomData<(K, V)>,
+}
+
+impl<K: AnyItem, V: AnyItem> Map<K, V> {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Self {
+        Map {
+            obj: new_obj(n),
+            _kv: PhantomData,
+        }
+    }
+
+    fn from_obj(obj: ObjectPtr<MapObj>) -> Self {
+        Map {
+            obj,
+            _kv: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn inner(&self) -> &MapInner {
+        &self.obj.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut MapInner {
+        // `MapObj` is final, so `make_mut` (copying when shared) always succeeds.
+        if ObjectPtr::strong_count(&self.obj) != 1 {
+            self.obj = make_object(MapObj::clone(&self.obj));
+        }
+        match ObjectPtr::fields_mut(&mut self.obj) {
+            Some(fields) => fields.inner,
+            None => unreachable!("a freshly copied map is unique"),
+        }
+    }
+
+    /// The number of entries.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.inner().len
+    }
+
+    /// Whether the map is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value for `key` (a `&str`, an `i64`, a `&String`, an `&ObjectPtr<_>`, an
+    /// `&Any`, …).
+    #[inline]
+    pub fn get<'k>(&self, key: impl Into<AnyView<'k>>) -> Option<&V> {
+        let inner = self.inner();
+        let i = inner.find(key.into())?;
+        // SAFETY: every value of a `Map<K, V>` matches `V` (checked on the way in).
+        inner.entries[i]
+            .as_ref()
+            .map(|e| unsafe { V::from_slot_unchecked(&e.value) })
+    }
+
+    /// Whether `key` is present.
+    pub fn contains_key<'k>(&self, key: impl Into<AnyView<'k>>) -> bool {
+        self.inner().find(key.into()).is_some()
+    }
+
+    /// Inserts or replaces; returns the old value.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        self.inner_mut()
+            .insert(key.into_any(), value.into_any())
+            .and_then(|v| V::try_from_any(v).ok())
+    }
+
+    /// Removes `key`; returns its value.
+    pub fn remove<'k>(&mut self, key: impl Into<AnyView<'k>>) -> Option<V> {
+        let key = key.into();
+        self.inner().find(key)?;
+        self.inner_mut()
+            .remove(key)
+            .and_then(|v| V::try_from_any(v).ok())
+    }
+
+    /// The entries in insertion order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
+        // SAFETY: every key and value of a `Map<K, V>` matches `K` and `V`.
+        self.inner().iter().map(|e| unsafe {
+            (
+                K::from_slot_unchecked(&e.key),
+                V::from_slot_unchecked(&e.value),
+            )
+        })
+    }
+
+    /// The keys in insertion order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// The values in insertion order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The same map viewed with other key and value types, if every entry fits.
+    ///
+    /// # Errors
+    ///
+    /// A [`TypeError`] for the first key or value that does not.
+    pub fn cast<K2: AnyItem, V2: AnyItem>(&self) -> Result<Map<K2, V2>, TypeError> {
+        for e in self.inner().iter() {
+            if !K2::matches(&e.key) {
+                return Err(TypeError::new(
+                    format!("{} key", K2::expected()),
+                    e.key.type_key(),
+                ));
+            }
+            if !V2::matches(&e.value) {
+                return Err(TypeError::new(
+                    format!("{} value", V2::expected()),
+                    e.value.type_key(),
+                ));
+            }
+        }
+        Ok(Map::from_obj(self.obj.clone()))
+    }
+
+    /// Whether two maps share one object.
+    pub fn ptr_eq<K2: AnyItem, V2: AnyItem>(&self, other: &Map<K2, V2>) -> bool {
+        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    }
+
+    /// The underlying object.
+    pub fn as_object_ptr(&self) -> &ObjectPtr<MapObj> {
+        &self.obj
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> Default for Map<K, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> Clone for Map<K, V> {
+    fn clone(&self) -> Self {
+        Map::from_obj(self.obj.clone())
+    }
+}
+
+/// Same keys, each with an equal value (as `Any` compares), in any order.
+impl<K: AnyItem, V: AnyItem> PartialEq for Map<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self.inner().iter().all(|e| {
+                other
+                    .inner()
+                    .find(e.key.view())
+                    .and_then(|i| other.inner().entries[i].as_ref())
+                    .is_some_and(|o| o.value == e.value)
+            })
+    }
+}
+impl<K: AnyItem, V: AnyItem> Eq for Map<K, V> {}
+
+impl<K: AnyItem, V: AnyItem> fmt::Debug for Map<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.inner().iter().map(|e| (e.key.view(), e.value.view())))
+            .finish()
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> Extend<(K, V)> for Map<K, V> {
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        let inner = self.inner_mut();
+        for (k, v) in iter {
+            inner.insert(k.into_any(), v.into_any());
+        }
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> FromIterator<(K, V)> for Map<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut m = Self::with_capacity(iter.size_hint().0);
+        m.extend(iter);
+        m
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> From<Map<K, V>> for Any {
+    fn from(m: Map<K, V>) -> Any {
+        Any::from(m.obj)
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> TryFrom<Any> for Map<K, V> {
+    type Error = TypeError;
+    /// Checks that the value is an `ffi.Map` whose entries all fit `K` and `V`.
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        let obj = ObjectPtr::<MapObj>::try_from(a)?;
+        Map::<Any, Any>::from_obj(obj).cast()
+    }
+}
+
+// SAFETY: `Map<K, V>` is `repr(transparent)` over `ObjectPtr<MapObj>`; a slot matches when
+// it holds a map object whose entries all fit `K` and `V`.
+unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Map<K, V> {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        format!("ffi.Map of {} to {}", K::expected(), V::expected()).into()
+    }
+    fn into_any(self) -> Any {
+        Any::from(self)
+    }
+    fn matches(slot: &Any) -> bool {
+        slot.as_object_of::<MapObj>().is_some_and(|o| {
+            o.inner
+                .iter()
+                .all(|e| K::matches(&e.key) && V::matches(&e.value))
+        })
+    }
+    fn from_slot(slot: &Any) -> Option<&Self> {
+        if !Self::matches(slot) {
+            return None;
+        }
+        let p = slot.as_object_of::<MapObj>()?;
+        // SAFETY: `Map<K, V>` is `repr(transparent)` over `ObjectPtr<MapObj>`, and the
+        // entries were just checked.
+        Some(unsafe { &*(p as *const ObjectPtr<MapObj> as *const Map<K, V>) })
+    }
+    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
+        Map::try_from(slot)
+    }
+}

@@ -1,0 +1,166 @@
+//! `Shape` (`ffi.Shape`, static index 69): an immutable list of `i64` dimensions stored
+//! inline after the header (with a data pointer and size, as C readers expect).
+
+use core::fmt;
+use core::ops::Deref;
+
+use object_core::{
+    make_object_with_slice, Any, AnyItem, InlineItems, Object, ObjectPtr, TypeError,
+};
+
+/// The object behind [`Shape`].
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "ffi.Shape", index = 69, final)]
+pub struct ShapeObj {
+    base: Object,
+    data: *const i64,
+    size: usize,
+}
+
+// SAFETY: the dimensions are immutable after construction and owned by the object;
+// `data` only points into the object's own block.
+unsafe impl Send for ShapeObj {}
+// SAFETY: as above; shared access is read-only.
+unsafe impl Sync for ShapeObj {}
+
+// SAFETY: values are built only by `Shape::new` (private fields), through
+// `make_object_with_slice` with capacity `size`, fully initialized; the setters only
+// record (the count always equals the capacity).
+unsafe impl InlineItems for ShapeObj {
+    type Item = i64;
+    fn item_capacity(&self) -> usize {
+        self.size
+    }
+    fn item_len(&self) -> usize {
+        self.size
+    }
+    unsafe fn set_item_len(&mut self, _len: usize) {}
+    unsafe fn set_item_capacity(&mut self, _cap: usize) {}
+    fn set_items_ptr(&mut self, ptr: *const i64) {
+        self.data = ptr;
+    }
+}
+
+impl fmt::Debug for ShapeObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShapeObj")
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+/// An immutable tensor shape, `ffi.Shape`: dimensions inline in one allocation, cheap to
+/// clone, compared by value.
+///
+/// ```
+/// use object_containers::Shape;
+/// let s = Shape::from(&[2, 3, 4][..]);
+/// assert_eq!(s.len(), 3);
+/// assert_eq!(s.iter().product::<i64>(), 24);
+/// assert_eq!(s, Shape::from(vec![2, 3, 4]));
+/// assert_eq!(format!("{s:?}"), "[2, 3, 4]");
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct Shape(ObjectPtr<ShapeObj>);
+
+impl Shape {
+    /// A shape with these dimensions.
+    pub fn new(dims: &[i64]) -> Self {
+        let value = ShapeObj {
+            base: Object::new(),
+            data: core::ptr::null(),
+            size: dims.len(),
+        };
+        Shape(make_object_with_slice(value, dims.len(), dims, 0))
+    }
+    /// The dimensions.
+    #[inline]
+    pub fn as_slice(&self) -> &[i64] {
+        ObjectPtr::items(&self.0)
+    }
+    /// The underlying object.
+    pub fn as_object_ptr(&self) -> &ObjectPtr<ShapeObj> {
+        &self.0
+    }
+    /// The number of elements (the product of the dimensions), or `None` on overflow or
+    /// a negative dimension.
+    pub fn numel(&self) -> Option<i64> {
+        self.iter().try_fold(
+            1i64,
+            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+        )
+    }
+}
+
+impl Deref for Shape {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        self.as_slice()
+    }
+}
+impl PartialEq for Shape {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+impl Eq for Shape {}
+impl core::hash::Hash for Shape {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+impl From<&[i64]> for Shape {
+    fn from(d: &[i64]) -> Self {
+        Shape::new(d)
+    }
+}
+impl From<Vec<i64>> for Shape {
+    fn from(d: Vec<i64>) -> Self {
+        Shape::new(&d)
+    }
+}
+impl<const N: usize> From<[i64; N]> for Shape {
+    fn from(d: [i64; N]) -> Self {
+        Shape::new(&d)
+    }
+}
+impl From<Shape> for Any {
+    fn from(s: Shape) -> Any {
+        Any::from(s.0)
+    }
+}
+impl TryFrom<Any> for Shape {
+    type Error = TypeError;
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        ObjectPtr::<ShapeObj>::try_from(a).map(Shape)
+    }
+}
+
+// SAFETY: `Shape` is `repr(transparent)` over `ObjectPtr<ShapeObj>`; slots holding a
+// shape object are read through that handle.
+unsafe impl AnyItem for Shape {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        "ffi.Shape".into()
+    }
+    fn into_any(self) -> Any {
+        Any::from(self)
+    }
+    fn matches(slot: &Any) -> bool {
+        slot.as_object_of::<ShapeObj>().is_some()
+    }
+    fn from_slot(slot: &Any) -> Option<&Self> {
+        let p = slot.as_object_of::<ShapeObj>()?;
+        // SAFETY: `Shape` is `repr(transparent)` over `ObjectPtr<ShapeObj>`.
+        Some(unsafe { &*(p as *const ObjectPtr<ShapeObj> as *const Shape) })
+    }
+    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
+        Shape::try_from(slot)
+    }
+}
