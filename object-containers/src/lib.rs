@@ -46,3 +46,8 @@ pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
 pub use map::{Map, MapObj};
 pub use object_core::{Any, AnyItem, AnyView, Bytes, BytesObj, String, StringObj, TypeError};
 pub use shape::{Shape, ShapeObj};
+
+/// The README's examples, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -121,8 +121,3 @@ pub mod __private {
         assert!(offset == 0, "the parent field must be at offset 0");
     }
 }
-
-/// The README's example, compiled and run as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use object_containers::Array;
 use object_core::{make_object, IntoObjectPtr, Object, ObjectPtr, ObjectRef};
 
 /// The base of every expression. `slots = 16` leaves room for run-time node kinds.
@@ -118,8 +119,8 @@ binop!(
 #[object(key = "tour.Function", parent = Expr, final)]
 pub struct Function {
     base: Expr,
-    /// The parameters.
-    pub params: Vec<ObjectPtr<Var>>,
+    /// The parameters: an `ffi.Array` of `Var` nodes.
+    pub params: Array<ObjectPtr<Var>>,
     /// The body.
     pub body: ObjectPtr<Expr>,
 }
@@ -139,12 +140,12 @@ pub fn int(value: i64) -> ObjectPtr<Expr> {
 
 /// A function.
 pub fn function(
-    params: Vec<ObjectPtr<Var>>,
+    params: impl IntoIterator<Item = ObjectPtr<Var>>,
     body: impl IntoObjectPtr<Expr>,
 ) -> ObjectPtr<Function> {
     make_object(Function {
         base: Expr::new(),
-        params,
+        params: params.into_iter().collect(),
         body: body.into_object_ptr(),
     })
 }

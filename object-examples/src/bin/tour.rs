@@ -6,9 +6,10 @@
 
 use std::mem::size_of;
 
+use object_containers::{Array, Map, Shape, String};
 use object_core::prelude::*;
 use object_core::registry::{self, register_type, TypeSpec};
-use object_core::{make_object_as, ObjectPool};
+use object_core::{make_object_as, Any, ObjectPool};
 use object_examples::expr::{
     add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
     BinOp, Env, EvalError, Expr, Function, IntImm, Mul, Sub, Var,
@@ -178,6 +179,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "sum of pooled constants over three rounds: {total}; chunks were reused, not reallocated"
     );
 
-    println!("\nDone. Next in this project: String/Array/Map containers, Any, packed functions, NDArray.");
+    section("7. One set of containers for AST nodes and runtime values");
+    let mut attrs: Map<String, Any> = Map::new();
+    attrs.insert(String::from("name"), Any::from("f"));
+    attrs.insert(String::from("arity"), Any::from(f.params.len() as i64));
+    attrs.insert(String::from("shape"), Any::from(Shape::from([2, 3])));
+    let mixed: Array<Any> = vec![
+        Any::from(f.clone()),
+        Any::from(x.clone()),
+        Any::from(42),
+        Any::from("short"),
+        Any::from(String::from("an ffi.String object")),
+        Any::from(attrs.clone()),
+        Any::from(f.params.clone()),
+    ]
+    .into();
+    for item in &mixed {
+        let what = if let Some(func) = item.downcast_ref::<Function>() {
+            format!("a Function with {} params", func.params.len())
+        } else if let Some(e) = item.as_object_of::<Expr>() {
+            format!("an expression: {}", print(e))
+        } else if let Ok(vars) = Array::<ObjectPtr<Var>>::try_from(item.clone()) {
+            format!("an Array of {} Vars (a zero-copy typed view)", vars.len())
+        } else if let Ok(m) = Map::<String, Any>::try_from(item.clone()) {
+            format!(
+                "a Map with keys {:?}",
+                m.keys().map(|k| k.as_str()).collect::<Vec<_>>()
+            )
+        } else if let Some(s) = item.as_str() {
+            format!("the string {s:?}")
+        } else {
+            format!("the value {item:?}")
+        };
+        println!("  {:<14} {what}", item.type_key());
+    }
+    let params_any = mixed.cast::<ObjectRef>();
+    println!(
+        "viewing the whole array as Array<ObjectRef> fails, naming the first bad item: {}",
+        params_any
+            .map(|_| "ok".to_owned())
+            .unwrap_or_else(|e| e.to_string())
+    );
+    let copy = mixed.clone();
+    let mut changed = mixed;
+    changed.push(Any::from("pushed"));
+    println!(
+        "copy-on-write: the clone still has {} items, the changed array {}",
+        copy.len(),
+        changed.len()
+    );
+
+    println!("\nDone. Next in this project: reflection and JSON, packed functions, NDArray.");
     Ok(())
 }
