@@ -37,6 +37,58 @@ union Payload {
     device: Device,
 }
 
+/// Accessors shared by `Any` and `AnyView` that borrow from the value itself: a view is
+/// a copy of the 16 bytes, so `Any` cannot hand these out through a temporary view.
+macro_rules! borrowed_accessors {
+    () => {
+        /// A string stored in the value itself: inline (`ffi.SmallStr`) or an
+        /// `ffi.String` object.
+        #[inline]
+        fn stored_str(&self) -> Option<&str> {
+            match self.type_index {
+                // SAFETY: a SmallStr payload holds `small` bytes of UTF-8 (see
+                // `From<&str> for Any`).
+                ti::SMALL_STR => Some(unsafe {
+                    core::str::from_utf8_unchecked(&self.payload.bytes[..self.small as usize])
+                }),
+                ti::STRING => self.as_object_of::<StringObj>().map(|s| s.as_str()),
+                _ => None,
+            }
+        }
+
+        /// The object, if the value is one (borrowed: no count change).
+        #[inline]
+        pub fn as_object(&self) -> Option<&ObjectRef> {
+            if self.is_object() {
+                // SAFETY: object kinds hold a non-null object pointer in the payload, kept
+                // alive by this value (an `Any` owns a reference; a view borrows one for
+                // `'a`, which outlives `&self`); `ObjectRef` is `repr(transparent)` over it.
+                Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectRef) })
+            } else {
+                None
+            }
+        }
+
+        /// The object as a `T` handle, if the value is a `T` (or a subtype).
+        #[inline]
+        pub fn as_object_of<T: ObjectType>(&self) -> Option<&ObjectPtr<T>> {
+            if self.is_object() && is_instance::<T>(self.type_index) {
+                // SAFETY: as in `as_object`, and the object is a `T` (checked), so a `T`
+                // handle to it is valid (same representation for every parameter).
+                Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectPtr<T>) })
+            } else {
+                None
+            }
+        }
+
+        /// Borrows the object as a `T`, if the value is one.
+        #[inline]
+        pub fn downcast_ref<T: ObjectType>(&self) -> Option<&T> {
+            self.as_object_of::<T>().map(|p| &**p)
+        }
+    };
+}
+
 /// An owned, dynamically typed value: 16 bytes, `#[repr(C)]`.
 ///
 /// Holds `None`, an integer, a boolean, a float, an opaque pointer, a [`DataType`], a
@@ -231,46 +283,10 @@ impl Any {
     /// The text, if the value is a string (inline or an `ffi.String` object).
     #[inline]
     pub fn as_str(&self) -> Option<&str> {
-        match self.type_index {
-            // SAFETY: a SmallStr payload holds `small` bytes of UTF-8 (see `From<&str>`).
-            ti::SMALL_STR => Some(unsafe {
-                core::str::from_utf8_unchecked(&self.payload.bytes[..self.small as usize])
-            }),
-            ti::STRING => self.as_object_of::<StringObj>().map(|s| s.as_str()),
-            _ => None,
-        }
+        self.stored_str()
     }
 
-    /// The object, if the value is one.
-    #[inline]
-    pub fn as_object(&self) -> Option<&ObjectRef> {
-        if self.is_object() {
-            // SAFETY: object kinds hold a non-null, owned object pointer in the payload,
-            // and `ObjectRef` is `repr(transparent)` over such a pointer; the borrow is
-            // tied to `self`, which keeps the reference alive.
-            Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectRef) })
-        } else {
-            None
-        }
-    }
-
-    /// The object as a `T` handle, if the value is a `T` (or a subtype).
-    #[inline]
-    pub fn as_object_of<T: ObjectType>(&self) -> Option<&ObjectPtr<T>> {
-        if self.is_object() && is_instance::<T>(self.type_index) {
-            // SAFETY: as in `as_object`, and the object is a `T` (checked), so a `T` handle
-            // to it is valid (same representation for every parameter).
-            Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectPtr<T>) })
-        } else {
-            None
-        }
-    }
-
-    /// Borrows the object as a `T`, if the value is one.
-    #[inline]
-    pub fn downcast_ref<T: ObjectType>(&self) -> Option<&T> {
-        self.as_object_of::<T>().map(|p| &**p)
-    }
+    borrowed_accessors!();
 
     /// The integer payload by reference (for typed container views over `Any` slots).
     #[inline]
@@ -520,52 +536,20 @@ impl<'a> AnyView<'a> {
 
     /// The text, if the value is a string (borrowed, inline, or an `ffi.String`).
     pub fn as_str(&self) -> Option<&str> {
-        match self.type_index {
+        if self.type_index == ti::RAW_STR {
             // SAFETY: RAW_STR views are made from `&'a str` only: `cstr` points at
             // `small` bytes of UTF-8 that live for `'a`, which outlives `&self`.
-            ti::RAW_STR => Some(unsafe {
+            return Some(unsafe {
                 core::str::from_utf8_unchecked(core::slice::from_raw_parts(
                     self.payload.cstr,
                     self.small as usize,
                 ))
-            }),
-            // SAFETY: a SmallStr payload holds `small` bytes of UTF-8.
-            ti::SMALL_STR => Some(unsafe {
-                core::str::from_utf8_unchecked(&self.payload.bytes[..self.small as usize])
-            }),
-            ti::STRING => self.as_object_of::<StringObj>().map(|s| s.as_str()),
-            _ => None,
+            });
         }
+        self.stored_str()
     }
 
-    /// The object, if the value is one (borrowed).
-    #[inline]
-    pub fn as_object(&self) -> Option<&ObjectRef> {
-        if self.is_object() {
-            // SAFETY: object kinds hold a non-null object pointer kept alive for `'a`
-            // by the owner this view borrows from; `ObjectRef` is `repr(transparent)`.
-            Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectRef) })
-        } else {
-            None
-        }
-    }
-
-    /// The object as a `T` handle, if the value is a `T` (or a subtype).
-    #[inline]
-    pub fn as_object_of<T: ObjectType>(&self) -> Option<&ObjectPtr<T>> {
-        if self.is_object() && is_instance::<T>(self.type_index) {
-            // SAFETY: as in `as_object`; the object is a `T` (checked).
-            Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectPtr<T>) })
-        } else {
-            None
-        }
-    }
-
-    /// Borrows the object as a `T`, if the value is one.
-    #[inline]
-    pub fn downcast_ref<T: ObjectType>(&self) -> Option<&T> {
-        self.as_object_of::<T>().map(|p| &**p)
-    }
+    borrowed_accessors!();
 
     /// An owned copy: objects get a new reference, borrowed strings are copied.
     pub fn to_any(&self) -> Any {

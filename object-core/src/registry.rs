@@ -145,6 +145,36 @@ impl LayoutOwner {
 }
 
 impl TypeInfo {
+    /// A fresh entry; depth comes from the parent, the display is filled by `publish`.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        index: u32,
+        key: &'static str,
+        parent: Option<&TypeInfo>,
+        ancestors: &'static [u32],
+        range: Range<u32>,
+        slots: u32,
+        (is_final, allow_overflow): (bool, bool),
+        origin: TypeOrigin,
+        rust_name: Option<&'static str>,
+    ) -> TypeInfo {
+        TypeInfo {
+            index,
+            key,
+            parent: parent.map(|p| p.index),
+            depth: parent.map_or(0, |p| p.depth + 1),
+            ancestors,
+            display: [0; DISPLAY_INLINE],
+            range,
+            slots,
+            is_final,
+            allow_overflow,
+            origin,
+            owner: LayoutOwner::new(rust_name),
+            overflowed: AtomicBool::new(false),
+        }
+    }
+
     /// The type index.
     #[inline]
     pub fn index(&self) -> u32 {
@@ -1016,21 +1046,17 @@ fn place_runtime(
     mark_overflow(w, parent, index);
     // Only now that the type is accepted does its key become process-lifetime.
     let key = key.into_static();
-    let info = TypeInfo {
+    let info = TypeInfo::new(
         index,
         key,
-        parent: Some(parent.index),
-        depth: parent.depth + 1,
-        ancestors: ancestors_with(parent, index),
-        display: [0; DISPLAY_INLINE],
-        range: index..index + need,
+        Some(parent),
+        ancestors_with(parent, index),
+        index..index + need,
         slots,
-        is_final,
-        allow_overflow,
-        origin: TypeOrigin::RunTime,
-        owner: LayoutOwner::new(rust_name),
-        overflowed: AtomicBool::new(false),
-    };
+        (is_final, allow_overflow),
+        TypeOrigin::RunTime,
+        rust_name,
+    );
     if slots > 0 {
         w.free_slot.insert(index, index + 1);
     }
@@ -1069,21 +1095,17 @@ fn place_static(
         });
     }
     mark_overflow(w, parent, index);
-    let info = publish(TypeInfo {
+    let info = publish(TypeInfo::new(
         index,
-        key: r.key,
-        parent: Some(parent.index),
-        depth: parent.depth + 1,
-        ancestors: ancestors_with(parent, index),
-        display: [0; DISPLAY_INLINE],
-        range: index..index + 1,
-        slots: 0,
-        is_final: r.is_final,
-        allow_overflow: r.allow_overflow,
-        origin: TypeOrigin::Static,
-        owner: LayoutOwner::new(Some(r.rust_name)),
-        overflowed: AtomicBool::new(false),
-    });
+        r.key,
+        Some(parent),
+        ancestors_with(parent, index),
+        index..index + 1,
+        0,
+        (r.is_final, r.allow_overflow),
+        TypeOrigin::Static,
+        Some(r.rust_name),
+    ));
     reg.keys.insert(r.key, index);
     Ok(info)
 }
@@ -1100,21 +1122,17 @@ fn build() -> Registry {
     };
 
     for &(index, key) in type_index::VALUE_KINDS {
-        publish(TypeInfo {
+        publish(TypeInfo::new(
             index,
             key,
-            parent: None,
-            depth: 0,
-            ancestors: &[],
-            display: [0; DISPLAY_INLINE],
-            range: index..index + 1,
-            slots: 0,
-            is_final: true,
-            allow_overflow: false,
-            origin: TypeOrigin::ValueKind,
-            owner: LayoutOwner::new(None),
-            overflowed: AtomicBool::new(false),
-        });
+            None,
+            &[],
+            index..index + 1,
+            0,
+            (true, false),
+            TypeOrigin::ValueKind,
+            None,
+        ));
         reg.keys.insert(key, index);
     }
 
@@ -1152,21 +1170,17 @@ fn build() -> Registry {
 
     // The root.
     let root_key = type_index::OBJECT_KEY;
-    let root = publish(TypeInfo {
-        index: type_index::OBJECT,
-        key: root_key,
-        parent: None,
-        depth: 0,
-        ancestors: &[type_index::OBJECT],
-        display: [0; DISPLAY_INLINE],
-        range: type_index::OBJECT..u32::MAX,
-        slots: 0,
-        is_final: false,
-        allow_overflow: true,
-        origin: TypeOrigin::Static,
-        owner: LayoutOwner::new(Some("object_core::Object")),
-        overflowed: AtomicBool::new(false),
-    });
+    let root = publish(TypeInfo::new(
+        type_index::OBJECT,
+        root_key,
+        None,
+        &[type_index::OBJECT],
+        type_index::OBJECT..u32::MAX,
+        0,
+        (false, true),
+        TypeOrigin::Static,
+        Some("object_core::Object"),
+    ));
     reg.keys.insert(root_key, root.index);
     if let Some(r) = by_key.get(root_key) {
         w.claimed.insert(root.index, ((r.rust_type)(), r.rust_name));
@@ -1287,25 +1301,20 @@ fn preorder(
     let index = w.next;
     w.next += 1;
     let ancestors = ancestors_with(parent, index);
-    let depth = parent.depth + 1;
     // Children need this type's entry (for their ancestry and parent checks) before its
     // range end is known, so they are numbered against a provisional view.
     let kids = children.remove(r.key).unwrap_or_default();
-    let provisional = TypeInfo {
+    let provisional = TypeInfo::new(
         index,
-        key: r.key,
-        parent: Some(parent.index),
-        depth,
+        r.key,
+        Some(parent),
         ancestors,
-        display: [0; DISPLAY_INLINE],
-        range: index..index + 1,
-        slots: r.slots,
-        is_final: r.is_final,
-        allow_overflow: r.allow_overflow,
-        origin: TypeOrigin::LinkTime,
-        owner: LayoutOwner::new(Some(r.rust_name)),
-        overflowed: AtomicBool::new(false),
-    };
+        index..index + 1,
+        r.slots,
+        (r.is_final, r.allow_overflow),
+        TypeOrigin::LinkTime,
+        Some(r.rust_name),
+    );
     let mut placed = Vec::new();
     for c in kids {
         if let Err(e) = check_parent(c.key, &provisional) {
@@ -1324,21 +1333,17 @@ fn preorder(
     if r.slots > 0 {
         w.free_slot.insert(index, end - r.slots);
     }
-    publish(TypeInfo {
+    publish(TypeInfo::new(
         index,
-        key: r.key,
-        parent: Some(parent.index),
-        depth,
+        r.key,
+        Some(parent),
         ancestors,
-        display: [0; DISPLAY_INLINE],
-        range: index..end,
-        slots: r.slots,
-        is_final: r.is_final,
-        allow_overflow: r.allow_overflow,
-        origin: TypeOrigin::LinkTime,
-        owner: LayoutOwner::new(Some(r.rust_name)),
-        overflowed: AtomicBool::new(false),
-    });
+        index..end,
+        r.slots,
+        (r.is_final, r.allow_overflow),
+        TypeOrigin::LinkTime,
+        Some(r.rust_name),
+    ));
     reg.keys.insert(r.key, index);
     w.claimed.insert(index, ((r.rust_type)(), r.rust_name));
 }
