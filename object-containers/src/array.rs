@@ -406,7 +406,10 @@ impl<T: AnyItem> fmt::Debug for Array<T> {
 
 impl<T: AnyItem> Extend<T> for Array<T> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
-        let iter = iter.into_iter();
+        let mut iter = iter.into_iter().peekable();
+        if iter.peek().is_none() {
+            return; // nothing to add: a shared array stays shared
+        }
         self.make_unique(iter.size_hint().0);
         for v in iter {
             self.push(v);
@@ -514,9 +517,13 @@ impl<T: AnyItem> TryFrom<Any> for Array<T> {
         let key = a.type_key();
         let obj = ObjectPtr::<ArrayObj>::try_from(a)?;
         Array::from_object_ptr(obj).map_err(|e| match e {
-            ArrayError::WrongType { error, .. } => {
-                TypeError::new(format!("ffi.Array of {}", error.expected), key)
-            }
+            ArrayError::WrongType { index, error } => TypeError::new(
+                format!(
+                    "ffi.Array of {} (item {index} is {})",
+                    error.expected, error.actual
+                ),
+                key,
+            ),
             ArrayError::OutOfRange { .. } => TypeError::new("ffi.Array", key),
         })
     }

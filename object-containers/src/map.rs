@@ -294,6 +294,15 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     pub fn as_object_ptr(&self) -> &ObjectPtr<MapObj> {
         &self.obj
     }
+
+    /// Wraps a map object, checking that every entry fits `K` and `V`.
+    ///
+    /// # Errors
+    ///
+    /// A [`TypeError`] for the first key or value that does not.
+    pub fn from_object_ptr(obj: ObjectPtr<MapObj>) -> Result<Self, TypeError> {
+        Map::<Any, Any>::from_obj(obj).cast()
+    }
 }
 
 impl<K: AnyItem, V: AnyItem> Default for Map<K, V> {
@@ -333,6 +342,10 @@ impl<K: AnyItem, V: AnyItem> fmt::Debug for Map<K, V> {
 
 impl<K: AnyItem, V: AnyItem> Extend<(K, V)> for Map<K, V> {
     fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        let mut iter = iter.into_iter().peekable();
+        if iter.peek().is_none() {
+            return; // nothing to add: a shared map stays shared
+        }
         let inner = self.inner_mut();
         for (k, v) in iter {
             inner.insert(k.into_any(), v.into_any());
@@ -359,8 +372,7 @@ impl<K: AnyItem, V: AnyItem> TryFrom<Any> for Map<K, V> {
     type Error = TypeError;
     /// Checks that the value is an `ffi.Map` whose entries all fit `K` and `V`.
     fn try_from(a: Any) -> Result<Self, TypeError> {
-        let obj = ObjectPtr::<MapObj>::try_from(a)?;
-        Map::<Any, Any>::from_obj(obj).cast()
+        Map::from_object_ptr(ObjectPtr::<MapObj>::try_from(a)?)
     }
 }
 

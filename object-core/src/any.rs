@@ -99,8 +99,8 @@ macro_rules! borrowed_accessors {
 /// [`TypeError`] naming the expected and the actual type key.
 ///
 /// Equality and hashing (what `Map` keys use): numbers and other plain values by value
-/// (floats by their bits), strings by their text whether inline or objects, every other
-/// object by identity.
+/// (floats by their bits), strings by their text whether inline or objects, `ffi.Bytes`
+/// by content, every other object by identity.
 ///
 /// ```
 /// use object_core::{Any, String};
@@ -392,6 +392,9 @@ impl PartialEq for AnyView<'_> {
         if let (Some(a), Some(b)) = (self.as_str(), other.as_str()) {
             return a == b;
         }
+        if let (Some(a), Some(b)) = (self.bytes_content(), other.bytes_content()) {
+            return a == b;
+        }
         if self.type_index != other.type_index {
             return false;
         }
@@ -414,6 +417,12 @@ impl Hash for AnyView<'_> {
             state.write_u8(0xff);
             state.write(s.as_bytes());
             state.write_u8(0xff);
+            return;
+        }
+        if let Some(b) = self.bytes_content() {
+            state.write_u8(0xfe);
+            state.write(b);
+            state.write_u8(0xfe);
             return;
         }
         state.write_u32(self.type_index);
@@ -551,6 +560,12 @@ impl<'a> AnyView<'a> {
 
     borrowed_accessors!();
 
+    /// The content of an `ffi.Bytes` object.
+    fn bytes_content(&self) -> Option<&[u8]> {
+        self.as_object_of::<crate::string::BytesObj>()
+            .map(|b| b.as_bytes())
+    }
+
     /// An owned copy: objects get a new reference, borrowed strings are copied.
     pub fn to_any(&self) -> Any {
         if self.type_index == ti::RAW_STR {
@@ -601,7 +616,7 @@ impl fmt::Debug for AnyView<'_> {
                 self.as_opaque_ptr().unwrap_or(core::ptr::null_mut())
             ),
             _ => match self.as_object() {
-                Some(o) => write!(f, "{}@{:p}", o.type_key(), o),
+                Some(o) => write!(f, "{}@{:p}", o.type_key(), ObjectPtr::as_ptr(o)),
                 None => write!(f, "<{}>", self.type_key()),
             },
         }
@@ -629,6 +644,28 @@ macro_rules! int_into {
     )*};
 }
 int_into!(i8, i16, i32, i64, u8, u16, u32);
+
+const _: () = assert!(size_of::<isize>() <= size_of::<i64>());
+impl From<isize> for Any {
+    #[inline]
+    fn from(v: isize) -> Any {
+        // Lossless: `isize` is at most 64 bits (asserted above).
+        Any::pod(ti::INT, Payload { int: v as i64 })
+    }
+}
+
+macro_rules! unsigned_try_into {
+    ($($t:ty),*) => {$(
+        impl TryFrom<$t> for Any {
+            type Error = TypeError;
+            /// Fails above `i64::MAX` (`Any` integers are 64-bit signed).
+            fn try_from(v: $t) -> Result<Any, TypeError> {
+                i64::try_from(v).map(Any::from).map_err(|_| TypeError::new("int (at most i64::MAX)", stringify!($t)))
+            }
+        }
+    )*};
+}
+unsigned_try_into!(u64, usize);
 
 impl From<bool> for Any {
     #[inline]
@@ -901,6 +938,13 @@ impl TryFrom<AnyView<'_>> for String {
     }
 }
 
+impl TryFrom<Any> for Bytes {
+    type Error = TypeError;
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        ObjectPtr::<crate::string::BytesObj>::try_from(a).map(Bytes::from_object_ptr)
+    }
+}
+
 impl<T: ObjectType> TryFrom<Any> for ObjectPtr<T> {
     type Error = TypeError;
     #[inline]
@@ -1055,7 +1099,9 @@ unsafe impl<T: ObjectType> AnyItem for ObjectPtr<T> {
 }
 
 // SAFETY: `String` is `repr(transparent)` over `ObjectPtr<StringObj>`; slots that hold
-// an `ffi.String` object are read through that handle.
+// an `ffi.String` object are read through that handle. (Inline short strings are not
+// `String` objects, so a typed `String` view of them is refused; `Array<String>` and
+// `Map<String, _>` always store objects, and `String::try_from(Any)` accepts both.)
 unsafe impl AnyItem for String {
     fn expected() -> std::borrow::Cow<'static, str> {
         "ffi.String".into()
