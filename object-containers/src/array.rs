@@ -219,14 +219,20 @@ impl<T: AnyItem> Array<T> {
     /// Appends an item (copying the array first if it is shared).
     #[inline]
     pub fn push(&mut self, value: T) {
-        let mut any = value.into_any();
+        if let Err(back) = ObjectPtr::push_item(&mut self.obj, value.into_any()) {
+            self.push_slow(back);
+        }
+    }
+
+    /// `push` when the array is shared or full: copy or grow, then push.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, mut any: Any) {
         loop {
+            self.make_unique(1);
             match ObjectPtr::push_item(&mut self.obj, any) {
                 Ok(()) => return,
-                Err(back) => {
-                    any = back;
-                    self.make_unique(1);
-                }
+                Err(back) => any = back,
             }
         }
     }

@@ -554,6 +554,7 @@ unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
 /// # Panics
 ///
 /// If the block size overflows `isize` (like `Vec::with_capacity`).
+#[inline]
 pub fn make_object_with_items<T: InlineItems>(
     mut value: T,
     capacity: usize,
@@ -597,6 +598,7 @@ pub fn make_object_with_items<T: InlineItems>(
 /// [`make_object_with_items`] for `Copy` items taken from a slice (one `memcpy`), the
 /// rest of the capacity filled with `pad` (a string's NUL terminator, say): every slot
 /// is initialized and counted.
+#[inline]
 pub fn make_object_with_slice<T: InlineItems>(
     value: T,
     capacity: usize,
@@ -613,8 +615,12 @@ where
     // items need no drop; the count is set once every slot is written.
     unsafe {
         core::ptr::copy_nonoverlapping(items.as_ptr(), base, n);
-        for i in n..capacity {
-            base.add(i).write(pad);
+        if n < capacity {
+            // The common case (a string's single NUL) without a `memset` call.
+            base.add(n).write(pad);
+            for i in n + 1..capacity {
+                base.add(i).write(pad);
+            }
         }
         (*(ObjectPtr::as_ptr(&obj) as *mut T)).set_item_len(capacity);
     }

@@ -190,10 +190,23 @@ fn key_of(index: u32) -> &'static str {
     crate::registry::type_info(index).map_or("<unregistered>", |i| i.key())
 }
 
+/// The inline payload of a string of at most `SMALL_STR_MAX` bytes, zero-padded, built
+/// in a register: two overlapping 4-byte reads (4 to 7 bytes) or three byte reads (1 to
+/// 3), so there is no `memcpy` call and no narrow-stores-then-wide-load stall.
+#[inline]
 fn small_str_payload(s: &[u8]) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    b[..s.len()].copy_from_slice(s);
-    b
+    let n = s.len();
+    debug_assert!(n <= SMALL_STR_MAX);
+    let v: u64 = if n >= 4 {
+        let lo = u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as u64;
+        let hi = u32::from_le_bytes([s[n - 4], s[n - 3], s[n - 2], s[n - 1]]) as u64;
+        lo | (hi << ((n - 4) * 8))
+    } else if n > 0 {
+        (s[0] as u64) | ((s[n / 2] as u64) << ((n / 2) * 8)) | ((s[n - 1] as u64) << ((n - 1) * 8))
+    } else {
+        0
+    };
+    v.to_le_bytes()
 }
 
 impl Any {
@@ -759,7 +772,8 @@ impl From<&std::string::String> for Any {
 impl From<String> for Any {
     #[inline]
     fn from(s: String) -> Any {
-        Any::from(s.as_object_ptr().clone())
+        // Move the handle in: no count increment and decrement.
+        Any::from(s.into_object_ref())
     }
 }
 impl From<Bytes> for Any {
@@ -801,7 +815,14 @@ impl<'a> From<&'a Any> for AnyView<'a> {
 impl<T: ObjectType> From<ObjectPtr<T>> for Any {
     #[inline]
     fn from(p: ObjectPtr<T>) -> Any {
-        let index = p.type_index();
+        // Every object of a final type carries that type's own index, so take it from
+        // the (hot) type cache rather than from the header, a load that would wait for
+        // the locked increment of a just-cloned handle.
+        let index = if T::FINAL {
+            T::type_index()
+        } else {
+            p.type_index()
+        };
         let raw = ObjectPtr::into_raw(p) as *mut Object;
         Any {
             type_index: index,
@@ -1259,5 +1280,20 @@ mod tests {
         assert_eq!(ObjectPtr::strong_count(&o), 1);
         assert!(format!("{:?}", Any::from(o)).contains("ffi.Object@"));
         assert_eq!(format!("{:?}", Any::from(1.5)), "Any(1.5)");
+    }
+
+    #[test]
+    fn small_str_payload_matches_a_plain_copy() {
+        let src = "abcdefg\u{e9}";
+        for start in 0..3 {
+            for n in 0..=SMALL_STR_MAX {
+                let Some(s) = src.as_bytes().get(start..start + n) else {
+                    continue;
+                };
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(s);
+                assert_eq!(small_str_payload(s), b, "n={n}");
+            }
+        }
     }
 }

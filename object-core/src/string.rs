@@ -52,6 +52,7 @@ macro_rules! byte_string_object {
         }
 
         impl $obj {
+            #[inline]
             fn make(bytes: &[u8]) -> ObjectPtr<$obj> {
                 let value = $obj { base: Object::new(), data: core::ptr::null(), size: bytes.len() };
                 // One more slot, padded with the NUL terminator.
@@ -231,6 +232,7 @@ macro_rules! value_semantics {
             }
         }
         impl From<&$target> for $t {
+            #[inline]
             fn from(s: &$target) -> Self {
                 $t::new(s)
             }
