@@ -10,6 +10,9 @@
 //! | [`Shape`] | `ffi.Shape` | 69 |
 //! | [`Array`] | `ffi.Array` | 71 |
 //! | [`Map`] | `ffi.Map` | 72 |
+//! | [`Error`] | `ffi.Error` | 67 |
+//! | [`Function`] | `ffi.Function` | 68 |
+//! | [`Module`] | `ffi.Module` | 73 |
 //!
 //! Arrays and maps store [`Any`] slots, so one container holds AST nodes and runtime
 //! values alike; `Array<T>` / `Map<K, V>` are checked typed views over those slots
@@ -39,11 +42,21 @@
 //! ```
 
 mod array;
+mod error;
+mod function;
 mod map;
+mod module;
 mod shape;
 
 pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
+pub use error::{Error, ErrorObj};
+pub use function::{
+    get_global, list_globals, register_global, register_global_override, remove_global,
+    set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
+    PackedCall, TypedCallable, TypedFunction,
+};
 pub use map::{Map, MapObj};
+pub use module::{Module, ModuleBuilder, ModuleObj};
 pub use object_core::{Any, AnyItem, AnyView, Bytes, BytesObj, String, StringObj, TypeError};
 pub use shape::{Shape, ShapeObj};
 

@@ -1,0 +1,191 @@
+//! `Error` (`ffi.Error`, static index 67): an error that is an object, so it crosses the
+//! function ABI (through a thread-local slot) and can be stored like any value.
+
+use core::fmt;
+
+use object_core::{make_object, Any, AnyItem, Object, ObjectPtr, TypeError};
+
+/// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
+#[derive(object_core::Object, Clone)]
+#[repr(C)]
+#[object(key = "ffi.Error", index = 67, final)]
+pub struct ErrorObj {
+    base: Object,
+    kind: std::string::String,
+    message: std::string::String,
+    frames: Vec<std::string::String>,
+}
+
+impl fmt::Debug for ErrorObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ErrorObj")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .field("frames", &self.frames)
+            .finish()
+    }
+}
+
+/// An error raised by a [`Function`](crate::Function) (or anything else): a kind such as
+/// `"TypeError"`, a message, and the chain of call frames it crossed on its way up,
+/// innermost first. It is an object (`ffi.Error`), cheap to clone, and implements
+/// `std::error::Error`.
+///
+/// ```
+/// use object_containers::Error;
+/// let e = Error::new("ValueError", "x must be positive").with_frame("check");
+/// assert_eq!(e.kind(), "ValueError");
+/// assert_eq!(e.to_string(), "ValueError: x must be positive\n  in check");
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct Error(ObjectPtr<ErrorObj>);
+
+impl Error {
+    /// An error of `kind` with `message`.
+    pub fn new(
+        kind: impl Into<std::string::String>,
+        message: impl Into<std::string::String>,
+    ) -> Self {
+        Error(make_object(ErrorObj {
+            base: Object::new(),
+            kind: kind.into(),
+            message: message.into(),
+            frames: Vec::new(),
+        }))
+    }
+
+    /// A `TypeError` (wrong argument type or count, failed conversion).
+    pub fn type_error(message: impl Into<std::string::String>) -> Self {
+        Error::new("TypeError", message)
+    }
+
+    /// A `ValueError`.
+    pub fn value_error(message: impl Into<std::string::String>) -> Self {
+        Error::new("ValueError", message)
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> &str {
+        &self.0.kind
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The call frames the error crossed, innermost first.
+    pub fn frames(&self) -> &[std::string::String] {
+        &self.0.frames
+    }
+
+    /// The same error with one more frame (copied first if shared).
+    pub fn with_frame(mut self, frame: impl Into<std::string::String>) -> Self {
+        match ObjectPtr::make_mut(&mut self.0) {
+            Some(obj) => obj.fields_mut().frames.push(frame.into()),
+            None => unreachable!("ErrorObj is final, so copy-on-write always succeeds"),
+        }
+        self
+    }
+
+    /// The underlying object.
+    pub fn as_object_ptr(&self) -> &ObjectPtr<ErrorObj> {
+        &self.0
+    }
+}
+
+use object_core::FieldsMut as _;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind(), self.message())?;
+        for frame in self.frames() {
+            write!(f, "\n  in {frame}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind())
+            .field("message", &self.message())
+            .field("frames", &self.frames())
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl PartialEq for Error {
+    /// Same kind, message and frames.
+    fn eq(&self, other: &Self) -> bool {
+        self.kind() == other.kind()
+            && self.message() == other.message()
+            && self.frames() == other.frames()
+    }
+}
+
+impl From<TypeError> for Error {
+    fn from(e: TypeError) -> Self {
+        Error::type_error(e.to_string())
+    }
+}
+
+impl From<crate::ArrayError> for Error {
+    fn from(e: crate::ArrayError) -> Self {
+        match e {
+            crate::ArrayError::OutOfRange { .. } => Error::new("IndexError", e.to_string()),
+            crate::ArrayError::WrongType { .. } => Error::type_error(e.to_string()),
+        }
+    }
+}
+
+impl From<&str> for Error {
+    fn from(message: &str) -> Self {
+        Error::new("Error", message)
+    }
+}
+
+impl From<std::string::String> for Error {
+    fn from(message: std::string::String) -> Self {
+        Error::new("Error", message)
+    }
+}
+
+impl From<Error> for Any {
+    fn from(e: Error) -> Any {
+        Any::from(e.0)
+    }
+}
+
+impl TryFrom<Any> for Error {
+    type Error = TypeError;
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        ObjectPtr::<ErrorObj>::try_from(a).map(Error)
+    }
+}
+
+// SAFETY: `Error` is `repr(transparent)` over `ObjectPtr<ErrorObj>`; slots holding an
+// error object are read through that handle.
+unsafe impl AnyItem for Error {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        "ffi.Error".into()
+    }
+    fn into_any(self) -> Any {
+        Any::from(self)
+    }
+    fn matches(slot: &Any) -> bool {
+        slot.as_object_of::<ErrorObj>().is_some()
+    }
+    fn from_slot(slot: &Any) -> Option<&Self> {
+        let p = slot.as_object_of::<ErrorObj>()?;
+        // SAFETY: `Error` is `repr(transparent)` over `ObjectPtr<ErrorObj>`.
+        Some(unsafe { &*(p as *const ObjectPtr<ErrorObj> as *const Error) })
+    }
+    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
+        Error::try_from(slot)
+    }
+}

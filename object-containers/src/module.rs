@@ -1,0 +1,162 @@
+//! `Module` (`ffi.Module`, static index 73): a named table of functions with imports.
+
+use core::fmt;
+use std::collections::BTreeMap;
+
+use object_core::{make_object, Any, AnyItem, Object, ObjectPtr, TypeError};
+
+use crate::Function;
+
+/// The object behind [`Module`].
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "ffi.Module", index = 73, final)]
+pub struct ModuleObj {
+    base: Object,
+    name: std::string::String,
+    functions: BTreeMap<std::string::String, Function>,
+    imports: Vec<Module>,
+}
+
+impl fmt::Debug for ModuleObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModuleObj")
+            .field("name", &self.name)
+            .field("functions", &self.functions.keys().collect::<Vec<_>>())
+            .field(
+                "imports",
+                &self.imports.iter().map(Module::name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// A module: an immutable, named table of [`Function`]s plus imported modules. It is an
+/// object, so it can sit in containers and be passed through functions. Modules are
+/// built bottom-up ([`Module::builder`]), so imports can never form a cycle.
+///
+/// ```
+/// use object_containers::{Function, Module};
+///
+/// let math = Module::builder("math").function("add", Function::from_typed(|a: i64, b: i64| a + b)).build();
+/// let app = Module::builder("app").function("main", Function::from_typed(|| 0i64)).import(math).build();
+/// assert!(app.get_function("add", false).is_none());
+/// let add = app.get_function("add", true).unwrap();
+/// assert_eq!(add.typed::<(i64, i64), i64>().call((2, 3)).unwrap(), 5);
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct Module(ObjectPtr<ModuleObj>);
+
+/// Assembles a [`Module`].
+#[derive(Debug)]
+pub struct ModuleBuilder {
+    name: std::string::String,
+    functions: BTreeMap<std::string::String, Function>,
+    imports: Vec<Module>,
+}
+
+impl ModuleBuilder {
+    /// Adds (or replaces) a function.
+    pub fn function(mut self, name: &str, f: Function) -> Self {
+        self.functions.insert(name.to_owned(), f);
+        self
+    }
+    /// Adds an import, searched after this module's own functions, in order.
+    pub fn import(mut self, m: Module) -> Self {
+        self.imports.push(m);
+        self
+    }
+    /// The module.
+    pub fn build(self) -> Module {
+        Module(make_object(ModuleObj {
+            base: Object::new(),
+            name: self.name,
+            functions: self.functions,
+            imports: self.imports,
+        }))
+    }
+}
+
+impl Module {
+    /// A builder for a module called `name`.
+    pub fn builder(name: &str) -> ModuleBuilder {
+        ModuleBuilder {
+            name: name.to_owned(),
+            functions: BTreeMap::new(),
+            imports: Vec::new(),
+        }
+    }
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// The names of the module's own functions, sorted.
+    pub fn function_names(&self) -> impl Iterator<Item = &str> {
+        self.0.functions.keys().map(|k| k.as_str())
+    }
+    /// The imported modules, in search order.
+    pub fn imports(&self) -> &[Module] {
+        &self.0.imports
+    }
+    /// The function `name`: this module's own first, then (if `query_imports`) the
+    /// imports' depth-first, in import order.
+    pub fn get_function(&self, name: &str, query_imports: bool) -> Option<Function> {
+        if let Some(f) = self.0.functions.get(name) {
+            return Some(f.clone());
+        }
+        if query_imports {
+            return self
+                .0
+                .imports
+                .iter()
+                .find_map(|m| m.get_function(name, true));
+        }
+        None
+    }
+    /// The underlying object.
+    pub fn as_object_ptr(&self) -> &ObjectPtr<ModuleObj> {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl From<Module> for Any {
+    fn from(m: Module) -> Any {
+        Any::from(m.0)
+    }
+}
+
+impl TryFrom<Any> for Module {
+    type Error = TypeError;
+    fn try_from(a: Any) -> Result<Self, TypeError> {
+        ObjectPtr::<ModuleObj>::try_from(a).map(Module)
+    }
+}
+
+// SAFETY: `Module` is `repr(transparent)` over `ObjectPtr<ModuleObj>`; slots holding a
+// module object are read through that handle.
+unsafe impl AnyItem for Module {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        "ffi.Module".into()
+    }
+    fn into_any(self) -> Any {
+        Any::from(self)
+    }
+    fn matches(slot: &Any) -> bool {
+        slot.as_object_of::<ModuleObj>().is_some()
+    }
+    fn from_slot(slot: &Any) -> Option<&Self> {
+        let p = slot.as_object_of::<ModuleObj>()?;
+        // SAFETY: `Module` is `repr(transparent)` over `ObjectPtr<ModuleObj>`.
+        Some(unsafe { &*(p as *const ObjectPtr<ModuleObj> as *const Module) })
+    }
+    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
+        Module::try_from(slot)
+    }
+}
