@@ -6,10 +6,13 @@
 
 use std::mem::size_of;
 
-use object_containers::{Array, Map, Shape, String};
+use object_containers::{
+    get_global, list_globals, register_global, remove_global, Array, Error, Function as Func, Map,
+    Module, Shape, String,
+};
 use object_core::prelude::*;
 use object_core::registry::{self, register_type, TypeSpec};
-use object_core::{make_object_as, Any, ObjectPool};
+use object_core::{make_object_as, Any, AnyView, ObjectPool};
 use object_examples::expr::{
     add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
     BinOp, Env, EvalError, Expr, Function, IntImm, Mul, Sub, Var,
@@ -229,6 +232,98 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         changed.len()
     );
 
-    println!("\nDone. Next in this project: reflection and JSON, packed functions, NDArray.");
+    section("8. Packed functions: one C ABI for every callable");
+    register_global(
+        "tour.add",
+        Func::from_typed_named("tour.add", |a: i64, b: i64| a + b),
+    )?;
+    register_global(
+        "tour.make_adder",
+        Func::from_typed_named("tour.make_adder", |n: i64| {
+            // A function that returns a closure, itself a Function capturing `n`.
+            Func::from_typed_named("adder", move |x: i64| x + n)
+        }),
+    )?;
+    let add = get_global("tour.add").ok_or("tour.add is registered")?;
+    println!(
+        "globals: {:?}; tour.add(2, 3) = {:?}",
+        list_globals()
+            .into_iter()
+            .filter(|n| n.starts_with("tour."))
+            .collect::<Vec<_>>(),
+        add.call_with([2, 3])?
+    );
+    let make_adder = get_global("tour.make_adder").ok_or("registered")?;
+    let add10 = Func::try_from(make_adder.call_with([10])?)?;
+    println!(
+        "make_adder(10) returned {add10:?}; add10(32) = {}",
+        add10.typed::<(i64,), i64>().call((32,))?
+    );
+    let typed = add.typed::<(i64, i64), i64>();
+    println!(
+        "a typed view calls with no allocation: {}",
+        typed.call((40, 2))?
+    );
+    match add.call_with(["two", "three"]) {
+        Ok(v) => println!("unexpected: {v:?}"),
+        Err(e) => println!("a wrong argument is an error naming it:\n  {e}"),
+    }
+    let outer = {
+        let add = add.clone();
+        Func::from_typed_named(
+            "tour.outer",
+            move |s: std::string::String| -> Result<i64, Error> {
+                let v = add.call_with([AnyView::from(s.as_str()), AnyView::from(1)])?;
+                Ok(i64::try_from(v)?)
+            },
+        )
+    };
+    if let Err(e) = outer.call_with(["not a number"]) {
+        println!(
+            "an error from a nested call keeps the frames it crossed: {:?}",
+            e.frames()
+        );
+    }
+    let boom = Func::from_typed_named("tour.boom", |n: i64| -> i64 {
+        if n > 0 {
+            panic!("boom at {n}")
+        }
+        n
+    });
+    // Silence the default hook's message for this deliberate panic.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = boom.call_with([7]);
+    std::panic::set_hook(hook);
+    match result {
+        Ok(_) => println!("unexpected: no panic"),
+        Err(e) => println!(
+            "a panic inside a callable is caught at the boundary: {} ({})",
+            e.message(),
+            e.kind()
+        ),
+    }
+    let math = Module::builder("math")
+        .function("add", add.clone())
+        .function("make_adder", make_adder.clone())
+        .build();
+    let app = Module::builder("app")
+        .function("add10", add10.clone())
+        .import(math)
+        .build();
+    let found = app
+        .get_function("make_adder", true)
+        .ok_or("found through the import")?;
+    println!(
+        "module `{}` finds `make_adder` in its import `{}`: {}; and functions sit in containers too: {:?}",
+        app.name(),
+        app.imports()[0].name(),
+        found.ptr_eq(&make_adder),
+        Array::<Func>::from(vec![add.clone(), add10.clone()])
+    );
+    remove_global("tour.add");
+    remove_global("tour.make_adder");
+
+    println!("\nDone. Next in this project: reflection and JSON, NDArray.");
     Ok(())
 }
