@@ -54,14 +54,19 @@ std::thread_local! {
 }
 
 /// Leaves `e` in this thread's error slot (what a C-ABI callee does before returning a
-/// nonzero code).
+/// nonzero code). While the thread's storage is being torn down (a call from a
+/// thread-local destructor) the slot is gone and the error is dropped; the caller then
+/// reports the failure without its details.
 pub fn set_last_error(e: Error) {
-    LAST_ERROR.with(|slot| *slot.borrow_mut() = Some(e));
+    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = Some(e));
 }
 
 /// Takes the error a failed call left in this thread's slot.
 pub fn take_last_error() -> Option<Error> {
-    LAST_ERROR.with(|slot| slot.borrow_mut().take())
+    LAST_ERROR
+        .try_with(|slot| slot.borrow_mut().take())
+        .ok()
+        .flatten()
 }
 
 fn panic_message(p: &(dyn core::any::Any + Send)) -> std::string::String {
@@ -572,6 +577,29 @@ impl From<Function> for Any {
 impl<'a> From<&'a Function> for AnyView<'a> {
     fn from(f: &'a Function) -> Self {
         AnyView::from(&f.0)
+    }
+}
+
+macro_rules! borrowed_view {
+    ($($t:ty),*) => {$(
+        impl<'a> From<&'a $t> for AnyView<'a> {
+            fn from(v: &'a $t) -> Self {
+                AnyView::from(v.as_object_ptr())
+            }
+        }
+    )*};
+}
+borrowed_view!(crate::Module, Error, Shape);
+
+impl<'a, T: AnyItem> From<&'a Array<T>> for AnyView<'a> {
+    fn from(v: &'a Array<T>) -> Self {
+        AnyView::from(v.as_object_ptr())
+    }
+}
+
+impl<'a, K: AnyItem, V: AnyItem> From<&'a Map<K, V>> for AnyView<'a> {
+    fn from(v: &'a Map<K, V>) -> Self {
+        AnyView::from(v.as_object_ptr())
     }
 }
 

@@ -805,6 +805,16 @@ impl<'a> From<&'a String> for AnyView<'a> {
         AnyView::from(s.as_object_ptr())
     }
 }
+impl<'a> From<&'a std::string::String> for AnyView<'a> {
+    fn from(s: &'a std::string::String) -> Self {
+        AnyView::from(s.as_str())
+    }
+}
+impl<'a, T: Into<AnyView<'a>>> From<Option<T>> for AnyView<'a> {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(AnyView::NONE, Into::into)
+    }
+}
 impl<'a> From<&'a Any> for AnyView<'a> {
     #[inline]
     fn from(a: &'a Any) -> Self {
