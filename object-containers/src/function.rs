@@ -4,6 +4,13 @@
 //! the callable lives in a generic tail after it (dropped by the deleter). A nonzero
 //! return means an [`Error`] waits in a thread-local slot for the caller to take.
 //!
+//! Functions made from typed closures ([`Function::from_typed`]) also carry a Rust-side
+//! fast entry that [`TypedFunction::call`] uses: the argument views by value (in
+//! registers) and the result in registers, the same checks and the same errors. The
+//! typed entry points first try allocation-free, error-free conversions
+//! (`FromArg::from_arg_quick`) and fall back to the full ones, out of line, only when
+//! those fail, so that their common path calls nothing and needs no stack frame.
+//!
 //! This module holds the FFI entry points, hence its `unsafe` blocks.
 
 use core::cell::RefCell;
@@ -21,7 +28,8 @@ use object_core::{
 use crate::{Array, Error, Map, Shape};
 
 /// The C ABI of a packed call: `this`, `num_args` arguments, the return slot. The caller
-/// initializes `*ret` to `None`; the callee owns what it writes there. Returns 0 on
+/// initializes `*ret` to `None`; the callee writes its result over it (without dropping
+/// the `None`, which owns nothing), and the caller owns what was written. Returns 0 on
 /// success; nonzero leaves an [`Error`] in the calling thread's error slot.
 pub type PackedCall = unsafe extern "C" fn(
     this: *const FunctionObj,
@@ -39,6 +47,75 @@ pub struct FunctionObj {
     base: Object,
     call: PackedCall,
     name: Option<String>,
+    /// Rust-side entry for typed callers (functions made by [`Function::from_typed`]):
+    /// the arguments as views by value, in registers, instead of an array in memory.
+    fast: Option<FastEntry>,
+}
+
+/// A typed function's second entry point, for Rust callers of this crate's typed views
+/// ([`TypedFunction`]): an `unsafe extern "C" fn(*const FunctionObj, AnyView, …) -> RawRet`
+/// taking `arity` views by value (in registers), with its type erased. It converts and
+/// checks the arguments like the C entry point, and reports errors the same way.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct FastEntry {
+    arity: usize,
+    entry: unsafe extern "C" fn(),
+}
+
+/// What a fast entry returns, in two registers: the bits of the result `Any` (which the
+/// caller then owns), or, with `type_index == RawRet::FAILED`, the nonzero code of a
+/// failure (in `small`) whose `Error` waits in the error slot.
+#[repr(C)]
+struct RawRet {
+    type_index: u32,
+    small: u32,
+    payload: core::mem::MaybeUninit<u64>,
+}
+
+const _: () = {
+    assert!(size_of::<RawRet>() == size_of::<Any>());
+    assert!(object_core::registry::MAX_TYPES < RawRet::FAILED);
+};
+
+impl RawRet {
+    /// The type index that marks a failure (above every type index the registry hands
+    /// out, so no `Any` has it).
+    const FAILED: u32 = u32::MAX;
+
+    #[inline(always)]
+    fn ok(value: Any) -> RawRet {
+        // SAFETY: `Any` is `repr(C)` (u32, u32, an 8-byte union); `RawRet` has the same
+        // layout and keeps the payload's bytes (and provenance) in a `MaybeUninit`.
+        unsafe { core::mem::transmute::<Any, RawRet>(value) }
+    }
+
+    #[inline(always)]
+    fn failed(rc: i32) -> RawRet {
+        RawRet {
+            type_index: RawRet::FAILED,
+            small: rc as u32,
+            payload: core::mem::MaybeUninit::new(0),
+        }
+    }
+
+    #[inline(always)]
+    fn into_result(self) -> Result<Any, Error> {
+        if self.type_index != RawRet::FAILED {
+            // SAFETY: not a failure, so these are the bits of an `Any` made by `ok`.
+            Ok(unsafe { core::mem::transmute::<RawRet, Any>(self) })
+        } else {
+            Err(call_failed(self.small as i32))
+        }
+    }
+}
+
+/// `AnyView<$l>`, once per argument of a fast entry's signature (the first token is
+/// only a counter).
+macro_rules! view_of {
+    ($a:ident, $l:lifetime) => {
+        AnyView<$l>
+    };
 }
 
 impl fmt::Debug for FunctionObj {
@@ -98,31 +175,135 @@ where
         Ok(n) if n > 0 && !args.is_null() => unsafe { core::slice::from_raw_parts(args, n) },
         _ => &[],
     };
-    let name = || {
-        // SAFETY: `this` is alive for the call (see above).
-        unsafe {
-            (*this)
-                .name
-                .as_ref()
-                .map_or("<anonymous function>", |s| s.as_str())
-                .to_owned()
-        }
+    // SAFETY: as above; `ret` is the caller's slot.
+    unsafe { finish(this, catch_unwind(AssertUnwindSafe(|| f(args))), ret) }
+}
+
+/// The entry point for a typed callable `F` stored (itself) in the object's tail.
+unsafe extern "C" fn call_typed_entry<F, Args, R>(
+    this: *const FunctionObj,
+    args: *const AnyView<'static>,
+    num_args: i32,
+    ret: *mut Any,
+) -> i32
+where
+    F: TypedCallable<Args, R>,
+{
+    // SAFETY: installed only by `Function::from_typed_named::<Args, R, F>`, whose object
+    // is a `WithExtra<FunctionObj, F>` (see `call_packed`).
+    let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+    let args: &[AnyView<'_>] = match usize::try_from(num_args) {
+        // SAFETY: the caller passes `num_args` valid views at `args` (the C ABI's rule).
+        Ok(n) if n > 0 && !args.is_null() => unsafe { core::slice::from_raw_parts(args, n) },
+        _ => &[],
     };
-    match catch_unwind(AssertUnwindSafe(|| f(args))) {
+    match catch_unwind(AssertUnwindSafe(|| f.call_quick(args))) {
+        // SAFETY: as above; `ret` is the caller's slot.
+        Ok(Some(r)) => unsafe { finish(this, Ok(r), ret) },
+        // SAFETY: as above.
+        Ok(None) => unsafe { call_typed_slow::<F, Args, R>(this, args, ret) },
+        // SAFETY: as above.
+        Err(panic) => unsafe { finish(this, Err(panic), ret) },
+    }
+}
+
+/// [`call_typed_entry`] when the quick conversions fail: the full conversions, which
+/// name the bad argument or count.
+///
+/// # Safety
+///
+/// As for [`call_typed_entry`], with the views already in a slice.
+#[cold]
+#[inline(never)]
+unsafe fn call_typed_slow<F, Args, R>(
+    this: *const FunctionObj,
+    args: &[AnyView<'_>],
+    ret: *mut Any,
+) -> i32
+where
+    F: TypedCallable<Args, R>,
+{
+    // SAFETY: the caller's guarantees.
+    let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+    // SAFETY: as above; `ret` is the caller's slot.
+    unsafe {
+        finish(
+            this,
+            catch_unwind(AssertUnwindSafe(|| f.call_typed(args))),
+            ret,
+        )
+    }
+}
+
+/// The end of every entry point: the value into the caller's slot (0), or the error into
+/// the error slot (-1, or -2 for a panic).
+///
+/// # Safety
+///
+/// `this` is the live function being called; `ret` is the caller's slot, initialized to
+/// `None`.
+#[inline(always)]
+unsafe fn finish(
+    this: *const FunctionObj,
+    r: std::thread::Result<Result<Any, Error>>,
+    ret: *mut Any,
+) -> i32 {
+    match r {
         Ok(Ok(value)) => {
-            // SAFETY: the caller passes a valid, initialized return slot.
-            unsafe { *ret = value };
+            // SAFETY: the caller passes a valid return slot initialized to `None` (the C
+            // ABI's rule), which owns nothing: overwriting it without a drop leaks nothing
+            // and keeps a call off this path.
+            unsafe { ret.write(value) };
             0
         }
         Ok(Err(e)) => {
-            set_last_error(e.with_frame(name()));
+            fail_with(this, e);
             -1
         }
         Err(panic) => {
-            set_last_error(Error::new("Panic", panic_message(&*panic)).with_frame(name()));
+            fail_with(this, Error::new("Panic", panic_message(&*panic)));
             -2
         }
     }
+}
+
+/// The end of a fast entry (see [`RawRet`]).
+///
+/// # Safety
+///
+/// `this` is the live function being called.
+#[inline(always)]
+unsafe fn finish_fast(
+    this: *const FunctionObj,
+    r: std::thread::Result<Result<Any, Error>>,
+) -> RawRet {
+    match r {
+        Ok(Ok(value)) => RawRet::ok(value),
+        Ok(Err(e)) => {
+            fail_with(this, e);
+            RawRet::failed(-1)
+        }
+        Err(panic) => {
+            fail_with(this, Error::new("Panic", panic_message(&*panic)));
+            RawRet::failed(-2)
+        }
+    }
+}
+
+/// The error path of [`call_packed`], out of line: adds the function's frame to `e` and
+/// leaves it in the error slot.
+#[cold]
+#[inline(never)]
+fn fail_with(this: *const FunctionObj, e: Error) {
+    // SAFETY: `this` is alive for the call (see `call_packed`).
+    let name = unsafe {
+        (*this)
+            .name
+            .as_ref()
+            .map_or("<anonymous function>", |s| s.as_str())
+            .to_owned()
+    };
+    set_last_error(e.with_frame(name));
 }
 
 /// A packed function: an object holding a callable behind a C entry point. Cloning is a
@@ -167,6 +348,7 @@ impl Function {
             base: Object::new(),
             call: call_packed::<F>,
             name: name.map(String::from),
+            fast: None,
         };
         Function(make_object_with_extra(obj, f))
     }
@@ -176,12 +358,22 @@ impl Function {
     /// `Result` of one ([`IntoRet`]). Wrong argument counts and types are errors naming
     /// the argument.
     pub fn from_typed<Args, R, F: TypedCallable<Args, R>>(f: F) -> Self {
-        Self::from_packed(move |args: &[AnyView<'_>]| f.call_typed(args))
+        Self::typed_named(None, f)
     }
 
     /// [`Function::from_typed`] with a name, used in error frames.
     pub fn from_typed_named<Args, R, F: TypedCallable<Args, R>>(name: &str, f: F) -> Self {
-        Self::from_packed_named(Some(name), move |args: &[AnyView<'_>]| f.call_typed(args))
+        Self::typed_named(Some(name), f)
+    }
+
+    fn typed_named<Args, R, F: TypedCallable<Args, R>>(name: Option<&str>, f: F) -> Self {
+        let obj = FunctionObj {
+            base: Object::new(),
+            call: call_typed_entry::<F, Args, R>,
+            name: name.map(String::from),
+            fast: F::fast_entry(),
+        };
+        Function(make_object_with_extra(obj, f))
     }
 
     /// The name given at construction, if any.
@@ -212,9 +404,7 @@ impl Function {
         if rc == 0 {
             Ok(ret)
         } else {
-            Err(take_last_error().unwrap_or_else(|| {
-                Error::new("Error", format!("call failed with code {rc} and no error"))
-            }))
+            Err(call_failed(rc))
         }
     }
 
@@ -255,6 +445,21 @@ impl Function {
     }
 }
 
+/// The error a failed call left, out of line.
+#[cold]
+#[inline(never)]
+fn call_failed(rc: i32) -> Error {
+    take_last_error().unwrap_or_else(|| {
+        Error::new(
+            "Error",
+            format!(
+                "call failed with code {rc}, and its error could not be delivered \
+                 (the thread's error slot is gone or was emptied)"
+            ),
+        )
+    })
+}
+
 impl fmt::Debug for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Function({})", self.name().unwrap_or("<anonymous>"))
@@ -290,7 +495,7 @@ impl<Args: IntoArgs, R: FromRet> TypedFunction<Args, R> {
     /// The callee's error, or a `TypeError` if the result is not an `R`.
     #[inline]
     pub fn call(&self, args: Args) -> Result<R, Error> {
-        let ret = args.with_views(|views| self.f.call(views))?;
+        let ret = args.call_function(&self.f)?;
         R::from_ret(ret).map_err(|e| Error::type_error(format!("return value: {e}")))
     }
 
@@ -312,6 +517,15 @@ pub trait FromArg: Sized {
     ///
     /// A `TypeError` naming the expected and actual type.
     fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError>;
+
+    /// [`FromArg::from_arg`] without the error: `None` may also mean "not sure", after
+    /// which the caller takes the full conversion. What a typed function's fast entry
+    /// tries first, so that its common path builds no error and calls nothing.
+    #[doc(hidden)]
+    #[inline]
+    fn from_arg_quick(v: AnyView<'_>) -> Option<Self> {
+        Self::from_arg(v).ok()
+    }
 }
 
 /// A type a typed function can return.
@@ -335,12 +549,18 @@ pub trait FromRet: Sized {
 }
 
 macro_rules! via_view {
-    ($($t:ty),*) => {$(
+    ($($t:ty $(=> $get:ident)?),*) => {$(
         impl FromArg for $t {
             #[inline]
             fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
                 <$t>::try_from(v)
             }
+            $(
+                #[inline]
+                fn from_arg_quick(v: AnyView<'_>) -> Option<Self> {
+                    v.$get().and_then(|x| <$t>::try_from(x).ok())
+                }
+            )?
         }
         impl IntoRet for $t {
             #[inline]
@@ -357,15 +577,15 @@ macro_rules! via_view {
     )*};
 }
 via_view!(
-    i64,
-    i32,
-    u32,
-    i16,
-    u16,
-    i8,
-    u8,
-    bool,
-    f64,
+    i64 => as_int,
+    i32 => as_int,
+    u32 => as_int,
+    i16 => as_int,
+    u16 => as_int,
+    i8 => as_int,
+    u8 => as_int,
+    bool => as_bool,
+    f64 => as_float,
     DataType,
     Device,
     std::string::String,
@@ -508,6 +728,19 @@ pub trait TypedCallable<Args, R>: Send + Sync + 'static {
     ///
     /// A `TypeError` naming a bad argument or a wrong count, or the closure's error.
     fn call_typed(&self, args: &[AnyView<'_>]) -> Result<Any, Error>;
+
+    /// [`TypedCallable::call_typed`] with the quick conversions: `None` if the count is
+    /// wrong or a quick conversion fails, and nothing was called.
+    #[doc(hidden)]
+    fn call_quick(&self, args: &[AnyView<'_>]) -> Option<Result<Any, Error>> {
+        Some(self.call_typed(args))
+    }
+
+    /// The second entry point, for typed callers.
+    #[doc(hidden)]
+    fn fast_entry() -> Option<FastEntry> {
+        None
+    }
 }
 
 /// Argument tuples a [`TypedFunction`] takes: `(A0, …, An)` for up to 8 arguments, each
@@ -515,14 +748,96 @@ pub trait TypedCallable<Args, R>: Send + Sync + 'static {
 pub trait IntoArgs {
     /// Calls `f` with the arguments as views (on the stack, no allocation).
     fn with_views<T>(self, f: impl FnOnce(&[AnyView<'_>]) -> T) -> T;
+
+    /// Calls `f` with these arguments: through its fast entry if it has one of this
+    /// arity, else through the C entry point.
+    #[doc(hidden)]
+    fn call_function(self, f: &Function) -> Result<Any, Error>
+    where
+        Self: Sized,
+    {
+        self.with_views(|views| f.call(views))
+    }
 }
 
+/// A fast entry's way out when a quick conversion fails: the packed entry, which converts
+/// in full (and names the bad argument).
+///
+/// # Safety
+///
+/// `this` is the live function being called.
+#[cold]
+#[inline(never)]
+unsafe fn through_packed<const N: usize>(
+    this: *const FunctionObj,
+    views: [AnyView<'_>; N],
+) -> RawRet {
+    let mut ret = Any::NONE;
+    // SAFETY: the caller's guarantees; `N` views live in `views` for the call; `ret` is
+    // initialized to `None`.
+    let rc = unsafe { ((*this).call)(this, views.as_ptr().cast(), N as i32, &mut ret) };
+    if rc == 0 {
+        RawRet::ok(ret)
+    } else {
+        RawRet::failed(rc)
+    }
+}
+
+#[inline]
 fn arg<T: FromArg>(args: &[AnyView<'_>], i: usize) -> Result<T, Error> {
-    T::from_arg(args[i]).map_err(|e| Error::type_error(format!("argument {i}: {e}")))
+    match T::from_arg(args[i]) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(arg_error(i, e)),
+    }
+}
+
+/// The error for a bad argument, out of line.
+#[cold]
+#[inline(never)]
+fn arg_error(i: usize, e: TypeError) -> Error {
+    Error::type_error(format!("argument {i}: {e}"))
+}
+
+/// The error for a wrong argument count, out of line.
+#[cold]
+#[inline(never)]
+fn arity_error(expected: usize, got: usize) -> Error {
+    Error::type_error(format!(
+        "expected {} argument{}, got {}",
+        expected,
+        if expected == 1 { "" } else { "s" },
+        got
+    ))
 }
 
 macro_rules! arity {
-    ($n:literal; $($a:ident $i:tt),*) => {
+    ($n:literal, $fast:ident; $($a:ident $i:tt $v:ident $x:ident),*) => {
+        /// The fast entry for a typed callable of this arity (see [`FastEntry`]).
+        unsafe extern "C" fn $fast<F, R, $($a,)*>(
+            this: *const FunctionObj,
+            $($v: AnyView<'_>,)*
+        ) -> RawRet
+        where
+            F: Fn($($a),*) -> R + Send + Sync + 'static,
+            R: IntoRet,
+            $($a: FromArg,)*
+        {
+            #[allow(unreachable_patterns)]
+            match ($(<$a as FromArg>::from_arg_quick($v),)*) {
+                ($(Some($x),)*) => {
+                    // SAFETY: installed only by `Function::from_typed_named` for this
+                    // `F`, whose object is a `WithExtra<FunctionObj, F>` (see
+                    // `call_packed`).
+                    let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+                    let r = catch_unwind(AssertUnwindSafe(|| (f)($($x),*).into_ret()));
+                    // SAFETY: `this` is live for the call.
+                    unsafe { finish_fast(this, r) }
+                }
+                // SAFETY: as above.
+                _ => unsafe { through_packed(this, [$($v),*]) },
+            }
+        }
+
         impl<F, R, $($a,)*> TypedCallable<($($a,)*), R> for F
         where
             F: Fn($($a),*) -> R + Send + Sync + 'static,
@@ -532,14 +847,44 @@ macro_rules! arity {
             #[inline]
             fn call_typed(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
                 if args.len() != $n {
-                    return Err(Error::type_error(format!(
-                        "expected {} argument{}, got {}",
-                        $n,
-                        if $n == 1 { "" } else { "s" },
-                        args.len()
-                    )));
+                    return Err(arity_error($n, args.len()));
                 }
                 (self)($(arg::<$a>(args, $i)?),*).into_ret()
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn call_quick(&self, args: &[AnyView<'_>]) -> Option<Result<Any, Error>> {
+                if args.len() != $n {
+                    return None;
+                }
+                match ($(<$a as FromArg>::from_arg_quick(args[$i]),)*) {
+                    ($(Some($x),)*) => Some((self)($($x),*).into_ret()),
+                    _ => None,
+                }
+            }
+
+            #[inline]
+            fn fast_entry() -> Option<FastEntry> {
+                let entry: for<'x> unsafe extern "C" fn(
+                    *const FunctionObj,
+                    $(view_of!($a, 'x),)*
+                ) -> RawRet = $fast::<F, R, $($a,)*>;
+                Some(FastEntry {
+                    arity: $n,
+                    // SAFETY: a function pointer to a function pointer of another
+                    // signature (same size); `call_function` casts it back to exactly
+                    // this signature after checking the arity.
+                    entry: unsafe {
+                        core::mem::transmute::<
+                            for<'x> unsafe extern "C" fn(
+                                *const FunctionObj,
+                                $(view_of!($a, 'x),)*
+                            ) -> RawRet,
+                            unsafe extern "C" fn(),
+                        >(entry)
+                    },
+                })
             }
         }
 
@@ -550,19 +895,43 @@ macro_rules! arity {
                 let views: [AnyView<'v>; $n] = [$(self.$i.into()),*];
                 f(&views)
             }
+
+            #[inline]
+            fn call_function(self, f: &Function) -> Result<Any, Error> {
+                let obj: &FunctionObj = &f.0;
+                match obj.fast {
+                    Some(fast) if fast.arity == $n => {
+                        // SAFETY: a fast entry of arity `$n` has exactly this signature
+                        // (see `TypedCallable::fast_entry`).
+                        let entry = unsafe {
+                            core::mem::transmute::<
+                                unsafe extern "C" fn(),
+                                for<'x> unsafe extern "C" fn(
+                                    *const FunctionObj,
+                                    $(view_of!($a, 'x),)*
+                                ) -> RawRet,
+                            >(fast.entry)
+                        };
+                        // SAFETY: `obj` is live (we hold a handle); the views borrow
+                        // `self`'s values for the call.
+                        unsafe { entry(obj, $(self.$i.into(),)*) }.into_result()
+                    }
+                    _ => self.with_views(|views| f.call(views)),
+                }
+            }
         }
     };
 }
 
-arity!(0;);
-arity!(1; A0 0);
-arity!(2; A0 0, A1 1);
-arity!(3; A0 0, A1 1, A2 2);
-arity!(4; A0 0, A1 1, A2 2, A3 3);
-arity!(5; A0 0, A1 1, A2 2, A3 3, A4 4);
-arity!(6; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5);
-arity!(7; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6);
-arity!(8; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7);
+arity!(0, fast0;);
+arity!(1, fast1; A0 0 v0 x0);
+arity!(2, fast2; A0 0 v0 x0, A1 1 v1 x1);
+arity!(3, fast3; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2);
+arity!(4, fast4; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3);
+arity!(5, fast5; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4);
+arity!(6, fast6; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4, A5 5 v5 x5);
+arity!(7, fast7; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4, A5 5 v5 x5, A6 6 v6 x6);
+arity!(8, fast8; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4, A5 5 v5 x5, A6 6 v6 x6, A7 7 v7 x7);
 
 // ---------------------------------------------------------------------------------
 // Functions as values.

@@ -483,6 +483,7 @@ impl<'a> AnyView<'a> {
         self.type_index
     }
     /// The value's type key.
+    #[inline]
     pub fn type_key(&self) -> &'static str {
         key_of(self.type_index)
     }
