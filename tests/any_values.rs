@@ -8,12 +8,11 @@ use std::collections::HashSet;
 use std::ffi::c_void;
 use std::hash::{BuildHasher, Hash};
 use std::mem::{align_of, size_of};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use object_containers::{Array, Map};
 use object_core::{
-    live_objects, make_object, Any, AnyView, Bytes, BytesObj, DataType, Device, Object, ObjectPtr,
-    ObjectRef, String, StringObj, TypeError, SMALL_STR_MAX,
+    make_object, Any, AnyView, Bytes, BytesObj, DataType, Device, Object, ObjectPtr, ObjectRef,
+    String, StringObj, TypeError, SMALL_STR_MAX,
 };
 use object_tests::{scaled, DropCounter, Tracked};
 
@@ -21,44 +20,7 @@ use object_tests::{scaled, DropCounter, Tracked};
 // Leak guard.
 // ---------------------------------------------------------------------------------
 
-/// Tests in one binary run on parallel threads but the live-object counter is global,
-/// so every test holds this lock for its whole run.
-static LOCK: Mutex<()> = Mutex::new(());
-
-/// Takes [`LOCK`], records `live_objects()`, and on drop asserts that the count is back
-/// to that baseline (unless the test is already failing).
-struct LeakCheck {
-    base: isize,
-    _lock: MutexGuard<'static, ()>,
-}
-
-impl LeakCheck {
-    fn new() -> Self {
-        // A failed test poisons the lock; the other tests still run.
-        let lock = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-        LeakCheck {
-            base: live_objects(),
-            _lock: lock,
-        }
-    }
-
-    /// Objects made since the start of the test and still alive.
-    fn live(&self) -> isize {
-        live_objects() - self.base
-    }
-}
-
-impl Drop for LeakCheck {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(
-                live_objects(),
-                self.base,
-                "live objects at the end of the test differ from the start: leaked or freed twice"
-            );
-        }
-    }
-}
+use object_tests::LeakCheck;
 
 // ---------------------------------------------------------------------------------
 // Object types.

@@ -8,7 +8,6 @@
 
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use object_containers::{Array, ArrayError, ArrayObj, Map, MapObj, Shape, String};
 use object_core::{
@@ -22,39 +21,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 // Leak guard.
 // ---------------------------------------------------------------------------------
 
-/// Tests in one binary run on parallel threads but the live-object counter is global,
-/// so every test holds this lock for its whole run.
-static LOCK: Mutex<()> = Mutex::new(());
-
-/// Takes [`LOCK`], records `live_objects()`, and on drop asserts that the count is back
-/// to that baseline (unless the test is already failing).
-struct LeakCheck {
-    base: isize,
-    _lock: MutexGuard<'static, ()>,
-}
-
-impl LeakCheck {
-    fn new() -> Self {
-        // A failed test poisons the lock; the other tests still run.
-        let lock = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-        LeakCheck {
-            base: live_objects(),
-            _lock: lock,
-        }
-    }
-}
-
-impl Drop for LeakCheck {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(
-                live_objects(),
-                self.base,
-                "live objects at the end of the test differ from the start: leaked or freed twice"
-            );
-        }
-    }
-}
+use object_tests::LeakCheck;
 
 // ---------------------------------------------------------------------------------
 // Expression nodes.

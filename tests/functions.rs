@@ -12,53 +12,21 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Barrier, Mutex};
 
 use object_containers::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, Array, ArrayObj, Error, Function, FunctionObj, Map, Module,
     String,
 };
-use object_core::{live_objects, make_object, Any, AnyView, Object, ObjectPtr, TypeError};
+use object_core::{make_object, Any, AnyView, Object, ObjectPtr, TypeError};
 use object_tests::{scaled, DropCounter, Tracked};
 
 // ---------------------------------------------------------------------------------
 // Leak guard.
 // ---------------------------------------------------------------------------------
 
-/// Tests in one binary run on parallel threads but the live-object counter is global,
-/// so every test holds this lock for its whole run.
-static LOCK: Mutex<()> = Mutex::new(());
-
-/// Takes [`LOCK`], records `live_objects()`, and on drop asserts that the count is back
-/// to that baseline (unless the test is already failing).
-struct LeakCheck {
-    base: isize,
-    _lock: MutexGuard<'static, ()>,
-}
-
-impl LeakCheck {
-    fn new() -> Self {
-        // A failed test poisons the lock; the other tests still run.
-        let lock = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-        LeakCheck {
-            base: live_objects(),
-            _lock: lock,
-        }
-    }
-}
-
-impl Drop for LeakCheck {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(
-                live_objects(),
-                self.base,
-                "live objects at the end of the test differ from the start: leaked or freed twice"
-            );
-        }
-    }
-}
+use object_tests::LeakCheck;
 
 // ---------------------------------------------------------------------------------
 // Allocation counter (per thread), to check the typed view's "no allocation" promise.

@@ -6,8 +6,11 @@
 //!   `OBJECT_TEST_SEED` to replay one.
 //! - [`DropCounter`]: counts how many times values were dropped, to prove deleters run
 //!   exactly once.
+//! - [`LeakCheck`]: asserts that the live-object count is back to its baseline at the
+//!   end of a test.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The iteration-count factor from `OBJECT_TEST_SCALE` (default 1.0).
 pub fn scale() -> f64 {
@@ -86,5 +89,52 @@ pub struct Tracked(&'static DropCounter);
 impl Drop for Tracked {
     fn drop(&mut self) {
         self.0 .0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Tests in one binary run on parallel threads but the live-object counter is global,
+/// so every test that checks it holds this lock for its whole run.
+static LEAK_LOCK: Mutex<()> = Mutex::new(());
+
+/// Takes the leak lock, records `object_core::live_objects()`, and on drop asserts that
+/// the count is back to that baseline (unless the test is already failing).
+#[derive(Debug)]
+pub struct LeakCheck {
+    base: isize,
+    _lock: MutexGuard<'static, ()>,
+}
+
+impl LeakCheck {
+    /// Starts checking.
+    pub fn new() -> Self {
+        // A failed test poisons the lock; the other tests still run.
+        let lock = LEAK_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+        LeakCheck {
+            base: object_core::live_objects(),
+            _lock: lock,
+        }
+    }
+
+    /// Objects made and not released since the check started.
+    pub fn live(&self) -> isize {
+        object_core::live_objects() - self.base
+    }
+}
+
+impl Default for LeakCheck {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for LeakCheck {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            assert_eq!(
+                object_core::live_objects(),
+                self.base,
+                "live objects at the end of the test differ from the start: leaked or freed twice"
+            );
+        }
     }
 }
