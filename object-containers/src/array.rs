@@ -510,6 +510,12 @@ impl<T: AnyItem> IntoIterator for Array<T> {
     }
 }
 
+impl<'a, T: AnyItem> From<&'a Array<T>> for object_core::AnyView<'a> {
+    fn from(v: &'a Array<T>) -> Self {
+        object_core::AnyView::from(&v.obj)
+    }
+}
+
 impl<T: AnyItem> From<Array<T>> for Any {
     fn from(a: Array<T>) -> Any {
         Any::from(a.obj)

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use object_core::{make_object, Any, AnyItem, Object, ObjectPtr, TypeError};
+use object_core::{make_object, Object, ObjectPtr, TypeError};
 
 /// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
 #[derive(object_core::Object, Clone)]
@@ -155,37 +155,4 @@ impl From<std::string::String> for Error {
     }
 }
 
-impl From<Error> for Any {
-    fn from(e: Error) -> Any {
-        Any::from(e.0)
-    }
-}
-
-impl TryFrom<Any> for Error {
-    type Error = TypeError;
-    fn try_from(a: Any) -> Result<Self, TypeError> {
-        ObjectPtr::<ErrorObj>::try_from(a).map(Error)
-    }
-}
-
-// SAFETY: `Error` is `repr(transparent)` over `ObjectPtr<ErrorObj>`; slots holding an
-// error object are read through that handle.
-unsafe impl AnyItem for Error {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "ffi.Error".into()
-    }
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    fn matches(slot: &Any) -> bool {
-        slot.as_object_of::<ErrorObj>().is_some()
-    }
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<ErrorObj>()?;
-        // SAFETY: `Error` is `repr(transparent)` over `ObjectPtr<ErrorObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<ErrorObj> as *const Error) })
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        Error::try_from(slot)
-    }
-}
+crate::handle::object_handle!(Error, ErrorObj, "ffi.Error");

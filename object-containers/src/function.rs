@@ -937,69 +937,7 @@ arity!(8, fast8; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4, A5 
 // Functions as values.
 // ---------------------------------------------------------------------------------
 
-impl From<Function> for Any {
-    fn from(f: Function) -> Any {
-        Any::from(f.0)
-    }
-}
-
-impl<'a> From<&'a Function> for AnyView<'a> {
-    fn from(f: &'a Function) -> Self {
-        AnyView::from(&f.0)
-    }
-}
-
-macro_rules! borrowed_view {
-    ($($t:ty),*) => {$(
-        impl<'a> From<&'a $t> for AnyView<'a> {
-            fn from(v: &'a $t) -> Self {
-                AnyView::from(v.as_object_ptr())
-            }
-        }
-    )*};
-}
-borrowed_view!(crate::Module, Error, Shape);
-
-impl<'a, T: AnyItem> From<&'a Array<T>> for AnyView<'a> {
-    fn from(v: &'a Array<T>) -> Self {
-        AnyView::from(v.as_object_ptr())
-    }
-}
-
-impl<'a, K: AnyItem, V: AnyItem> From<&'a Map<K, V>> for AnyView<'a> {
-    fn from(v: &'a Map<K, V>) -> Self {
-        AnyView::from(v.as_object_ptr())
-    }
-}
-
-impl TryFrom<Any> for Function {
-    type Error = TypeError;
-    fn try_from(a: Any) -> Result<Self, TypeError> {
-        ObjectPtr::<FunctionObj>::try_from(a).map(Function)
-    }
-}
-
-// SAFETY: `Function` is `repr(transparent)` over `ObjectPtr<FunctionObj>`; slots holding
-// a function object are read through that handle.
-unsafe impl AnyItem for Function {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "ffi.Function".into()
-    }
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    fn matches(slot: &Any) -> bool {
-        slot.as_object_of::<FunctionObj>().is_some()
-    }
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<FunctionObj>()?;
-        // SAFETY: `Function` is `repr(transparent)` over `ObjectPtr<FunctionObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<FunctionObj> as *const Function) })
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        Function::try_from(slot)
-    }
-}
+crate::handle::object_handle!(Function, FunctionObj, "ffi.Function");
 
 // ---------------------------------------------------------------------------------
 // The global registry.

@@ -44,6 +44,7 @@
 mod array;
 mod error;
 mod function;
+mod handle;
 mod map;
 mod module;
 mod shape;

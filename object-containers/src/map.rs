@@ -362,6 +362,12 @@ impl<K: AnyItem, V: AnyItem> FromIterator<(K, V)> for Map<K, V> {
     }
 }
 
+impl<'a, K: AnyItem, V: AnyItem> From<&'a Map<K, V>> for AnyView<'a> {
+    fn from(v: &'a Map<K, V>) -> Self {
+        AnyView::from(&v.obj)
+    }
+}
+
 impl<K: AnyItem, V: AnyItem> From<Map<K, V>> for Any {
     fn from(m: Map<K, V>) -> Any {
         Any::from(m.obj)

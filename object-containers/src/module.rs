@@ -3,7 +3,7 @@
 use core::fmt;
 use std::collections::BTreeMap;
 
-use object_core::{make_object, Any, AnyItem, Object, ObjectPtr, TypeError};
+use object_core::{make_object, Object, ObjectPtr};
 
 use crate::Function;
 
@@ -126,37 +126,4 @@ impl fmt::Debug for Module {
     }
 }
 
-impl From<Module> for Any {
-    fn from(m: Module) -> Any {
-        Any::from(m.0)
-    }
-}
-
-impl TryFrom<Any> for Module {
-    type Error = TypeError;
-    fn try_from(a: Any) -> Result<Self, TypeError> {
-        ObjectPtr::<ModuleObj>::try_from(a).map(Module)
-    }
-}
-
-// SAFETY: `Module` is `repr(transparent)` over `ObjectPtr<ModuleObj>`; slots holding a
-// module object are read through that handle.
-unsafe impl AnyItem for Module {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "ffi.Module".into()
-    }
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    fn matches(slot: &Any) -> bool {
-        slot.as_object_of::<ModuleObj>().is_some()
-    }
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<ModuleObj>()?;
-        // SAFETY: `Module` is `repr(transparent)` over `ObjectPtr<ModuleObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<ModuleObj> as *const Module) })
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        Module::try_from(slot)
-    }
-}
+crate::handle::object_handle!(Module, ModuleObj, "ffi.Module");

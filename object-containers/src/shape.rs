@@ -4,9 +4,7 @@
 use core::fmt;
 use core::ops::Deref;
 
-use object_core::{
-    make_object_with_slice, Any, AnyItem, InlineItems, Object, ObjectPtr, TypeError,
-};
+use object_core::{make_object_with_slice, InlineItems, Object, ObjectPtr};
 
 /// The object behind [`Shape`].
 #[derive(object_core::Object)]
@@ -131,36 +129,4 @@ impl<const N: usize> From<[i64; N]> for Shape {
         Shape::new(&d)
     }
 }
-impl From<Shape> for Any {
-    fn from(s: Shape) -> Any {
-        Any::from(s.0)
-    }
-}
-impl TryFrom<Any> for Shape {
-    type Error = TypeError;
-    fn try_from(a: Any) -> Result<Self, TypeError> {
-        ObjectPtr::<ShapeObj>::try_from(a).map(Shape)
-    }
-}
-
-// SAFETY: `Shape` is `repr(transparent)` over `ObjectPtr<ShapeObj>`; slots holding a
-// shape object are read through that handle.
-unsafe impl AnyItem for Shape {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "ffi.Shape".into()
-    }
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    fn matches(slot: &Any) -> bool {
-        slot.as_object_of::<ShapeObj>().is_some()
-    }
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<ShapeObj>()?;
-        // SAFETY: `Shape` is `repr(transparent)` over `ObjectPtr<ShapeObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<ShapeObj> as *const Shape) })
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        Shape::try_from(slot)
-    }
-}
+crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
