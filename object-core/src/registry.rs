@@ -310,15 +310,25 @@ impl TypeInfo {
 
 /// Whether the type of an object with index `index` has `target` as its ancestor at
 /// `depth` (the "display" check). Lock-free: for indices below 1024 and depths below 8,
-/// two dependent loads.
+/// one load from a flat table and one compare; otherwise the entry's ancestor array.
 #[inline(always)]
 pub(crate) fn display_check(index: u32, depth: u32, target: u32) -> bool {
+    if (index as usize) < CHUNK_LEN && (depth as usize) < DISPLAY_INLINE {
+        // Relaxed suffices: the row is written before the type is published, and an
+        // object of that type reaches us only through synchronization after that.
+        return DISPLAY[index as usize][depth as usize].load(Ordering::Relaxed) == target;
+    }
     match table_get(index) {
         Some(info) if (depth as usize) < DISPLAY_INLINE => info.display[depth as usize] == target,
         Some(info) => info.ancestors.get(depth as usize) == Some(&target),
         None => false,
     }
 }
+
+/// For indices below `CHUNK_LEN`: each type's first `DISPLAY_INLINE` ancestors (0 past
+/// its depth; 0 is never an object type), so the overflow check is one load.
+static DISPLAY: [[core::sync::atomic::AtomicU32; DISPLAY_INLINE]; CHUNK_LEN] =
+    [const { [const { core::sync::atomic::AtomicU32::new(0) }; DISPLAY_INLINE] }; CHUNK_LEN];
 
 impl fmt::Debug for TypeInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -584,6 +594,9 @@ fn publish(mut info: TypeInfo) -> &'static TypeInfo {
     info.display = inline_display(info.ancestors);
     let info: &'static TypeInfo = Box::leak(Box::new(info));
     if (info.index as usize) < CHUNK_LEN {
+        for (slot, a) in DISPLAY[info.index as usize].iter().zip(info.display) {
+            slot.store(a, Ordering::Relaxed);
+        }
         FIRST[info.index as usize]
             .store(info as *const TypeInfo as *mut TypeInfo, Ordering::Release);
         return info;
