@@ -790,10 +790,10 @@ impl<T: InlineItems> ObjectPtr<T> {
             panic!("object with {capacity} trailing items is too large")
         };
         let p = ObjectPtr::as_ptr(this) as *mut T;
-        // SAFETY: every object of an `InlineItems` type is a global-allocator block of
-        // `items_layout(item_capacity())` (the trait's contract); we hold the only
-        // reference, so the block may move; items move bitwise with it. On failure the
-        // old block is untouched (and `handle_alloc_error` does not return).
+        // Every object of an `InlineItems` type is a global-allocator block of
+        // `items_layout(item_capacity())` (the trait's contract).
+        // SAFETY: that block; we hold the only reference, so it may move (items move
+        // bitwise with it); on failure it is untouched and `handle_alloc_error` diverges.
         unsafe {
             let q = std::alloc::realloc(p as *mut u8, old, new.size()) as *mut T;
             let Some(q) = NonNull::new(q) else {
