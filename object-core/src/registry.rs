@@ -863,7 +863,7 @@ pub(crate) fn resolve_rust_type(
         }
         None => {
             if r.static_index != 0 {
-                check_static_index(r, &w)?;
+                check_static_index(r)?;
                 let parent =
                     reg.lookup(r.parent_key)
                         .ok_or_else(|| RegistryError::UnknownParent {
@@ -929,7 +929,7 @@ fn spec_of(r: &TypeRegistration) -> TypeSpec {
     }
 }
 
-fn check_static_index(r: &TypeRegistration, _w: &Writer) -> Result<(), RegistryError> {
+fn check_static_index(r: &TypeRegistration) -> Result<(), RegistryError> {
     let bad = |reason: &str| RegistryError::BadStaticIndex {
         key: r.key.to_owned(),
         index: r.static_index,
@@ -1207,7 +1207,7 @@ fn build() -> Registry {
         .collect();
     statics.sort_by_key(|r| r.static_index);
     for r in statics {
-        let res = check_static_index(r, &w).and_then(|()| {
+        let res = check_static_index(r).and_then(|()| {
             let parent = reg
                 .lookup(r.parent_key)
                 .ok_or_else(|| RegistryError::BadStaticIndex {
