@@ -567,3 +567,12 @@ unsafe impl<T: AnyItem> AnyItem for Array<T> {
         Array::try_from(slot)
     }
 }
+
+impl From<ArrayError> for crate::Error {
+    fn from(e: ArrayError) -> Self {
+        match e {
+            ArrayError::OutOfRange { .. } => crate::Error::new("IndexError", e.to_string()),
+            ArrayError::WrongType { .. } => crate::Error::type_error(e.to_string()),
+        }
+    }
+}

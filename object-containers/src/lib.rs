@@ -42,7 +42,6 @@
 //! ```
 
 mod array;
-mod error;
 mod function;
 mod handle;
 mod map;
@@ -50,7 +49,6 @@ mod module;
 mod shape;
 
 pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
-pub use error::{Error, ErrorObj};
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
@@ -58,7 +56,9 @@ pub use function::{
 };
 pub use map::{Map, MapObj};
 pub use module::{Module, ModuleBuilder, ModuleObj};
-pub use object_core::{Any, AnyItem, AnyView, Bytes, BytesObj, String, StringObj, TypeError};
+pub use object_core::{
+    Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
+};
 pub use shape::{Shape, ShapeObj};
 
 /// The README's examples, compiled and run as a doctest.

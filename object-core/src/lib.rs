@@ -48,6 +48,8 @@ extern crate self as object_core;
 mod alloc;
 mod any;
 mod dtype;
+mod error;
+mod handle;
 mod header;
 mod object_type;
 mod ptr;
@@ -61,6 +63,7 @@ pub use crate::alloc::{
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
+pub use crate::error::{Error, ErrorObj};
 #[cfg(feature = "live-count")]
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};

@@ -3,10 +3,10 @@
 
 use core::fmt;
 
-use object_core::{make_object, Object, ObjectPtr, TypeError};
+use crate::{make_object, Object, ObjectPtr, TypeError};
 
 /// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
-#[derive(object_core::Object, Clone)]
+#[derive(crate::Object, Clone)]
 #[repr(C)]
 #[object(key = "ffi.Error", index = 67, final)]
 pub struct ErrorObj {
@@ -32,7 +32,7 @@ impl fmt::Debug for ErrorObj {
 /// `std::error::Error`.
 ///
 /// ```
-/// use object_containers::Error;
+/// use object_core::Error;
 /// let e = Error::new("ValueError", "x must be positive").with_frame("check");
 /// assert_eq!(e.kind(), "ValueError");
 /// assert_eq!(e.to_string(), "ValueError: x must be positive\n  in check");
@@ -95,7 +95,7 @@ impl Error {
     }
 }
 
-use object_core::FieldsMut as _;
+use crate::FieldsMut as _;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -134,15 +134,6 @@ impl From<TypeError> for Error {
     }
 }
 
-impl From<crate::ArrayError> for Error {
-    fn from(e: crate::ArrayError) -> Self {
-        match e {
-            crate::ArrayError::OutOfRange { .. } => Error::new("IndexError", e.to_string()),
-            crate::ArrayError::WrongType { .. } => Error::type_error(e.to_string()),
-        }
-    }
-}
-
 impl From<&str> for Error {
     fn from(message: &str) -> Self {
         Error::new("Error", message)
@@ -155,4 +146,4 @@ impl From<std::string::String> for Error {
     }
 }
 
-crate::handle::object_handle!(Error, ErrorObj, "ffi.Error");
+crate::__object_handle!(Error, ErrorObj, "ffi.Error");
