@@ -11,12 +11,13 @@ use object_core::{
 };
 use object_tests::{scaled, DropCounter, Tracked};
 
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "alloc.Node")]
 struct Node {
     base: Object,
     tag: u64,
+    #[object(skip)]
     _tracked: Tracked,
     child: Option<ObjectPtr<Node>>,
 }

@@ -15,6 +15,7 @@ const THREADS: usize = 8;
 #[object(key = "conc.Shared", slots = 2)]
 struct Shared {
     base: Object,
+    #[object(skip)]
     _tracked: Tracked,
 }
 

@@ -72,7 +72,7 @@ fn allocations_in<T>(f: impl FnOnce() -> T) -> (T, usize) {
 // ---------------------------------------------------------------------------------
 
 /// A node type with a subtype, to pass as `ObjectPtr<Node>` arguments.
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "ftest.Node", slots = 2)]
 struct Node {
@@ -80,7 +80,7 @@ struct Node {
     value: i64,
 }
 
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "ftest.Leaf", parent = Node, final)]
 struct Leaf {
@@ -89,7 +89,7 @@ struct Leaf {
 }
 
 /// An unrelated object type, for type errors.
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "ftest.Other", final)]
 struct Other {
@@ -106,11 +106,12 @@ struct Holder {
 }
 
 /// An object that counts its drops.
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "ftest.Tracked", final)]
 struct TrackedObj {
     base: Object,
+    #[object(skip)]
     _tracked: Tracked,
 }
 
@@ -917,7 +918,7 @@ fn wrong_argument_type_names_index_and_both_types() {
     assert_eq!(e.frames(), ["add"]);
     // Index 0, other actual kinds.
     for (arg, actual) in [
-        (Any::from("small"), "ffi.SmallStr"),
+        (Any::from("small"), "ffi.String"),
         (Any::from(1.5), "float"),
         (Any::from(true), "bool"),
         (Any::NONE, "None"),

@@ -7,7 +7,7 @@ use object_core::{
     make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType,
 };
 
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "ptr.Expr", slots = 4)]
 struct Expr {
@@ -15,7 +15,7 @@ struct Expr {
     span: u32,
 }
 
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "ptr.Int", parent = Expr, final)]
 struct Int {
@@ -23,7 +23,7 @@ struct Int {
     value: i64,
 }
 
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "ptr.Var", parent = Expr, final)]
 struct Var {

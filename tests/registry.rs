@@ -173,7 +173,7 @@ struct Closed {
     base: Object,
 }
 
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "err.Final", final)]
 struct FinalNode {

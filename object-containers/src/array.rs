@@ -12,7 +12,7 @@ use object_core::{
 /// The object behind [`Array`]: header, length, capacity, then the `Any` slots.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Array", index = 71, final)]
+#[object(key = "ffi.Array", index = 71, final, opaque)]
 pub struct ArrayObj {
     base: Object,
     len: usize,
@@ -41,12 +41,13 @@ unsafe impl InlineItems for ArrayObj {
     }
 }
 
+/// The items, as a list (what an `ffi.Array` held in an `Any` prints as).
 impl fmt::Debug for ArrayObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ArrayObj")
-            .field("len", &self.len)
-            .field("cap", &self.cap)
-            .finish()
+        // SAFETY: `ArrayObj` values are built only in this module, and moved straight
+        // into `make_object_with_items`; no reference to a bare value is ever formed.
+        let items = unsafe { object_core::items_of(self) };
+        f.debug_list().entries(items.iter().map(Any::view)).finish()
     }
 }
 
@@ -324,7 +325,7 @@ impl<T: AnyItem> Array<T> {
     /// let same: Array<ObjectPtr<Object>> = items.cast().unwrap();
     /// assert!(same.ptr_eq(&items));
     /// let mixed: Array<object_core::Any> = vec![1.into(), "x".into()].into_iter().collect();
-    /// assert_eq!(mixed.cast::<i64>().unwrap_err().to_string(), "item 1: expected int, got ffi.SmallStr");
+    /// assert_eq!(mixed.cast::<i64>().unwrap_err().to_string(), "item 1: expected int, got ffi.String");
     /// ```
     pub fn cast<U: AnyItem>(&self) -> Result<Array<U>, ArrayError> {
         for (index, slot) in self.as_slots().iter().enumerate() {
@@ -402,11 +403,11 @@ impl<T: AnyItem> PartialEq for Array<T> {
 }
 impl<T: AnyItem> Eq for Array<T> {}
 
+/// The items, as a list; objects through their reflection, shared ones once (see
+/// [`debug_object`](object_core::reflection::debug_object)).
 impl<T: AnyItem> fmt::Debug for Array<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.as_slots().iter().map(|s| s.view()))
-            .finish()
+        fmt::Debug::fmt(&self.obj, f)
     }
 }
 
@@ -574,5 +575,23 @@ impl From<ArrayError> for crate::Error {
             ArrayError::OutOfRange { .. } => crate::Error::new("IndexError", e.to_string()),
             ArrayError::WrongType { .. } => crate::Error::type_error(e.to_string()),
         }
+    }
+}
+
+impl<T: AnyItem> object_core::reflection::FieldValue for Array<T> {
+    const KIND: object_core::reflection::FieldKind = object_core::reflection::FieldKind::Object;
+    const STATIC_TYPE_KEY: &'static str = "ffi.Array";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(self.clone()))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        Array::try_from(value)
+    }
+    fn visit(
+        &self,
+        field: &object_core::reflection::FieldInfo,
+        v: &mut dyn object_core::reflection::AttrVisitor,
+    ) {
+        v.visit_object(field, Some(self.obj.as_object_ref()));
     }
 }

@@ -42,7 +42,7 @@ pub type PackedCall = unsafe extern "C" fn(
 /// (for error frames). The callable follows in the same block.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Function", index = 68, final)]
+#[object(key = "ffi.Function", index = 68, final, opaque)]
 pub struct FunctionObj {
     base: Object,
     call: PackedCall,
@@ -120,9 +120,11 @@ macro_rules! view_of {
 
 impl fmt::Debug for FunctionObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FunctionObj")
-            .field("name", &self.name)
-            .finish()
+        write!(
+            f,
+            "Function({})",
+            self.name.as_deref().unwrap_or("<anonymous>")
+        )
     }
 }
 
@@ -1010,3 +1012,4 @@ pub fn remove_global(name: &str) -> Option<Function> {
         .unwrap_or_else(|e| e.into_inner())
         .remove(name)
 }
+object_core::__object_handle_field!(Function, "ffi.Function");

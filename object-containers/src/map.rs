@@ -100,16 +100,17 @@ impl MapInner {
 /// The object behind [`Map`].
 #[derive(object_core::Object, Clone)]
 #[repr(C)]
-#[object(key = "ffi.Map", index = 72, final)]
+#[object(key = "ffi.Map", index = 72, final, opaque)]
 pub struct MapObj {
     base: Object,
     inner: MapInner,
 }
 
+/// The entries, as a map (what an `ffi.Map` held in an `Any` prints as).
 impl fmt::Debug for MapObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapObj")
-            .field("len", &self.inner.len)
+        f.debug_map()
+            .entries(self.inner.iter().map(|e| (e.key.view(), e.value.view())))
             .finish()
     }
 }
@@ -332,11 +333,10 @@ impl<K: AnyItem, V: AnyItem> PartialEq for Map<K, V> {
 }
 impl<K: AnyItem, V: AnyItem> Eq for Map<K, V> {}
 
+/// The entries, as a map; objects through their reflection, shared ones once.
 impl<K: AnyItem, V: AnyItem> fmt::Debug for Map<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map()
-            .entries(self.inner().iter().map(|e| (e.key.view(), e.value.view())))
-            .finish()
+        fmt::Debug::fmt(&self.obj, f)
     }
 }
 
@@ -409,5 +409,23 @@ unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Map<K, V> {
     }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         Map::try_from(slot)
+    }
+}
+
+impl<K: AnyItem, V: AnyItem> object_core::reflection::FieldValue for Map<K, V> {
+    const KIND: object_core::reflection::FieldKind = object_core::reflection::FieldKind::Object;
+    const STATIC_TYPE_KEY: &'static str = "ffi.Map";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(self.clone()))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        Map::try_from(value)
+    }
+    fn visit(
+        &self,
+        field: &object_core::reflection::FieldInfo,
+        v: &mut dyn object_core::reflection::AttrVisitor,
+    ) {
+        v.visit_object(field, Some(self.obj.as_object_ref()));
     }
 }

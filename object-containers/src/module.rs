@@ -10,7 +10,7 @@ use crate::Function;
 /// The object behind [`Module`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Module", index = 73, final)]
+#[object(key = "ffi.Module", index = 73, final, opaque)]
 pub struct ModuleObj {
     base: Object,
     name: std::string::String,
@@ -127,3 +127,4 @@ impl fmt::Debug for Module {
 }
 
 crate::handle::object_handle!(Module, ModuleObj, "ffi.Module");
+object_core::__object_handle_field!(Module, "ffi.Module");

@@ -9,7 +9,7 @@ use object_core::{make_object_with_slice, InlineItems, Object, ObjectPtr};
 /// The object behind [`Shape`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Shape", index = 69, final)]
+#[object(key = "ffi.Shape", index = 69, final, opaque)]
 pub struct ShapeObj {
     base: Object,
     data: *const i64,
@@ -40,11 +40,12 @@ unsafe impl InlineItems for ShapeObj {
     }
 }
 
+/// The dimensions, as a list.
 impl fmt::Debug for ShapeObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ShapeObj")
-            .field("size", &self.size)
-            .finish()
+        // SAFETY: `ShapeObj` values are built only in this module, and moved straight
+        // into `make_object_with_slice`; no reference to a bare value is ever formed.
+        fmt::Debug::fmt(unsafe { object_core::items_of(self) }, f)
     }
 }
 
@@ -130,3 +131,4 @@ impl<const N: usize> From<[i64; N]> for Shape {
     }
 }
 crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
+object_core::__object_handle_field!(Shape, "ffi.Shape");

@@ -693,17 +693,28 @@ where
     obj
 }
 
+/// The initialized trailing items of an object given by reference (for a `Debug` impl
+/// of the object struct, say).
+///
+/// # Safety
+///
+/// `obj` is inside an object made by [`make_object_with_items`] (not a value that has
+/// not been moved into one yet).
+pub unsafe fn items_of<T: InlineItems>(obj: &T) -> &[T::Item] {
+    let p = obj as *const T;
+    // SAFETY: the caller guarantees `len` initialized items follow at `items_offset`.
+    unsafe {
+        let base = (p as *const u8).add(items_offset::<T>()) as *const T::Item;
+        core::slice::from_raw_parts(base, obj.item_len())
+    }
+}
+
 impl<T: InlineItems> ObjectPtr<T> {
     /// The initialized trailing items.
     #[inline]
     pub fn items(this: &Self) -> &[T::Item] {
-        let p = ObjectPtr::as_ptr(this);
-        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`,
-        // so `len` initialized items follow at `items_offset`.
-        unsafe {
-            let base = (p as *const u8).add(items_offset::<T>()) as *const T::Item;
-            core::slice::from_raw_parts(base, (*p).item_len())
-        }
+        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`.
+        unsafe { items_of(&**this) }
     }
 
     #[inline]

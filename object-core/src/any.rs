@@ -170,7 +170,14 @@ pub struct TypeError {
 
 impl TypeError {
     /// An error for a value of type `actual` where `expected` was wanted.
+    /// Inline short strings and bytes are reported as the string and bytes types they
+    /// stand for.
     pub fn new(expected: impl Into<std::borrow::Cow<'static, str>>, actual: &'static str) -> Self {
+        let actual = match actual {
+            "ffi.SmallStr" => "ffi.String",
+            "ffi.SmallBytes" => "ffi.Bytes",
+            other => other,
+        };
         TypeError {
             expected: expected.into(),
             actual,
@@ -630,7 +637,7 @@ impl fmt::Debug for AnyView<'_> {
                 self.as_opaque_ptr().unwrap_or(core::ptr::null_mut())
             ),
             _ => match self.as_object() {
-                Some(o) => write!(f, "{}@{:p}", o.type_key(), ObjectPtr::as_ptr(o)),
+                Some(o) => crate::reflection::debug_object(o, f),
                 None => write!(f, "<{}>", self.type_key()),
             },
         }
@@ -1261,7 +1268,7 @@ mod tests {
     #[test]
     fn errors_name_both_types() {
         let e = i64::try_from(Any::from("text")).unwrap_err();
-        assert_eq!(e.to_string(), "expected int, got ffi.SmallStr");
+        assert_eq!(e.to_string(), "expected int, got ffi.String");
         let e = ObjectRef::try_from(Any::from(1)).unwrap_err();
         assert_eq!(e.to_string(), "expected ffi.Object, got int");
         let e = ObjectPtr::<StringObj>::try_from(Any::from(crate::make_object(Object::new())))
@@ -1289,7 +1296,7 @@ mod tests {
         // SAFETY: `raw` came from `into_raw` and owns its reference.
         drop(unsafe { Any::from_raw(raw) });
         assert_eq!(ObjectPtr::strong_count(&o), 1);
-        assert!(format!("{:?}", Any::from(o)).contains("ffi.Object@"));
+        assert_eq!(format!("{:?}", Any::from(o)), "Any(ffi.Object)");
         assert_eq!(format!("{:?}", Any::from(1.5)), "Any(1.5)");
     }
 

@@ -8,7 +8,7 @@ use crate::{make_object, Object, ObjectPtr, TypeError};
 /// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
 #[derive(crate::Object, Clone)]
 #[repr(C)]
-#[object(key = "ffi.Error", index = 67, final)]
+#[object(key = "ffi.Error", index = 67, final, opaque)]
 pub struct ErrorObj {
     base: Object,
     kind: std::string::String,

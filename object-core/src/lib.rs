@@ -53,13 +53,15 @@ mod handle;
 mod header;
 mod object_type;
 mod ptr;
+pub mod reflection;
 pub mod registry;
 mod string;
 pub mod type_index;
 
 pub use crate::alloc::{
-    extra_of, make_object, make_object_as, make_object_with_extra, make_object_with_items,
-    make_object_with_slice, Allocator, GlobalAllocator, InlineItems, ObjectPool, WithExtra,
+    extra_of, items_of, make_object, make_object_as, make_object_with_extra,
+    make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
+    ObjectPool, WithExtra,
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};

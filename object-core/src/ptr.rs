@@ -372,9 +372,11 @@ impl<T: ObjectType> Hash for ObjectPtr<T> {
     }
 }
 
-impl<T: ObjectType + fmt::Debug> fmt::Debug for ObjectPtr<T> {
+/// Prints the object through its run-time type's reflection (see
+/// [`debug_object`](crate::reflection::debug_object)): shared sub-objects once.
+impl<T: ObjectType> fmt::Debug for ObjectPtr<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        T::fmt(self, f)
+        crate::reflection::debug_object(self.as_object_ref(), f)
     }
 }
 

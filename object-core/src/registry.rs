@@ -45,6 +45,7 @@ use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::object_type::TypeCache;
+use crate::reflection::TypeReflection;
 use crate::type_index;
 
 /// What `#[derive(Object)]` records about a type, submitted at link time. Not public
@@ -62,6 +63,8 @@ pub struct TypeRegistration {
     pub static_index: u32,
     pub rust_type: fn() -> TypeId,
     pub rust_name: &'static str,
+    /// The field table and type-erased entry points built by the derive.
+    pub reflection: &'static TypeReflection,
 }
 
 /// An `inventory` entry pointing at a [`TypeRegistration`]. Not public API.
@@ -123,7 +126,7 @@ fn inline_display(ancestors: &[u32]) -> [u32; DISPLAY_INLINE] {
 
 struct LayoutOwner {
     state: AtomicU8,
-    rust_name: OnceLock<&'static str>,
+    rust: OnceLock<&'static TypeRegistration>,
 }
 
 const OWNER_OPEN: u8 = 0;
@@ -131,14 +134,14 @@ const OWNER_RUST: u8 = 1;
 const OWNER_FOREIGN: u8 = 2;
 
 impl LayoutOwner {
-    fn new(rust_name: Option<&'static str>) -> Self {
+    fn new(rust: Option<&'static TypeRegistration>) -> Self {
         let owner = LayoutOwner {
             state: AtomicU8::new(OWNER_OPEN),
-            rust_name: OnceLock::new(),
+            rust: OnceLock::new(),
         };
-        if let Some(name) = rust_name {
+        if let Some(r) = rust {
             owner.state.store(OWNER_RUST, Ordering::Relaxed);
-            let _ = owner.rust_name.set(name);
+            let _ = owner.rust.set(r);
         }
         owner
     }
@@ -156,7 +159,7 @@ impl TypeInfo {
         slots: u32,
         (is_final, allow_overflow): (bool, bool),
         origin: TypeOrigin,
-        rust_name: Option<&'static str>,
+        rust: Option<&'static TypeRegistration>,
     ) -> TypeInfo {
         TypeInfo {
             index,
@@ -170,7 +173,7 @@ impl TypeInfo {
             is_final,
             allow_overflow,
             origin,
-            owner: LayoutOwner::new(rust_name),
+            owner: LayoutOwner::new(rust),
             overflowed: AtomicBool::new(false),
         }
     }
@@ -238,7 +241,23 @@ impl TypeInfo {
     /// The Rust type that registered this key through the derive, if any.
     #[inline]
     pub fn rust_name(&self) -> Option<&'static str> {
-        self.owner.rust_name.get().copied()
+        self.owner.rust.get().map(|r| r.rust_name)
+    }
+
+    /// The type's reflection: its Rust type's field table, or for a type without a Rust
+    /// layout of its own (registered at run time), its nearest Rust ancestor's. Value
+    /// kinds have an empty, opaque one.
+    pub fn reflection(&self) -> &'static TypeReflection {
+        let mut info = self;
+        loop {
+            if let Some(r) = info.owner.rust.get() {
+                return r.reflection;
+            }
+            match info.parent() {
+                Some(p) => info = p,
+                None => return &crate::reflection::NO_REFLECTION,
+            }
+        }
     }
 
     /// Marks the type's layout as its parent's (no Rust struct of its own), for
@@ -257,7 +276,7 @@ impl TypeInfo {
 
     /// Records that a Rust type defines this layout. Fails if objects were already made
     /// with a parent's layout under this type.
-    fn claim_rust_layout(&self, name: &'static str) -> bool {
+    fn claim_rust_layout(&self, r: &'static TypeRegistration) -> bool {
         match self.owner.state.compare_exchange(
             OWNER_OPEN,
             OWNER_RUST,
@@ -265,7 +284,7 @@ impl TypeInfo {
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                let _ = self.owner.rust_name.set(name);
+                let _ = self.owner.rust.set(r);
                 true
             }
             Err(state) => state == OWNER_RUST,
@@ -886,7 +905,7 @@ pub(crate) fn resolve_rust_type(
                     r.slots,
                     r.is_final,
                     r.allow_overflow,
-                    Some(r.rust_name),
+                    Some(r),
                 )?
             }
         }
@@ -899,7 +918,7 @@ pub(crate) fn resolve_rust_type(
         }),
         Some(_) => Ok(info),
         None => {
-            if !info.claim_rust_layout(r.rust_name) {
+            if !info.claim_rust_layout(r) {
                 return Err(RegistryError::LayoutTaken {
                     key: r.key.to_owned(),
                     rust: r.rust_name.to_owned(),
@@ -1005,7 +1024,7 @@ fn place_runtime(
     slots: u32,
     is_final: bool,
     allow_overflow: bool,
-    rust_name: Option<&'static str>,
+    rust: Option<&'static TypeRegistration>,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let name = key.as_str();
     check_parent(name, parent)?;
@@ -1068,7 +1087,7 @@ fn place_runtime(
         slots,
         (is_final, allow_overflow),
         TypeOrigin::RunTime,
-        rust_name,
+        rust,
     );
     if slots > 0 {
         w.free_slot.insert(index, index + 1);
@@ -1117,7 +1136,7 @@ fn place_static(
         0,
         (r.is_final, r.allow_overflow),
         TypeOrigin::Static,
-        Some(r.rust_name),
+        Some(r),
     ));
     reg.keys.insert(r.key, index);
     Ok(info)
@@ -1192,7 +1211,7 @@ fn build() -> Registry {
         0,
         (false, true),
         TypeOrigin::Static,
-        Some("object_core::Object"),
+        Some(&crate::root::ROOT_REGISTRATION),
     ));
     reg.keys.insert(root_key, root.index);
     if let Some(r) = by_key.get(root_key) {
@@ -1326,7 +1345,7 @@ fn preorder(
         r.slots,
         (r.is_final, r.allow_overflow),
         TypeOrigin::LinkTime,
-        Some(r.rust_name),
+        Some(r),
     );
     let mut placed = Vec::new();
     for c in kids {
@@ -1355,7 +1374,7 @@ fn preorder(
         r.slots,
         (r.is_final, r.allow_overflow),
         TypeOrigin::LinkTime,
-        Some(r.rust_name),
+        Some(r),
     ));
     reg.keys.insert(r.key, index);
     w.claimed.insert(index, ((r.rust_type)(), r.rust_name));
@@ -1375,6 +1394,7 @@ mod tests {
             static_index: 0,
             rust_type: TypeId::of::<u8>,
             rust_name: name,
+            reflection: &crate::reflection::NO_REFLECTION,
         }
     }
 

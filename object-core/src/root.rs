@@ -5,7 +5,7 @@ use crate::object_type::{FieldsMut, NonFinal, ObjectType, TypeCache, Zero};
 use crate::registry::{LinkedType, TypeRegistration};
 use crate::type_index;
 
-static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
+pub(crate) static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
     key: type_index::OBJECT_KEY,
     parent_key: "",
     slots: 0,
@@ -14,6 +14,7 @@ static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
     static_index: type_index::OBJECT,
     rust_type: core::any::TypeId::of::<Object>,
     rust_name: "object_core::Object",
+    reflection: &crate::reflection::ROOT_REFLECTION,
 };
 
 inventory::submit! { LinkedType(&ROOT_REGISTRATION) }

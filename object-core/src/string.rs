@@ -20,7 +20,7 @@ macro_rules! byte_string_object {
         $(#[$doc])*
         #[derive(crate::Object)]
         #[repr(C)]
-        #[object(key = $key, index = $index, final)]
+        #[object(key = $key, index = $index, final, opaque)]
         pub struct $obj {
             base: Object,
             data: *const u8,
@@ -70,7 +70,11 @@ macro_rules! byte_string_object {
 
         impl fmt::Debug for $obj {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(stringify!($obj)).field("bytes", &self.as_bytes()).finish()
+                let bytes = self.as_bytes();
+                match core::str::from_utf8(bytes) {
+                    Ok(s) if $key == "ffi.String" => fmt::Debug::fmt(s, f),
+                    _ => write!(f, "b\"{}\"", bytes.escape_ascii()),
+                }
             }
         }
     };

@@ -16,12 +16,26 @@ pub const FINAL: &str = "final";
 pub const INDEX: &str = "index";
 pub const OVERFLOW: &str = "overflow";
 pub const CRATE: &str = "crate";
-const CONTAINER_KEYS: &[&str] = &[KEY, PARENT, SLOTS, FINAL, INDEX, OVERFLOW, CRATE];
+pub const OPAQUE: &str = "opaque";
+pub const CUSTOM_DEBUG: &str = "custom_debug";
+const CONTAINER_KEYS: &[&str] = &[
+    KEY,
+    PARENT,
+    SLOTS,
+    FINAL,
+    INDEX,
+    OVERFLOW,
+    CRATE,
+    OPAQUE,
+    CUSTOM_DEBUG,
+];
 
 /// Field attribute keys.
 pub const SKIP: &str = "skip";
 pub const RENAME: &str = "rename";
-const FIELD_KEYS: &[&str] = &[SKIP, RENAME];
+pub const READ_ONLY: &str = "read_only";
+pub const NO_EQ: &str = "no_eq";
+const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ];
 
 /// A parsed value with the span of the attribute key that set it.
 pub struct Located<T> {
@@ -44,6 +58,8 @@ pub struct ContainerAttrs {
     pub index: Option<Located<LitInt>>,
     pub overflow: Option<Located<LitBool>>,
     pub krate: Option<Located<Path>>,
+    pub opaque: Option<Located<()>>,
+    pub custom_debug: Option<Located<()>>,
     /// An `#[object(...)]` failed to parse (reported); keys after the error are unknown.
     pub malformed: bool,
 }
@@ -52,6 +68,8 @@ pub struct ContainerAttrs {
 pub struct FieldAttrs {
     pub skip: Option<Located<()>>,
     pub rename: Option<Located<LitStr>>,
+    pub read_only: Option<Located<()>>,
+    pub no_eq: Option<Located<()>>,
 }
 
 /// Collects errors so the user sees every bad attribute in one build.
@@ -151,6 +169,10 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                     Path::parse_mod_style(value)?
                 };
                 set(&mut out.krate, p, path, errors);
+            } else if path.is_ident(OPAQUE) {
+                set(&mut out.opaque, (), path, errors);
+            } else if path.is_ident(CUSTOM_DEBUG) {
+                set(&mut out.custom_debug, (), path, errors);
             } else {
                 // Skip a value if one follows, so parsing can go on to the next key.
                 if meta.input.peek(syn::Token![=]) {
@@ -178,6 +200,10 @@ pub fn parse_field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             } else if path.is_ident(RENAME) {
                 let s: LitStr = meta.value()?.parse()?;
                 set(&mut out.rename, s, path, errors);
+            } else if path.is_ident(READ_ONLY) {
+                set(&mut out.read_only, (), path, errors);
+            } else if path.is_ident(NO_EQ) {
+                set(&mut out.no_eq, (), path, errors);
             } else {
                 if meta.input.peek(syn::Token![=]) {
                     let _: syn::Expr = meta.value()?.parse()?;

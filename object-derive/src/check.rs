@@ -103,6 +103,45 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
             if let Some(r) = &first.attrs.rename {
                 errors.push(Error::new(r.span, "the parent field cannot be renamed"));
             }
+            for flag in [&first.attrs.read_only, &first.attrs.no_eq]
+                .into_iter()
+                .flatten()
+            {
+                errors.push(Error::new(
+                    flag.span,
+                    "the parent field is not a field of its own; flag the parent's fields instead",
+                ));
+            }
+        }
+    }
+
+    for f in input.fields.iter().skip(1) {
+        let fa = &f.attrs;
+        let named: Vec<proc_macro2::Span> = [
+            fa.rename.as_ref().map(|r| r.span),
+            fa.read_only.as_ref().map(|r| r.span),
+            fa.no_eq.as_ref().map(|r| r.span),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let Some(o) = &a.opaque {
+            let first = fa.skip.as_ref().map(|s| s.span).or(named.first().copied());
+            if let Some(span) = first {
+                let mut e = Error::new(
+                    span,
+                    "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+                );
+                e.combine(Error::new(o.span, "declared `opaque` here"));
+                errors.push(e);
+            }
+        } else if let (Some(s), Some(&span)) = (&fa.skip, named.first()) {
+            let mut e = Error::new(
+                span,
+                "a skipped field is not reflected, so it cannot be renamed or flagged",
+            );
+            e.combine(Error::new(s.span, "skipped here"));
+            errors.push(e);
         }
     }
 

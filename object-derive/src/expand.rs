@@ -108,6 +108,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let pinned = format_ident!("__{}Pinned", name);
+    let reflection = reflection(input, &krate, &parent, parent_span, &key);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -124,7 +125,10 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 static_index: #index,
                 rust_type: #private::TypeId::of::<#name>,
                 rust_name: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+                reflection: &__REFLECTION,
             };
+
+            #reflection
 
             #private::inventory::submit! { #private::LinkedType(&__REGISTRATION) }
 
@@ -185,6 +189,139 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// The field table, the `Reflect` impl, the type-erased entry points and (unless
+/// `opaque` or `custom_debug`) the reflection-driven `Debug`.
+fn reflection(
+    input: &Input<'_>,
+    krate: &TokenStream,
+    parent: &TokenStream,
+    parent_span: Span,
+    key: &syn::LitStr,
+) -> TokenStream {
+    let a = &input.attrs;
+    let name = input.ident;
+    let refl = quote!(#krate::reflection);
+    let opaque = a.opaque.is_some();
+    let parent_fields = respan(
+        quote!(#refl::probe::ParentProbe::<#parent>::FIELDS),
+        parent_span,
+    );
+
+    let mut own = Vec::new();
+    let mut inits = Vec::new();
+    for (i, f) in input.fields.iter().enumerate() {
+        let id = f.ident;
+        let ty = &f.field.ty;
+        let ty_str = quote!(#ty).to_string().replace(' ', "");
+        if i == 0 {
+            inits.push(
+                quote!(#id: (&#refl::probe::ParentProbe::<#ty>::new()).parent_from_fields(__src)?),
+            );
+            continue;
+        }
+        let offset = quote!(::core::mem::offset_of!(#name, #id));
+        if opaque || f.attrs.skip.is_some() {
+            own.push(quote!(#refl::FieldInfo::skipped(::core::stringify!(#id), #offset, #ty_str)));
+            if !opaque {
+                let default = respan(
+                    quote!(<#ty as ::core::default::Default>::default()),
+                    ty.span(),
+                );
+                inits.push(quote!(#id: #default));
+            }
+            continue;
+        }
+        let field_name = f
+            .attrs
+            .rename
+            .as_ref()
+            .map_or_else(|| id.to_string(), |r| r.value.value());
+        let mut flags = vec![quote!(#refl::FieldFlags::NONE)];
+        if f.attrs.read_only.is_some() {
+            flags.push(quote!(#refl::FieldFlags::READ_ONLY));
+        }
+        if f.attrs.no_eq.is_some() {
+            flags.push(quote!(#refl::FieldFlags::NO_EQUALITY));
+        }
+        let flags = flags
+            .into_iter()
+            .reduce(|acc, f| quote!(#acc.union(#f)))
+            .unwrap_or_default();
+        // Spanned at the field's type, so an unsupported type is reported there.
+        let new = respan(quote!(#refl::FieldInfo::new::<#ty>), ty.span());
+        own.push(quote!(#new(#field_name, #offset, #ty_str, #flags)));
+        inits.push(
+            quote!(#id: (&#refl::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
+        );
+    }
+
+    let from_fields = if opaque {
+        quote! {
+            ::core::result::Result::Err(#krate::Error::type_error(::core::concat!(
+                "`", #key, "` cannot be created from fields"
+            )))
+        }
+    } else {
+        quote!(::core::result::Result::Ok(#name { #(#inits,)* }))
+    };
+    let create = if opaque {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(__create))
+    };
+    let debug = if opaque || a.custom_debug.is_some() {
+        quote!()
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    #refl::debug_reflected(self, #key, f)
+                }
+            }
+        }
+    };
+
+    quote! {
+        const __OWN_FIELDS: &[#refl::FieldInfo] = &[#(#own,)*];
+        const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
+        const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =
+            #refl::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
+
+        #[automatically_derived]
+        impl #refl::Reflect for #name {
+            const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
+            fn from_fields(
+                __src: &mut #refl::FieldSource<'_, '_>,
+            ) -> ::core::result::Result<Self, #krate::Error> {
+                #from_fields
+            }
+        }
+
+        #[allow(unused_imports)]
+        use #refl::probe::{
+            Field as _, FieldFallback as _, Parent as _, ParentFallback as _,
+            ParentFieldsFallback as _,
+        };
+
+        fn __create(
+            __src: &mut #refl::FieldSource<'_, '_>,
+            __info: &'static #krate::TypeInfo,
+        ) -> ::core::result::Result<#krate::ObjectRef, #krate::Error> {
+            #refl::finish_create(<#name as #refl::Reflect>::from_fields(__src)?, __info)
+        }
+
+        static __REFLECTION: #refl::TypeReflection = #refl::TypeReflection::new(
+            <#name as #refl::Reflect>::FIELDS,
+            #opaque,
+            #create,
+            #refl::debug_entry::<#name>,
+        );
+
+        #debug
     }
 }
 

@@ -9,7 +9,7 @@ use object_containers::Array;
 use object_core::{make_object, IntoObjectPtr, Object, ObjectPtr, ObjectRef};
 
 /// The base of every expression. `slots = 16` leaves room for run-time node kinds.
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "tour.Expr", slots = 16)]
 pub struct Expr {
@@ -25,7 +25,7 @@ impl Expr {
 }
 
 /// A variable, compared by identity (two `Var("x")` objects are different variables).
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "tour.Var", parent = Expr, final)]
 pub struct Var {
@@ -35,7 +35,7 @@ pub struct Var {
 }
 
 /// An integer constant.
-#[derive(Object, Debug, Clone)]
+#[derive(Object, Clone)]
 #[repr(C)]
 #[object(key = "tour.IntImm", parent = Expr, final)]
 pub struct IntImm {
@@ -55,7 +55,7 @@ impl IntImm {
 }
 
 /// The base of binary operators; `is::<BinOp>()` is true for all of them.
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "tour.BinOp", parent = Expr, slots = 2)]
 pub struct BinOp {
@@ -81,7 +81,7 @@ impl BinOp {
 macro_rules! binop {
     ($(#[$doc:meta])* $name:ident, $key:literal, $ctor:ident, $sym:literal) => {
         $(#[$doc])*
-        #[derive(Object, Debug)]
+        #[derive(Object)]
         #[repr(C)]
         #[object(key = $key, parent = BinOp, final)]
         pub struct $name {
@@ -114,7 +114,7 @@ binop!(
 );
 
 /// A function: parameters and a body. A function is an expression too.
-#[derive(Object, Debug)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "tour.Function", parent = Expr, final)]
 pub struct Function {

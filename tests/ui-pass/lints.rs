@@ -15,7 +15,7 @@
 use object_core::{FieldsMut, NonFinal, Object, ObjectType, Succ, TypeCache};
 
 /// A documented public object type.
-#[derive(Debug, Object)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "lints.Node", slots = 1)]
 pub struct Node {
@@ -26,7 +26,7 @@ pub struct Node {
 }
 
 /// A documented final child.
-#[derive(Debug, Object)]
+#[derive(Object)]
 #[repr(C)]
 #[object(key = "lints.Leaf", parent = Node, final)]
 pub struct Leaf {

@@ -5,6 +5,7 @@ use object_core::Object;
 #[object(key = "test.HasCell")]
 struct HasCell {
     base: Object,
+    #[object(skip)]
     counter: std::cell::Cell<i32>,
 }
 

@@ -5,6 +5,7 @@ use object_core::Object;
 #[object(key = "test.HasRc")]
 struct HasRc {
     base: Object,
+    #[object(skip)]
     shared: std::rc::Rc<i32>,
 }
 
