@@ -44,6 +44,8 @@
 mod array;
 mod function;
 mod handle;
+mod json;
+pub mod json_graph;
 mod map;
 mod module;
 mod shape;
@@ -54,6 +56,7 @@ pub use function::{
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
     PackedCall, TypedCallable, TypedFunction,
 };
+pub use json_graph::{from_json_graph, to_json_graph, to_json_graph_with_metadata};
 pub use map::{Map, MapObj};
 pub use module::{Module, ModuleBuilder, ModuleObj};
 pub use object_core::{

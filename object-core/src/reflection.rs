@@ -827,6 +827,30 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, Error> {
         .map_err(|e| Error::type_error(format!("field `{name}` of `{}`: {e}", info.key())))
 }
 
+/// The reflected `field` of `obj`, where `field` is an entry of the table of `obj`'s
+/// run-time type (as found by iterating [`TypeReflection::reflected_fields`] of
+/// `obj.type_info().reflection()`): the fast path for passes that walk tables.
+///
+/// # Errors
+///
+/// A `TypeError` if `field` is not an entry of that table, is skipped, or is an
+/// unsigned value beyond `i64::MAX`.
+pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, Error> {
+    let (info, refl) = reflection_of(obj);
+    let table = refl.fields.as_ptr_range();
+    let p = field as *const FieldInfo;
+    if !table.contains(&p) {
+        return Err(Error::type_error(format!(
+            "field `{}` is not a field of `{}`",
+            field.name,
+            info.key()
+        )));
+    }
+    // SAFETY: `field` is an entry of the table describing `obj`'s layout.
+    unsafe { field.read(ObjectPtr::as_ptr(obj).cast()) }
+        .map_err(|e| Error::type_error(format!("field `{}` of `{}`: {e}", field.name, info.key())))
+}
+
 // ---------------------------------------------------------------------------------
 // Construction.
 // ---------------------------------------------------------------------------------

@@ -1,0 +1,437 @@
+//! A small JSON reader and writer for the graph format: a borrowed document tree, a
+//! nesting limit, positions in every error, and no panics on any input. Numbers keep
+//! their integer-ness (`1` is an int, `1.0` a float); `NaN`, `Infinity` and
+//! `-Infinity` are accepted and written for non-finite floats, as the tvm-ffi writer
+//! does.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Nesting deeper than this is refused (the graph format needs 5 levels).
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// A parsed JSON value, borrowing unescaped strings from the input.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Json<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// A number with a fraction or exponent, or an integer beyond `i64`.
+    Float(f64),
+    Str(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+impl<'a> Json<'a> {
+    /// The member `key` of an object.
+    pub(crate) fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// What kind of value this is, for error messages.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Int(_) => "an integer",
+            Json::Float(_) => "a float",
+            Json::Str(_) => "a string",
+            Json::Array(_) => "an array",
+            Json::Object(_) => "an object",
+        }
+    }
+}
+
+/// A parse error: what went wrong and where (line and column, 1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParseError {
+    pub(crate) message: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+}
+
+/// Parses a whole document.
+pub(crate) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    p.skip_ws();
+    let v = p.value(0)?;
+    p.skip_ws();
+    if p.pos != p.bytes.len() {
+        return Err(p.error("trailing characters after the JSON value"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn error(&self, message: impl Into<String>) -> ParseError {
+        let upto = &self.bytes[..self.pos.min(self.bytes.len())];
+        let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        ParseError {
+            message: message.into(),
+            line,
+            column,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn expect_word(&mut self, word: &str) -> Result<(), ParseError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.error(format!("invalid literal, expected `{word}`")))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+        match self.peek() {
+            None => Err(self.error("unexpected end of input, expected a value")),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => self.string().map(Json::Str),
+            Some(b't') => self.expect_word("true").map(|()| Json::Bool(true)),
+            Some(b'f') => self.expect_word("false").map(|()| Json::Bool(false)),
+            Some(b'n') => self.expect_word("null").map(|()| Json::Null),
+            Some(b'N') => self.expect_word("NaN").map(|()| Json::Float(f64::NAN)),
+            Some(b'I') => self
+                .expect_word("Infinity")
+                .map(|()| Json::Float(f64::INFINITY)),
+            Some(b'-') if self.bytes[self.pos..].starts_with(b"-Infinity") => {
+                self.pos += "-Infinity".len();
+                Ok(Json::Float(f64::NEG_INFINITY))
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(c) => Err(self.error(format!(
+                "unexpected character `{}`, expected a value",
+                char::from(c).escape_default()
+            ))),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("expected a string key"));
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected `:` after an object key"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let v = self.value(depth)?;
+            members.push((key, v));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Json::Object(members));
+                }
+                None => return Err(self.error("unexpected end of input inside an object")),
+                Some(_) => return Err(self.error("expected `,` or `}` in an object")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Json::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Json::Array(items));
+                }
+                None => return Err(self.error("unexpected end of input inside an array")),
+                Some(_) => return Err(self.error("expected `,` or `]` in an array")),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Json<'a>, ParseError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        let digits = |p: &mut Self| {
+            let s = p.pos;
+            while let Some(b'0'..=b'9') = p.peek() {
+                p.pos += 1;
+            }
+            p.pos - s
+        };
+        let int_digits = digits(self);
+        if int_digits == 0 {
+            return Err(self.error("expected digits in a number"));
+        }
+        if int_digits > 1 && self.bytes[self.pos - int_digits] == b'0' {
+            self.pos = start;
+            return Err(self.error("leading zeros are not allowed in a number"));
+        }
+        let mut is_float = false;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            is_float = true;
+            if digits(self) == 0 {
+                return Err(self.error("expected digits after the decimal point"));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            is_float = true;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.error("expected digits in the exponent"));
+            }
+        }
+        let text = &self.text[start..self.pos];
+        if !is_float {
+            if let Ok(i) = text.parse::<i64>() {
+                return Ok(Json::Int(i));
+            }
+        }
+        text.parse::<f64>()
+            .map(Json::Float)
+            .map_err(|_| self.error("invalid number"))
+    }
+
+    fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
+        self.pos += 1; // the opening quote
+        let start = self.pos;
+        // Fast path: no escapes.
+        loop {
+            match self.peek() {
+                None => return Err(self.error("unterminated string")),
+                Some(b'"') => {
+                    let s = &self.text[start..self.pos];
+                    self.pos += 1;
+                    return Ok(Cow::Borrowed(s));
+                }
+                Some(b'\\') => break,
+                Some(c) if c < 0x20 => {
+                    return Err(self.error("control character in a string"));
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+        let mut out = String::from(&self.text[start..self.pos]);
+        loop {
+            match self.peek() {
+                None => return Err(self.error("unterminated string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let Some(e) = self.peek() else {
+                        return Err(self.error("unterminated escape"));
+                    };
+                    self.pos += 1;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let c = if (0xD800..0xDC00).contains(&hi) {
+                                if !self.bytes[self.pos..].starts_with(b"\\u") {
+                                    return Err(self.error("unpaired surrogate in a string"));
+                                }
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.error("invalid low surrogate in a string"));
+                                }
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(c) {
+                                Some(c) => out.push(c),
+                                None => return Err(self.error("invalid \\u escape")),
+                            }
+                        }
+                        _ => return Err(self.error("invalid escape in a string")),
+                    }
+                }
+                Some(c) if c < 0x20 => {
+                    return Err(self.error("control character in a string"));
+                }
+                Some(_) => {
+                    // Copy a run of plain characters (the input is valid UTF-8, and
+                    // runs end only at ASCII bytes, so the slice is on boundaries).
+                    let s = self.pos;
+                    while let Some(c) = self.peek() {
+                        if c == b'"' || c == b'\\' || c < 0x20 {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    out.push_str(&self.text[s..self.pos]);
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let Some(h) = self.bytes.get(self.pos..self.pos + 4) else {
+            return Err(self.error("truncated \\u escape"));
+        };
+        let mut v = 0u32;
+        for &b in h {
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return Err(self.error("invalid hex digit in a \\u escape")),
+            };
+            v = v * 16 + u32::from(d);
+        }
+        self.pos += 4;
+        Ok(v)
+    }
+}
+
+/// Appends `s` as a JSON string literal.
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Appends `x` so that it reads back as the same float (and as a float).
+pub(crate) fn write_f64(out: &mut String, x: f64) {
+    if x.is_nan() {
+        out.push_str("NaN");
+    } else if x.is_infinite() {
+        out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+    } else {
+        // `{:?}` is the shortest text that reads back exactly, and keeps a `.0`.
+        let _ = write!(out, "{x:?}");
+    }
+}
+
+/// Appends an integer.
+pub(crate) fn write_i64(out: &mut String, i: i64) {
+    let _ = write!(out, "{i}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_writes() {
+        let v = parse(
+            r#" {"a": [1, -2.5, 1e3, "x\n\u00e9\ud83d\ude00", true, null, NaN, -Infinity]} "#,
+        )
+        .unwrap();
+        let Json::Object(m) = &v else { panic!() };
+        let Json::Array(items) = &m[0].1 else {
+            panic!()
+        };
+        assert_eq!(items[0], Json::Int(1));
+        assert_eq!(items[1], Json::Float(-2.5));
+        assert_eq!(items[2], Json::Float(1000.0));
+        assert_eq!(items[3], Json::Str("x\né😀".into()));
+        assert!(matches!(items[6], Json::Float(x) if x.is_nan()));
+        assert_eq!(parse("99999999999999999999").unwrap(), Json::Float(1e20));
+        let mut s = String::new();
+        write_str(&mut s, "a\"\\\u{1}é");
+        assert_eq!(s, r#""a\"\\\u0001é""#);
+        assert_eq!(parse(&s).unwrap(), Json::Str("a\"\\\u{1}é".into()));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        for (text, line, col) in [
+            ("{\"a\": }", 1, 7),
+            ("[1,\n 2,,]", 2, 4),
+            ("\"abc", 1, 5),
+            ("01", 1, 1),
+            ("[1] x", 1, 5),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!((e.line, e.column), (line, col), "{text}: {e:?}");
+        }
+        let deep = "[".repeat(MAX_DEPTH + 1);
+        assert!(parse(&deep).unwrap_err().message.contains("nesting"));
+    }
+}

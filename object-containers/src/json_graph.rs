@@ -1,0 +1,834 @@
+//! The JSON graph format of the tvm-ffi ecosystem (`ToJSONGraph` / `FromJSONGraph`):
+//! any value, including any graph of reflected objects, with no per-type code.
+//!
+//! ```json
+//! {"root_index": 3, "nodes": [
+//!   {"type": "int", "data": 1},
+//!   {"type": "ffi.String", "data": "x"},
+//!   {"type": "tour.Var", "data": {"name": 1}},
+//!   {"type": "ffi.Array", "data": [0, 2, 2]}
+//! ]}
+//! ```
+//!
+//! - `nodes` lists every distinct value once, children before parents; `root_index`
+//!   names the value itself. A value reached twice (the same object, or an equal
+//!   string or number) is one node, and after loading it is one object again.
+//! - `data` is a literal for `int`, `float` and `bool` (`None` has none), a string for
+//!   `ffi.String` and `DataType`, base64 for `ffi.Bytes`, `[type, id]` for `Device`,
+//!   node indices for `ffi.Array`, a flat `[k0, v0, k1, v1, …]` of node indices for
+//!   `ffi.Map`, integers for `ffi.Shape`, and `{field: value}` for a reflected object,
+//!   where non-optional `bool`, `int`, `float` and `DataType` fields are written inline
+//!   and every other field is a node index.
+//! - Loading looks types up by key and builds objects through
+//!   [`reflection::create`](object_core::reflection::create); every problem is an
+//!   `Error` naming the node (and field), never a panic, and nothing half-built leaks.
+//!
+//! ```
+//! use object_containers::{from_json_graph, to_json_graph, Array, Any};
+//!
+//! let s = Any::from("shared");
+//! let value = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone(), s]));
+//! let text = to_json_graph(&value).unwrap();
+//! assert_eq!(
+//!     text,
+//!     "{\"root_index\": 2, \"nodes\": [\n  \
+//!      {\"type\": \"int\", \"data\": 1},\n  \
+//!      {\"type\": \"ffi.String\", \"data\": \"shared\"},\n  \
+//!      {\"type\": \"ffi.Array\", \"data\": [0, 1, 1]}\n]}"
+//! );
+//! assert_eq!(format!("{:?}", from_json_graph(&text).unwrap()), r#"Any([1, "shared", "shared"])"#);
+//! ```
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use object_core::reflection::{self, FieldInfo, FieldKind, FieldSource};
+use object_core::registry::{self, TypeInfo};
+use object_core::type_index as ti;
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectRef};
+
+use crate::json::{self, Json};
+use crate::{Array, Map, Shape};
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// Objects nested deeper than this in a loaded graph are refused: dropping such a
+/// chain recurses once per level, and very deep chains would overflow the stack.
+pub const MAX_GRAPH_DEPTH: usize = 2000;
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+fn graph_error(message: impl Into<std::string::String>) -> Error {
+    Error::value_error(message)
+}
+
+// ---------------------------------------------------------------------------------
+// Saving.
+// ---------------------------------------------------------------------------------
+
+/// Writes `value` and everything it reaches as a JSON graph (see the
+/// [module docs](self)).
+///
+/// # Errors
+///
+/// A `TypeError` for a value that has no graph form: functions, modules, errors,
+/// opaque pointers, an object type declared `opaque` that is not a core container, or
+/// an unsigned field beyond `i64::MAX`.
+pub fn to_json_graph(value: &Any) -> Result<std::string::String, Error> {
+    save(value, None)
+}
+
+/// As [`to_json_graph`], with a `"metadata"` object holding `metadata`'s entries
+/// (values that are `None`, booleans, numbers or strings).
+///
+/// ```
+/// use object_containers::{to_json_graph_with_metadata, Any, Map, String};
+/// let meta: Map<String, Any> = [(String::from("producer"), Any::from("doc"))].into_iter().collect();
+/// let text = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap();
+/// assert!(text.ends_with("\"metadata\": {\"producer\": \"doc\"}}"));
+/// ```
+///
+/// # Errors
+///
+/// As [`to_json_graph`], and a `TypeError` for a metadata value of another kind.
+pub fn to_json_graph_with_metadata(
+    value: &Any,
+    metadata: &Map<object_core::String, Any>,
+) -> Result<std::string::String, Error> {
+    save(value, Some(metadata))
+}
+
+fn save(
+    value: &Any,
+    metadata: Option<&Map<object_core::String, Any>>,
+) -> Result<std::string::String, Error> {
+    let mut w = Saver::default();
+    let root = w.add(value)?;
+    let mut out = std::string::String::with_capacity(w.nodes.len() + 64);
+    out.push_str("{\"root_index\": ");
+    json::write_i64(&mut out, root as i64);
+    out.push_str(", \"nodes\": [");
+    out.push_str(&w.nodes);
+    out.push_str("\n]");
+    if let Some(meta) = metadata {
+        out.push_str(", \"metadata\": {");
+        for (i, (k, v)) in meta.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            json::write_str(&mut out, k.as_str());
+            out.push_str(": ");
+            write_literal(&mut out, v).ok_or_else(|| {
+                Error::type_error(format!(
+                    "metadata `{}`: expected None, bool, int, float or string, got {}",
+                    k.as_str(),
+                    v.type_key()
+                ))
+            })?;
+        }
+        out.push('}');
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// `None`, booleans, numbers and strings as JSON literals.
+fn write_literal(out: &mut std::string::String, v: &Any) -> Option<()> {
+    match v.type_index() {
+        ti::NONE => out.push_str("null"),
+        ti::BOOL => out.push_str(if v.as_bool()? { "true" } else { "false" }),
+        ti::INT => json::write_i64(out, v.as_int()?),
+        ti::FLOAT => json::write_f64(out, v.as_float()?),
+        _ => json::write_str(out, v.as_str()?),
+    }
+    Some(())
+}
+
+const PENDING: usize = usize::MAX;
+
+#[derive(Default)]
+struct Saver {
+    /// Node index of every value written (or `PENDING` while its children are).
+    index: FastMap<Any, usize>,
+    /// The node lines written so far.
+    nodes: std::string::String,
+    count: usize,
+    /// Scratch for child lists.
+    children: Vec<Any>,
+}
+
+enum Task {
+    Visit(Any),
+    Emit(Any),
+}
+
+impl Saver {
+    /// Writes `root` and what it reaches, children first; returns the root's index.
+    fn add(&mut self, root: &Any) -> Result<usize, Error> {
+        let mut stack = vec![Task::Visit(root.clone())];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Visit(v) => match self.index.get(&v) {
+                    Some(&PENDING) => {
+                        return Err(Error::value_error(format!(
+                            "cannot save a cycle: a `{}` contains itself",
+                            v.type_key()
+                        )))
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.index.insert(v.clone(), PENDING);
+                        let mut kids = std::mem::take(&mut self.children);
+                        kids.clear();
+                        children(&v, &mut kids)?;
+                        stack.push(Task::Emit(v));
+                        // Reversed, so children are written in order.
+                        stack.extend(kids.drain(..).rev().map(Task::Visit));
+                        self.children = kids;
+                    }
+                },
+                Task::Emit(v) => {
+                    self.emit(&v)?;
+                    let i = self.count;
+                    self.count += 1;
+                    self.index.insert(v, i);
+                }
+            }
+        }
+        self.index
+            .get(root)
+            .copied()
+            .ok_or_else(|| Error::value_error("the root was not written"))
+    }
+
+    fn node_of(&self, v: &Any) -> Result<usize, Error> {
+        match self.index.get(v) {
+            Some(&i) if i != PENDING => Ok(i),
+            _ => Err(Error::value_error(format!(
+                "cannot save a cycle through a `{}`",
+                v.type_key()
+            ))),
+        }
+    }
+
+    fn emit(&mut self, v: &Any) -> Result<(), Error> {
+        let mut out = std::mem::take(&mut self.nodes);
+        if self.count > 0 {
+            out.push(',');
+        }
+        out.push_str("\n  {\"type\": ");
+        let r = self.emit_body(&mut out, v);
+        self.nodes = out;
+        r
+    }
+
+    fn emit_body(&self, out: &mut std::string::String, v: &Any) -> Result<(), Error> {
+        let type_index = v.type_index();
+        let key = graph_key(v);
+        json::write_str(out, key);
+        if type_index == ti::NONE {
+            out.push('}');
+            return Ok(());
+        }
+        out.push_str(", \"data\": ");
+        match type_index {
+            ti::INT | ti::BOOL | ti::FLOAT => {
+                write_literal(out, v);
+            }
+            ti::DATA_TYPE => {
+                let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
+                json::write_str(out, &d.to_string());
+            }
+            ti::DEVICE => {
+                let d = v.as_device().unwrap_or(Device::cpu());
+                out.push('[');
+                json::write_i64(out, d.device_type.into());
+                out.push_str(", ");
+                json::write_i64(out, d.device_id.into());
+                out.push(']');
+            }
+            ti::SMALL_STR | ti::STRING => json::write_str(out, v.as_str().unwrap_or("")),
+            ti::BYTES => {
+                let b = Bytes::try_from(v.clone())?;
+                json::write_str(out, &B64.encode(b.as_bytes()));
+            }
+            ti::ARRAY => {
+                let a = Array::<Any>::try_from(v.clone())?;
+                out.push('[');
+                for (i, item) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json::write_i64(out, self.node_of(item)? as i64);
+                }
+                out.push(']');
+            }
+            ti::MAP => {
+                let m = Map::<Any, Any>::try_from(v.clone())?;
+                out.push('[');
+                for (i, (k, val)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json::write_i64(out, self.node_of(k)? as i64);
+                    out.push_str(", ");
+                    json::write_i64(out, self.node_of(val)? as i64);
+                }
+                out.push(']');
+            }
+            ti::SHAPE => {
+                let s = Shape::try_from(v.clone())?;
+                out.push('[');
+                for (i, d) in s.as_slice().iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json::write_i64(out, *d);
+                }
+                out.push(']');
+            }
+            _ => {
+                let obj = reflected(v)?;
+                let refl = obj.type_info().reflection();
+                out.push('{');
+                for (i, field) in refl.reflected_fields().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json::write_str(out, field.name());
+                    out.push_str(": ");
+                    let value = reflection::get_field(obj, field)?;
+                    if field.is_inline_pod() {
+                        write_inline(out, field, &value);
+                    } else {
+                        json::write_i64(out, self.node_of(&value)? as i64);
+                    }
+                }
+                out.push('}');
+            }
+        }
+        out.push('}');
+        Ok(())
+    }
+}
+
+/// The node type of a value: its type key, with inline strings as `ffi.String`.
+fn graph_key(v: &Any) -> &'static str {
+    match v.type_index() {
+        ti::SMALL_STR => "ffi.String",
+        ti::SMALL_BYTES => "ffi.Bytes",
+        _ => v.type_key(),
+    }
+}
+
+/// The object behind `v`, if it is a reflected (non-opaque) object.
+fn reflected(v: &Any) -> Result<&ObjectRef, Error> {
+    let cannot = || Error::type_error(format!("cannot save a `{}` as a JSON graph", v.type_key()));
+    let obj = v.as_object().ok_or_else(cannot)?;
+    if obj.type_info().reflection().is_opaque() {
+        return Err(cannot());
+    }
+    Ok(obj)
+}
+
+fn write_inline(out: &mut std::string::String, field: &FieldInfo, value: &Any) {
+    match field.kind() {
+        FieldKind::DataType => {
+            let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));
+            json::write_str(out, &d.to_string());
+        }
+        _ => {
+            write_literal(out, value);
+        }
+    }
+}
+
+/// The values `v`'s node refers to, in the order its data lists them.
+fn children(v: &Any, out: &mut Vec<Any>) -> Result<(), Error> {
+    match v.type_index() {
+        ti::NONE
+        | ti::INT
+        | ti::BOOL
+        | ti::FLOAT
+        | ti::DATA_TYPE
+        | ti::DEVICE
+        | ti::SMALL_STR
+        | ti::STRING
+        | ti::BYTES
+        | ti::SHAPE => Ok(()),
+        ti::ARRAY => {
+            out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
+            Ok(())
+        }
+        ti::MAP => {
+            for (k, val) in Map::<Any, Any>::try_from(v.clone())?.iter() {
+                out.push(k.clone());
+                out.push(val.clone());
+            }
+            Ok(())
+        }
+        _ => {
+            let obj = reflected(v)?;
+            for field in obj.type_info().reflection().reflected_fields() {
+                if !field.is_inline_pod() {
+                    out.push(reflection::get_field(obj, field)?);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Loading.
+// ---------------------------------------------------------------------------------
+
+/// Reads a JSON graph back into the value it describes (see the [module docs](self)).
+/// Objects reached through one node are one object (pointer-equal) after loading.
+///
+/// ```
+/// use object_containers::{from_json_graph, Any};
+/// let v = from_json_graph(r#"{"root_index": 1, "nodes": [{"type": "int", "data": 7},
+///                             {"type": "ffi.Array", "data": [0, 0]}]}"#).unwrap();
+/// assert_eq!(format!("{v:?}"), "Any([7, 7])");
+/// let err = from_json_graph(r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [0]}]}"#)
+///     .unwrap_err();
+/// assert_eq!(err.message(), "node 0 (`ffi.Array`) refers to node 0, which refers back to it (a cycle)");
+/// ```
+///
+/// # Errors
+///
+/// A `ValueError` for text that is not JSON (with line and column), a document
+/// without the graph's keys, a node index out of range, a cycle, a node whose data does
+/// not match its type, or objects nested deeper than [`MAX_GRAPH_DEPTH`]; a
+/// `KeyError` for an unknown type key; and the errors of
+/// [`create`](object_core::reflection::create) (missing, extra or wrong-kind field),
+/// each naming the node.
+pub fn from_json_graph(text: &str) -> Result<Any, Error> {
+    let doc = json::parse(text).map_err(|e| {
+        graph_error(format!(
+            "invalid JSON at line {}, column {}: {}",
+            e.line, e.column, e.message
+        ))
+    })?;
+    let Json::Object(_) = &doc else {
+        return Err(graph_error(format!(
+            "a JSON graph is an object, got {}",
+            doc.kind()
+        )));
+    };
+    let nodes = match doc.get("nodes") {
+        Some(Json::Array(nodes)) => nodes,
+        Some(other) => {
+            return Err(graph_error(format!(
+                "`nodes` must be an array, got {}",
+                other.kind()
+            )))
+        }
+        None => return Err(graph_error("missing `nodes`")),
+    };
+    let root = match doc.get("root_index") {
+        Some(Json::Int(i)) => *i,
+        Some(other) => {
+            return Err(graph_error(format!(
+                "`root_index` must be an integer, got {}",
+                other.kind()
+            )))
+        }
+        None => return Err(graph_error("missing `root_index`")),
+    };
+    let root = usize::try_from(root)
+        .ok()
+        .filter(|&r| r < nodes.len())
+        .ok_or_else(|| {
+            graph_error(format!(
+                "`root_index` {root} is out of range (the graph has {} nodes)",
+                nodes.len()
+            ))
+        })?;
+    Loader::new(nodes).load(root)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    New,
+    Active,
+    Done,
+}
+
+/// What a node is, decided once when it is first reached.
+#[derive(Clone, Copy)]
+enum Kind {
+    None,
+    Int,
+    Bool,
+    Float,
+    DataType,
+    Device,
+    Str,
+    Bytes,
+    Array,
+    Map,
+    Shape,
+    Object(&'static TypeInfo),
+}
+
+struct Frame {
+    node: usize,
+    kind: Kind,
+    /// Children: `arena[start..start + len]`.
+    start: usize,
+    len: usize,
+    cursor: usize,
+}
+
+struct Loader<'d, 'a> {
+    nodes: &'d [Json<'a>],
+    values: Vec<Option<Any>>,
+    depth: Vec<u32>,
+    state: Vec<State>,
+    arena: Vec<usize>,
+    types: FastMap<&'d str, Kind>,
+    entries: Vec<(&'d str, Option<Any>)>,
+}
+
+impl<'d, 'a> Loader<'d, 'a> {
+    fn new(nodes: &'d [Json<'a>]) -> Self {
+        let n = nodes.len();
+        Loader {
+            nodes,
+            values: vec![None; n],
+            depth: vec![0; n],
+            state: vec![State::New; n],
+            arena: Vec::new(),
+            types: FastMap::default(),
+            entries: Vec::new(),
+        }
+    }
+
+    fn node_error(&self, node: usize, message: impl std::fmt::Display) -> Error {
+        let key = match self.nodes[node].get("type") {
+            Some(Json::Str(k)) => format!(" (`{k}`)"),
+            _ => std::string::String::new(),
+        };
+        graph_error(format!("node {node}{key}: {message}"))
+    }
+
+    fn load(mut self, root: usize) -> Result<Any, Error> {
+        let mut stack = vec![self.open(root)?];
+        while let Some(top) = stack.last_mut() {
+            if top.cursor < top.len {
+                let child = self.arena[top.start + top.cursor];
+                top.cursor += 1;
+                match self.state[child] {
+                    State::Done => {}
+                    State::Active => {
+                        let node = top.node;
+                        let key = match self.nodes[node].get("type") {
+                            Some(Json::Str(k)) => format!(" (`{k}`)"),
+                            _ => std::string::String::new(),
+                        };
+                        return Err(graph_error(format!(
+                            "node {node}{key} refers to node {child}, which refers back to it (a cycle)"
+                        )));
+                    }
+                    State::New => {
+                        let frame = self.open(child)?;
+                        stack.push(frame);
+                    }
+                }
+                continue;
+            }
+            let Some(frame) = stack.pop() else { break };
+            let value = self.build(&frame)?;
+            let depth = self.arena[frame.start..frame.start + frame.len]
+                .iter()
+                .map(|&c| self.depth[c])
+                .max()
+                .unwrap_or(0)
+                + u32::from(matches!(
+                    frame.kind,
+                    Kind::Object(_) | Kind::Array | Kind::Map
+                ));
+            if depth as usize > MAX_GRAPH_DEPTH {
+                return Err(self.node_error(
+                    frame.node,
+                    format!("objects nested deeper than {MAX_GRAPH_DEPTH} levels"),
+                ));
+            }
+            self.depth[frame.node] = depth;
+            self.values[frame.node] = Some(value);
+            self.state[frame.node] = State::Done;
+            self.arena.truncate(frame.start);
+        }
+        self.values[root]
+            .take()
+            .ok_or_else(|| graph_error("the root was not decoded"))
+    }
+
+    /// Reads node `i`'s type and child indices; marks it active.
+    fn open(&mut self, i: usize) -> Result<Frame, Error> {
+        let node = &self.nodes[i];
+        let Json::Object(_) = node else {
+            return Err(graph_error(format!(
+                "node {i}: a node is an object, got {}",
+                node.kind()
+            )));
+        };
+        let key: &'d str = match node.get("type") {
+            Some(Json::Str(k)) => k,
+            Some(other) => {
+                return Err(graph_error(format!(
+                    "node {i}: `type` must be a string, got {}",
+                    other.kind()
+                )))
+            }
+            None => return Err(graph_error(format!("node {i}: missing `type`"))),
+        };
+        let kind = self.kind_of(i, key)?;
+        let data = node.get("data");
+        let start = self.arena.len();
+        let indices = |this: &mut Self, items: &[Json<'_>]| -> Result<(), Error> {
+            for item in items {
+                let c = this.index(i, item)?;
+                this.arena.push(c);
+            }
+            Ok(())
+        };
+        match kind {
+            Kind::Array | Kind::Map => {
+                let Some(Json::Array(items)) = data else {
+                    return Err(self.node_error(i, "`data` must be an array of node indices"));
+                };
+                if matches!(kind, Kind::Map) && items.len() % 2 != 0 {
+                    return Err(self.node_error(
+                        i,
+                        "`data` must list keys and values in pairs (an even count)",
+                    ));
+                }
+                indices(self, items)?;
+            }
+            Kind::Object(info) => {
+                let Some(Json::Object(members)) = data else {
+                    return Err(self.node_error(i, "`data` must be an object of fields"));
+                };
+                let refl = info.reflection();
+                for (name, value) in members {
+                    let field = refl.field(name).ok_or_else(|| {
+                        self.node_error(i, format!("`{}` has no field `{name}`", info.key()))
+                    })?;
+                    if !field.is_inline_pod() {
+                        let c = self.index(i, value).map_err(|e| {
+                            self.node_error(i, format!("field `{name}`: {}", e.message()))
+                        })?;
+                        self.arena.push(c);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.state[i] = State::Active;
+        Ok(Frame {
+            node: i,
+            kind,
+            start,
+            len: self.arena.len() - start,
+            cursor: 0,
+        })
+    }
+
+    fn index(&self, i: usize, item: &Json<'_>) -> Result<usize, Error> {
+        match item {
+            Json::Int(c) => usize::try_from(*c)
+                .ok()
+                .filter(|&c| c < self.nodes.len())
+                .ok_or_else(|| {
+                    self.node_error(
+                        i,
+                        format!(
+                            "node index {c} is out of range (the graph has {} nodes)",
+                            self.nodes.len()
+                        ),
+                    )
+                }),
+            other => {
+                Err(self.node_error(i, format!("expected a node index, got {}", other.kind())))
+            }
+        }
+    }
+
+    fn kind_of(&mut self, i: usize, key: &'d str) -> Result<Kind, Error> {
+        if let Some(k) = self.types.get(key) {
+            return Ok(*k);
+        }
+        let kind = match key {
+            "None" => Kind::None,
+            "int" => Kind::Int,
+            "bool" => Kind::Bool,
+            "float" => Kind::Float,
+            "DataType" => Kind::DataType,
+            "Device" => Kind::Device,
+            "ffi.String" => Kind::Str,
+            "ffi.Bytes" => Kind::Bytes,
+            "ffi.Array" => Kind::Array,
+            "ffi.Map" => Kind::Map,
+            "ffi.Shape" => Kind::Shape,
+            _ => {
+                let info = registry::type_info_by_key(key).ok_or_else(|| {
+                    Error::new("KeyError", format!("node {i}: unknown type key `{key}`"))
+                })?;
+                let refl = info.reflection();
+                if !info.is_object() || refl.is_opaque() || !refl.can_create() {
+                    return Err(Error::type_error(format!(
+                        "node {i}: `{key}` cannot be loaded from a JSON graph"
+                    )));
+                }
+                Kind::Object(info)
+            }
+        };
+        self.types.insert(key, kind);
+        Ok(kind)
+    }
+
+    fn child(&self, c: usize) -> Any {
+        self.values[c].clone().unwrap_or_default()
+    }
+
+    fn build(&mut self, f: &Frame) -> Result<Any, Error> {
+        let i = f.node;
+        let data = self.nodes[i].get("data");
+        let bad = |what: &str| {
+            self.node_error(
+                i,
+                format!(
+                    "`data` must be {what}, got {}",
+                    data.map_or("nothing", Json::kind)
+                ),
+            )
+        };
+        let kids = &self.arena[f.start..f.start + f.len];
+        Ok(match f.kind {
+            Kind::None => Any::default(),
+            Kind::Int => match data {
+                Some(Json::Int(v)) => Any::from(*v),
+                _ => return Err(bad("an integer (in the i64 range)")),
+            },
+            Kind::Bool => match data {
+                Some(Json::Bool(v)) => Any::from(*v),
+                _ => return Err(bad("a boolean")),
+            },
+            Kind::Float => match data {
+                Some(Json::Float(v)) => Any::from(*v),
+                Some(Json::Int(v)) => Any::from(*v as f64),
+                _ => return Err(bad("a number")),
+            },
+            Kind::DataType => match data {
+                Some(Json::Str(s)) => {
+                    Any::from(s.parse::<DataType>().map_err(|e| self.node_error(i, e))?)
+                }
+                _ => return Err(bad("a data type string")),
+            },
+            Kind::Device => match data {
+                Some(Json::Array(v)) => match v.as_slice() {
+                    [Json::Int(t), Json::Int(d)] => {
+                        let t = i32::try_from(*t).map_err(|_| bad("[device_type, device_id]"))?;
+                        let d = i32::try_from(*d).map_err(|_| bad("[device_type, device_id]"))?;
+                        Any::from(Device::new(t, d))
+                    }
+                    _ => return Err(bad("[device_type, device_id]")),
+                },
+                _ => return Err(bad("[device_type, device_id]")),
+            },
+            Kind::Str => match data {
+                Some(Json::Str(s)) => Any::from(s.as_ref()),
+                _ => return Err(bad("a string")),
+            },
+            Kind::Bytes => match data {
+                Some(Json::Str(s)) => {
+                    let b = B64
+                        .decode(s.as_bytes())
+                        .map_err(|e| self.node_error(i, format!("bad base64: {e}")))?;
+                    Any::from(Bytes::from(b))
+                }
+                _ => return Err(bad("a base64 string")),
+            },
+            Kind::Shape => match data {
+                Some(Json::Array(items)) => {
+                    let mut dims = Vec::with_capacity(items.len());
+                    for item in items {
+                        match item {
+                            Json::Int(d) => dims.push(*d),
+                            _ => return Err(bad("an array of integers")),
+                        }
+                    }
+                    Any::from(Shape::new(&dims))
+                }
+                _ => return Err(bad("an array of integers")),
+            },
+            Kind::Array => {
+                let items: Vec<Any> = kids.iter().map(|&c| self.child(c)).collect();
+                Any::from(Array::<Any>::from(items))
+            }
+            Kind::Map => {
+                let mut m = Map::<Any, Any>::with_capacity(kids.len() / 2);
+                for pair in kids.chunks_exact(2) {
+                    m.insert(self.child(pair[0]), self.child(pair[1]));
+                }
+                Any::from(m)
+            }
+            Kind::Object(info) => {
+                let Some(Json::Object(members)) = data else {
+                    return Err(bad("an object of fields"));
+                };
+                let refl = info.reflection();
+                let mut entries = std::mem::take(&mut self.entries);
+                entries.clear();
+                let mut next_kid = 0;
+                for (name, value) in members {
+                    let Some(field) = refl.field(name) else {
+                        return Err(
+                            self.node_error(i, format!("`{}` has no field `{name}`", info.key()))
+                        );
+                    };
+                    let v = if field.is_inline_pod() {
+                        inline_value(field, value)
+                            .map_err(|m| self.node_error(i, format!("field `{name}`: {m}")))?
+                    } else {
+                        let c = kids[next_kid];
+                        next_kid += 1;
+                        self.child(c)
+                    };
+                    entries.push((field.name(), Some(v)));
+                }
+                let mut src = FieldSource::new(info.key(), &mut entries);
+                let built = reflection::create_from_source(info, &mut src);
+                entries.clear();
+                self.entries = entries;
+                Any::from(
+                    built.map_err(|e| {
+                        Error::new(e.kind(), self.node_error(i, e.message()).message())
+                    })?,
+                )
+            }
+        })
+    }
+}
+
+/// A field written inline: its literal, checked against the field's kind.
+fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, std::string::String> {
+    match (field.kind(), value) {
+        (FieldKind::Bool, Json::Bool(b)) => Ok(Any::from(*b)),
+        (FieldKind::Int, Json::Int(v)) => Ok(Any::from(*v)),
+        (FieldKind::Float, Json::Float(v)) => Ok(Any::from(*v)),
+        (FieldKind::Float, Json::Int(v)) => Ok(Any::from(*v as f64)),
+        (FieldKind::DataType, Json::Str(s)) => s
+            .parse::<DataType>()
+            .map(Any::from)
+            .map_err(|e| e.to_string()),
+        (kind, other) => Err(format!(
+            "expected {} ({kind:?}), got {}",
+            field.static_type_key(),
+            other.kind()
+        )),
+    }
+}
