@@ -825,8 +825,8 @@ fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, std::string:
             .parse::<DataType>()
             .map(Any::from)
             .map_err(|e| e.to_string()),
-        (kind, other) => Err(format!(
-            "expected {} ({kind:?}), got {}",
+        (_, other) => Err(format!(
+            "expected {}, got {}",
             field.static_type_key(),
             other.kind()
         )),

@@ -7,10 +7,11 @@
 use std::mem::size_of;
 
 use object_containers::{
-    get_global, list_globals, register_global, remove_global, Array, Error, Function as Func, Map,
-    Module, Shape, String,
+    from_json_graph, get_global, list_globals, register_global, remove_global, to_json_graph,
+    Array, Error, Function as Func, Map, Module, Shape, String,
 };
 use object_core::prelude::*;
+use object_core::reflection;
 use object_core::registry::{self, register_type, TypeSpec};
 use object_core::{make_object_as, Any, AnyView, ObjectPool};
 use object_examples::expr::{
@@ -324,6 +325,61 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     remove_global("tour.add");
     remove_global("tour.make_adder");
 
-    println!("\nDone. Next in this project: reflection and JSON, NDArray.");
+    section("9. Reflection and the JSON graph: any object graph, no per-type code");
+    let info = Function::type_info();
+    println!(
+        "the derive recorded {}'s fields, parents first: {}",
+        info.key(),
+        info.reflection()
+            .reflected_fields()
+            .map(|fi| format!(
+                "{} ({}, offset {})",
+                fi.name(),
+                fi.static_type_key(),
+                fi.offset()
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let f_ref = f.clone().into_object_ref();
+    println!(
+        "generic access on an ObjectRef: field_names = {:?}, get_attr(\"body\") is a {}",
+        reflection::field_names(&f_ref),
+        reflection::get_attr(&f_ref, "body")?.type_key()
+    );
+    let made = reflection::create("tour.IntImm", [("value", Any::from(7))])?;
+    println!(
+        "create(\"tour.IntImm\", value = 7) builds {made:?}; a wrong field is an error: {}",
+        reflection::create("tour.IntImm", [("value", Any::from("seven"))]).unwrap_err()
+    );
+    println!("the reflection-driven Debug shows `x`, shared, once (#1):\n{f:#?}");
+    let text = to_json_graph(&Any::from(f.clone()))?;
+    println!(
+        "saved as a JSON graph of {} nodes ({} bytes); the first lines:",
+        text.matches("\"type\"").count(),
+        text.len()
+    );
+    for line in text.lines().take(6) {
+        println!("  {line}");
+    }
+    let loaded = from_json_graph(&text)?;
+    let g = loaded
+        .as_object_of::<Function>()
+        .ok_or("the root is a Function")?;
+    println!("reloaded:  {}", print(&g.body));
+    println!(
+        "f(2, 10) = {} after the round trip; the parameter `x` and both of its uses are still one object: {}",
+        call(g, &[2, 10])?,
+        count_distinct(&g.clone().upcast()) == count_distinct(&f.clone().upcast())
+    );
+    println!(
+        "and bad input is an error naming the node: {}",
+        from_json_graph(
+            r#"{"root_index": 0, "nodes": [{"type": "tour.IntImm", "data": {"value": "7"}}]}"#
+        )
+        .unwrap_err()
+    );
+
+    println!("\nDone. Next in this project: NDArray and DLPack.");
     Ok(())
 }
