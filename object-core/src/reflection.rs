@@ -879,13 +879,20 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     }
 
     fn finish(&self) -> Result<(), Error> {
-        match self.entries.iter().find(|(_, v)| v.is_some()) {
-            Some((name, _)) => Err(Error::value_error(format!(
-                "`{}` has no field `{name}`",
+        let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
+            return Ok(());
+        };
+        // A name whose other entry was taken is a field given twice, not an unknown one.
+        if self.entries.iter().any(|(n, v)| n == name && v.is_none()) {
+            return Err(Error::value_error(format!(
+                "field `{name}` of `{}` is given twice",
                 self.type_key
-            ))),
-            None => Ok(()),
+            )));
         }
+        Err(Error::value_error(format!(
+            "`{}` has no field `{name}`",
+            self.type_key
+        )))
     }
 }
 
@@ -916,9 +923,10 @@ pub fn create_from_source(
 ///
 /// # Errors
 ///
-/// A `KeyError` for an unknown type key, a `ValueError` for a missing or extra field,
-/// a `TypeError` for a field of the wrong kind or a type that cannot be built from
-/// fields (`#[object(opaque)]` built-ins); each names the field and the type.
+/// A `KeyError` for an unknown type key, a `ValueError` for a missing, extra or
+/// duplicate field, a `TypeError` for a field of the wrong kind or a type that cannot
+/// be built from fields (`#[object(opaque)]` built-ins); each names the field and the
+/// type.
 pub fn create<'n>(
     key: &str,
     fields: impl IntoIterator<Item = (&'n str, Any)>,
