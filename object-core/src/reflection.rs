@@ -986,8 +986,8 @@ impl fmt::Write for Sink {
 /// Formats an object through its run-time type: reflected types as
 /// `key { field: value, … }` (pretty with `{:#?}`), built-ins through their own
 /// `Debug`. An object reached more than once in the printed graph is printed in full
-/// the first time, labelled (`tour.Var #1 { … }`), and as `#1` afterwards. Nesting
-/// deeper than 96 objects is elided as `key { … }`.
+/// the first time, labelled (`tour.Var #1 { … }`, `ffi.Array #1 [1, 2]`), and as `#1`
+/// afterwards. Nesting deeper than 96 objects is elided as `key { … }`.
 pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     print_graph(&DynObject(obj), f)
 }
@@ -1089,9 +1089,15 @@ impl fmt::Debug for DynObject<'_> {
         };
         enter();
         let result = if refl.opaque {
+            // A shared opaque object (a container reached twice) is labelled too, so
+            // that its later `#n` refers to something.
+            let labelled = match label {
+                Some(n) => write!(f, "{} #{n} ", info.key()),
+                None => Ok(()),
+            };
             // SAFETY: the debug entry is the one of the Rust type whose layout the
             // object has (its own, or its Rust ancestor's for a run-time type).
-            unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) }
+            labelled.and_then(|()| unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) })
         } else {
             // SAFETY: as in `visit_object_attrs`.
             unsafe {
