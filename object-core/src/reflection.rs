@@ -365,7 +365,8 @@ impl fmt::Debug for TypeReflection {
     }
 }
 
-/// Builds a table `parent ++ own` in a constant. Used by the derive.
+/// Builds a table `parent ++ own` in a constant. Used by the derive, which checks
+/// each own reflected field with [`has_reflected_field`] (spanned at the field).
 #[doc(hidden)]
 pub const fn concat_fields<const N: usize>(
     parent: &[FieldInfo],
@@ -380,20 +381,23 @@ pub const fn concat_fields<const N: usize>(
     }
     let mut j = 0;
     while j < own.len() {
-        let mut k = 0;
-        while k < parent.len() {
-            if own[j].is_reflected()
-                && parent[k].is_reflected()
-                && str_eq(own[j].name, parent[k].name)
-            {
-                panic!("a reflected field has the same name as a field of the parent type; rename one with #[object(rename = \"...\")]");
-            }
-            k += 1;
-        }
         out[i + j] = own[j];
         j += 1;
     }
     out
+}
+
+/// Whether `fields` has a reflected field called `name`. Used by the derive.
+#[doc(hidden)]
+pub const fn has_reflected_field(fields: &[FieldInfo], name: &str) -> bool {
+    let mut k = 0;
+    while k < fields.len() {
+        if fields[k].is_reflected() && str_eq(fields[k].name, name) {
+            return true;
+        }
+        k += 1;
+    }
+    false
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
