@@ -272,9 +272,10 @@ fn reflection(
             .into_iter()
             .reduce(|acc, f| quote!(#acc.union(#f)))
             .unwrap_or_default();
-        // Spanned at the field's type, so an unsupported type is reported there.
-        let new = respan(quote!(#refl::FieldInfo::new::<#ty>), ty.span());
-        own.push(quote!(#new(#field_name, #offset, #ty_str, #flags)));
+        // The path spanned at the field's type, which keeps its own spans: an
+        // unsupported type is reported on the whole type.
+        let new = respan(quote!(#refl::FieldInfo::new::<), ty.span());
+        own.push(quote!(#new #ty>(#field_name, #offset, #ty_str, #flags)));
         inits.push(
             quote!(#id: (&#refl::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
         );
