@@ -365,7 +365,8 @@ impl fmt::Debug for TypeReflection {
     }
 }
 
-/// Builds a table `parent ++ own` in a constant. Used by the derive.
+/// Builds a table `parent ++ own` in a constant. Used by the derive, which checks
+/// each own reflected field with [`has_reflected_field`] (spanned at the field).
 #[doc(hidden)]
 pub const fn concat_fields<const N: usize>(
     parent: &[FieldInfo],
@@ -380,20 +381,23 @@ pub const fn concat_fields<const N: usize>(
     }
     let mut j = 0;
     while j < own.len() {
-        let mut k = 0;
-        while k < parent.len() {
-            if own[j].is_reflected()
-                && parent[k].is_reflected()
-                && str_eq(own[j].name, parent[k].name)
-            {
-                panic!("a reflected field has the same name as a field of the parent type; rename one with #[object(rename = \"...\")]");
-            }
-            k += 1;
-        }
         out[i + j] = own[j];
         j += 1;
     }
     out
+}
+
+/// Whether `fields` has a reflected field called `name`. Used by the derive.
+#[doc(hidden)]
+pub const fn has_reflected_field(fields: &[FieldInfo], name: &str) -> bool {
+    let mut k = 0;
+    while k < fields.len() {
+        if fields[k].is_reflected() && str_eq(fields[k].name, name) {
+            return true;
+        }
+        k += 1;
+    }
+    false
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -903,13 +907,20 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     }
 
     fn finish(&self) -> Result<(), Error> {
-        match self.entries.iter().find(|(_, v)| v.is_some()) {
-            Some((name, _)) => Err(Error::value_error(format!(
-                "`{}` has no field `{name}`",
+        let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
+            return Ok(());
+        };
+        // A name whose other entry was taken is a field given twice, not an unknown one.
+        if self.entries.iter().any(|(n, v)| n == name && v.is_none()) {
+            return Err(Error::value_error(format!(
+                "field `{name}` of `{}` is given twice",
                 self.type_key
-            ))),
-            None => Ok(()),
+            )));
         }
+        Err(Error::value_error(format!(
+            "`{}` has no field `{name}`",
+            self.type_key
+        )))
     }
 }
 
@@ -940,9 +951,10 @@ pub fn create_from_source(
 ///
 /// # Errors
 ///
-/// A `KeyError` for an unknown type key, a `ValueError` for a missing or extra field,
-/// a `TypeError` for a field of the wrong kind or a type that cannot be built from
-/// fields (`#[object(opaque)]` built-ins); each names the field and the type.
+/// A `KeyError` for an unknown type key, a `ValueError` for a missing, extra or
+/// duplicate field, a `TypeError` for a field of the wrong kind or a type that cannot
+/// be built from fields (`#[object(opaque)]` built-ins); each names the field and the
+/// type.
 pub fn create<'n>(
     key: &str,
     fields: impl IntoIterator<Item = (&'n str, Any)>,
@@ -1002,8 +1014,8 @@ impl fmt::Write for Sink {
 /// Formats an object through its run-time type: reflected types as
 /// `key { field: value, … }` (pretty with `{:#?}`), built-ins through their own
 /// `Debug`. An object reached more than once in the printed graph is printed in full
-/// the first time, labelled (`tour.Var #1 { … }`), and as `#1` afterwards. Nesting
-/// deeper than 96 objects is elided as `key { … }`.
+/// the first time, labelled (`tour.Var #1 { … }`, `ffi.Array #1 [1, 2]`), and as `#1`
+/// afterwards. Nesting deeper than 96 objects is elided as `key { … }`.
 pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     print_graph(&DynObject(obj), f)
 }
@@ -1105,9 +1117,15 @@ impl fmt::Debug for DynObject<'_> {
         };
         enter();
         let result = if refl.opaque {
+            // A shared opaque object (a container reached twice) is labelled too, so
+            // that its later `#n` refers to something.
+            let labelled = match label {
+                Some(n) => write!(f, "{} #{n} ", info.key()),
+                None => Ok(()),
+            };
             // SAFETY: the debug entry is the one of the Rust type whose layout the
             // object has (its own, or its Rust ancestor's for a run-time type).
-            unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) }
+            labelled.and_then(|()| unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) })
         } else {
             // SAFETY: as in `visit_object_attrs`.
             unsafe {

@@ -1219,10 +1219,11 @@ fn build() -> Registry {
     }
 
     // Static types, parents before children (ascending index, parents must be lower).
+    // The root has a static index too, but is placed above.
     let mut statics: Vec<_> = by_key
         .values()
         .copied()
-        .filter(|r| r.static_index != 0)
+        .filter(|r| r.static_index != 0 && r.key != root_key)
         .collect();
     statics.sort_by_key(|r| r.static_index);
     for r in statics {
@@ -1432,5 +1433,21 @@ mod tests {
         assert_eq!(info.origin(), TypeOrigin::RunTime);
         assert_eq!(info.parent_index(), Some(type_index::OBJECT));
         assert_eq!(type_index_of("unit.Uncollected"), Ok(info.index()));
+    }
+
+    /// The root has its own static index (64, below the range the derive may ask for)
+    /// and is placed before the static types: it is not one of them, and not an error.
+    #[test]
+    fn the_root_is_not_a_link_error() {
+        let errors = link_errors();
+        assert!(
+            errors
+                .iter()
+                .all(|e| !e.to_string().contains("`ffi.Object`")),
+            "{errors:?}"
+        );
+        let info = <crate::Object as crate::ObjectType>::type_info();
+        assert_eq!(info.index(), type_index::OBJECT);
+        assert_eq!(info.rust_name(), Some("object_core::Object"));
     }
 }

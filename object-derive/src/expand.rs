@@ -212,6 +212,7 @@ fn reflection(
 
     let mut own = Vec::new();
     let mut inits = Vec::new();
+    let mut name_checks = Vec::new();
     for (i, f) in input.fields.iter().enumerate() {
         let id = f.ident;
         let ty = &f.field.ty;
@@ -239,6 +240,27 @@ fn reflection(
             .rename
             .as_ref()
             .map_or_else(|| id.to_string(), |r| r.value.value());
+        // A const check per field, spanned at its name (or its `rename`), so that a
+        // clash with an inherited field is reported there.
+        let name_span = f
+            .attrs
+            .rename
+            .as_ref()
+            .map_or_else(|| id.span(), |r| r.value.span());
+        // (A format string: a `rename` may hold braces.)
+        let message = format!(
+            "the reflected field `{}` has the same name as a field of the parent type; rename one with #[object(rename = \"...\")]",
+            field_name.replace('{', "{{").replace('}', "}}")
+        );
+        name_checks.push(respan(
+            quote! {
+                const _: () = ::core::assert!(
+                    !#refl::has_reflected_field(#parent_fields, #field_name),
+                    #message
+                );
+            },
+            name_span,
+        ));
         let mut flags = vec![quote!(#refl::FieldFlags::NONE)];
         if f.attrs.read_only.is_some() {
             flags.push(quote!(#refl::FieldFlags::READ_ONLY));
@@ -250,9 +272,10 @@ fn reflection(
             .into_iter()
             .reduce(|acc, f| quote!(#acc.union(#f)))
             .unwrap_or_default();
-        // Spanned at the field's type, so an unsupported type is reported there.
-        let new = respan(quote!(#refl::FieldInfo::new::<#ty>), ty.span());
-        own.push(quote!(#new(#field_name, #offset, #ty_str, #flags)));
+        // The path spanned at the field's type, which keeps its own spans: an
+        // unsupported type is reported on the whole type.
+        let new = respan(quote!(#refl::FieldInfo::new::<), ty.span());
+        own.push(quote!(#new #ty>(#field_name, #offset, #ty_str, #flags)));
         inits.push(
             quote!(#id: (&#refl::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
         );
@@ -290,6 +313,7 @@ fn reflection(
         const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
         const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =
             #refl::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
+        #(#name_checks)*
 
         #[automatically_derived]
         impl #refl::Reflect for #name {
