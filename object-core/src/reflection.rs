@@ -304,6 +304,8 @@ unsafe fn visit_erased<F: FieldValue>(p: *const u8, field: &FieldInfo, v: &mut d
 pub struct TypeReflection {
     fields: &'static [FieldInfo],
     opaque: bool,
+    /// `#[object(custom_debug)]`: objects print through the type's own `Debug`.
+    custom_debug: bool,
     create: Option<CreateFn>,
     debug: unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result,
 }
@@ -316,12 +318,14 @@ impl TypeReflection {
     pub const fn new(
         fields: &'static [FieldInfo],
         opaque: bool,
+        custom_debug: bool,
         create: Option<CreateFn>,
         debug: unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result,
     ) -> Self {
         TypeReflection {
             fields,
             opaque,
+            custom_debug,
             create,
             debug,
         }
@@ -1110,13 +1114,18 @@ impl fmt::Debug for DynObject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let obj = self.0;
         let (info, refl) = reflection_of(obj);
+        if matches!(info.index(), ti::STRING | ti::BYTES) {
+            // Strings and bytes are values: printed by content every time, never labelled.
+            // SAFETY: the debug entry of the object's own (Rust) type.
+            return unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) };
+        }
         let label = match reach(ObjectPtr::as_ptr(obj) as usize) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
             Reach::TooDeep => return write!(f, "{} {{ … }}", info.key()),
             Reach::Full(label) => label,
         };
         enter();
-        let result = if refl.opaque {
+        let result = if refl.opaque || refl.custom_debug {
             // A shared opaque object (a container reached twice) is labelled too, so
             // that its later `#n` refers to something.
             let labelled = match label {
@@ -1228,6 +1237,7 @@ pub unsafe fn debug_entry<T: ObjectType + fmt::Debug>(
 pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     fields: &[],
     opaque: true,
+    custom_debug: false,
     create: None,
     debug: debug_entry::<Object>,
 };
@@ -1236,6 +1246,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
 pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     fields: &[],
     opaque: false,
+    custom_debug: false,
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
 };

@@ -205,6 +205,7 @@ fn reflection(
     let name = input.ident;
     let refl = quote!(#krate::reflection);
     let opaque = a.opaque.is_some();
+    let custom_debug = a.custom_debug.is_some();
     let parent_fields = respan(
         quote!(#refl::probe::ParentProbe::<#parent>::FIELDS),
         parent_span,
@@ -341,6 +342,7 @@ fn reflection(
         static __REFLECTION: #refl::TypeReflection = #refl::TypeReflection::new(
             <#name as #refl::Reflect>::FIELDS,
             #opaque,
+            #custom_debug,
             #create,
             #refl::debug_entry::<#name>,
         );

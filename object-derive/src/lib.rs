@@ -19,8 +19,16 @@
 //! | `index = N` | a static type index in `65..128` (the core types) |
 //! | `overflow = bool` | whether descendants may overflow the slots (default `true`) |
 //! | `crate = path` | where `object_core` is, for renamed dependencies |
+//! | `opaque` | no reflected fields, no `create`, no generated `Debug` (built-ins with a form of their own) |
+//! | `custom_debug` | the type writes its own `Debug`, which the printer then uses too |
 //!
-//! Field attributes: `#[object(skip)]` (not reflected), `#[object(rename = "…")]`.
+//! Field attributes: `#[object(skip)]` (not reflected; `create` fills it with `Default`),
+//! `#[object(rename = "…")]` (the reflected name), `#[object(read_only)]` and
+//! `#[object(no_eq)]` (flags in the field table).
+//!
+//! Besides `ObjectType`, the derive implements `Reflect` (the static field table, the
+//! parent's fields first), registers the type's reflection, and writes a `Debug` that
+//! prints through it.
 //!
 //! Every misuse is a compile error on the offending token, all reported at once.
 
@@ -31,7 +39,8 @@ mod expand;
 
 use proc_macro::TokenStream;
 
-/// Derives `ObjectType` (and its registration and field projection). See the crate docs.
+/// Derives `ObjectType` and `Reflect` (with the registration, the field table, the field
+/// projection and `Debug`). See the crate docs.
 #[proc_macro_derive(Object, attributes(object))]
 pub fn derive_object(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
