@@ -13,6 +13,7 @@
 //! | [`Error`] | `ffi.Error` | 67 |
 //! | [`Function`] | `ffi.Function` | 68 |
 //! | [`Module`] | `ffi.Module` | 73 |
+//! | [`NDArray`] | `ffi.Tensor` | 70 |
 //!
 //! Arrays and maps store [`Any`] slots, so one container holds AST nodes and runtime
 //! values alike; `Array<T>` / `Map<K, V>` are checked typed views over those slots
@@ -42,11 +43,13 @@
 //! ```
 
 mod array;
+pub mod dlpack;
 mod error;
 mod function;
 mod handle;
 mod map;
 mod module;
+mod ndarray;
 mod shape;
 
 pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
@@ -58,6 +61,7 @@ pub use function::{
 };
 pub use map::{Map, MapObj};
 pub use module::{Module, ModuleBuilder, ModuleObj};
+pub use ndarray::{Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM};
 pub use object_core::{Any, AnyItem, AnyView, Bytes, BytesObj, String, StringObj, TypeError};
 pub use shape::{Shape, ShapeObj};
 
