@@ -405,7 +405,7 @@ unsafe fn import(
     match checked {
         Ok(c) => Ok(NDArray::from_parts(Parts {
             shape: c.shape,
-            strides: c.strides.as_slice(),
+            strides: c.strides,
             data: tensor.data,
             byte_offset: tensor.byte_offset,
             dtype: tensor.dtype,

@@ -49,12 +49,8 @@ pub const MAX_NDIM: usize = 64;
 /// The alignment of the data of arrays this crate allocates.
 pub const ALIGNMENT: usize = 64;
 
-/// DLPack device types (`DLDeviceType`, v1.1): what imports accept.
-const KNOWN_DEVICE_TYPES: &[i32] = &[1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
-
-/// Device types whose memory the host reads directly: CPU, CUDA pinned host memory,
-/// ROCm pinned host memory. Only these are read or written from Rust.
-const HOST_DEVICE_TYPES: &[i32] = &[Device::CPU, Device::CUDA_HOST, 11];
+/// `kDLROCMHost`: ROCm pinned host memory.
+const ROCM_HOST: i32 = 11;
 
 /// The highest `DLDataTypeCode` with whole-byte elements (`kDLFloat8_e8m0fnu`); codes
 /// above it are the sub-byte float6/float4 types.
@@ -266,6 +262,7 @@ element!(
 // ---------------------------------------------------------------------------------
 
 /// Bytes per element, if the data type is one arrays hold.
+#[inline]
 pub(crate) fn element_bytes(dtype: DataType) -> Result<usize, NDArrayError> {
     let ok = dtype.code <= MAX_BYTE_TYPE_CODE
         && dtype.bits > 0
@@ -290,16 +287,25 @@ fn element_align(dtype: DataType) -> usize {
     pow2.clamp(1, 8)
 }
 
+/// Accepts the device types of `DLDeviceType` (v1.1: 1 to 4 and 7 to 18) with a
+/// non-negative id.
+#[inline]
 fn check_device(device: Device) -> Result<(), NDArrayError> {
-    if KNOWN_DEVICE_TYPES.contains(&device.device_type) && device.device_id >= 0 {
+    if matches!(device.device_type, 1..=4 | 7..=18) && device.device_id >= 0 {
         Ok(())
     } else {
         Err(NDArrayError::UnsupportedDevice(device))
     }
 }
 
+/// Whether the host reads the device's memory directly: CPU, CUDA pinned host memory,
+/// ROCm pinned host memory. Only these are read or written from Rust.
+#[inline]
 fn host_accessible(device: Device) -> bool {
-    HOST_DEVICE_TYPES.contains(&device.device_type)
+    matches!(
+        device.device_type,
+        Device::CPU | Device::CUDA_HOST | ROCM_HOST
+    )
 }
 
 /// The element count of a shape; checks the rank and each extent.
@@ -317,33 +323,32 @@ pub(crate) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
     Ok(n)
 }
 
-/// Dimensions on the stack (at most [`MAX_NDIM`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Dims {
-    len: usize,
-    dims: [i64; MAX_NDIM],
-}
-
-impl Dims {
-    fn as_slice(&self) -> &[i64] {
-        &self.dims[..self.len]
-    }
-}
-
-/// Compact row-major strides for `shape` (rank already checked). Axes of extent 0 or
-/// 1 count as 1, as in PyTorch, so an empty array's strides do not overflow needlessly.
-fn compact_strides(shape: &[i64]) -> Result<Dims, NDArrayError> {
-    let mut out = Dims {
-        len: shape.len(),
-        dims: [0; MAX_NDIM],
-    };
+/// Checks that compact row-major strides for `shape` fit in `i64` (rank already
+/// checked). Axes of extent 0 or 1 count as 1, as in PyTorch, so an empty array's
+/// strides do not overflow needlessly.
+fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
     let mut acc: i64 = 1;
-    for i in (0..shape.len()).rev() {
-        out.dims[i] = acc;
-        acc = acc
-            .checked_mul(shape[i].max(1))
-            .ok_or(NDArrayError::TooLarge)?;
+    for &d in shape.iter().skip(1).rev() {
+        acc = acc.checked_mul(d.max(1)).ok_or(NDArrayError::TooLarge)?;
     }
+    Ok(())
+}
+
+/// Writes compact row-major strides for `shape` into `out` (as long as the shape),
+/// after [`check_compact`] passed.
+fn write_compact_strides(shape: &[i64], out: &mut [i64]) {
+    let mut acc: i64 = 1;
+    for (o, &d) in out.iter_mut().zip(shape).rev() {
+        *o = acc;
+        acc = acc.wrapping_mul(d.max(1));
+    }
+}
+
+/// Compact row-major strides for `shape`, allocated (for the copying paths).
+fn compact_strides(shape: &[i64]) -> Result<Vec<i64>, NDArrayError> {
+    check_compact(shape)?;
+    let mut out = vec![0; shape.len()];
+    write_compact_strides(shape, &mut out);
     Ok(out)
 }
 
@@ -366,24 +371,8 @@ fn is_compact(shape: &[i64], strides: &[i64]) -> bool {
 /// A tensor description that passed [`check_dl_tensor`].
 pub(crate) struct Checked<'a> {
     pub(crate) shape: &'a [i64],
-    pub(crate) strides: StridesOf<'a>,
-}
-
-/// The strides of a checked tensor: its own, or computed for a null `strides` (on the
-/// stack: an import should not allocate for them).
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum StridesOf<'a> {
-    Given(&'a [i64]),
-    Compact(Dims),
-}
-
-impl StridesOf<'_> {
-    pub(crate) fn as_slice(&self) -> &[i64] {
-        match self {
-            StridesOf::Given(s) => s,
-            StridesOf::Compact(d) => d.as_slice(),
-        }
-    }
+    /// `None`: compact row-major.
+    pub(crate) strides: Option<&'a [i64]>,
 }
 
 /// The lowest and highest element offsets (in elements) a layout reaches: `Ok(None)`
@@ -414,6 +403,7 @@ fn element_span(shape: &[i64], strides: &[i64]) -> Result<Option<(i128, i128)>, 
 ///
 /// If `t.ndim` is in `1..=MAX_NDIM` and `t.shape` (resp. `t.strides`) is not null, it
 /// must point to `ndim` readable `i64`s that stay unchanged for `'a`.
+#[inline]
 pub(crate) unsafe fn check_dl_tensor(t: &DLTensor) -> Result<Checked<'_>, NDArrayError> {
     let ndim = usize::try_from(t.ndim)
         .ok()
@@ -437,12 +427,18 @@ pub(crate) unsafe fn check_dl_tensor(t: &DLTensor) -> Result<Checked<'_>, NDArra
         return Err(NDArrayError::TooLarge);
     }
     let strides = if ndim == 0 || t.strides.is_null() {
-        StridesOf::Compact(compact_strides(shape)?)
+        check_compact(shape)?;
+        None
     } else {
         // SAFETY: the caller's contract: `ndim` readable strides.
-        StridesOf::Given(unsafe { core::slice::from_raw_parts(t.strides, ndim) })
+        Some(unsafe { core::slice::from_raw_parts(t.strides, ndim) })
     };
-    let Some((lo, hi)) = element_span(shape, strides.as_slice())? else {
+    let span = match strides {
+        Some(st) => element_span(shape, st)?,
+        None if numel == 0 => None,
+        None => Some((0, numel as i128 - 1)),
+    };
+    let Some((lo, hi)) = span else {
         return Ok(Checked { shape, strides });
     };
     // The bytes from the lowest to past the highest element must fit in `isize`; then
@@ -798,7 +794,8 @@ pub struct NDArray(ObjectPtr<NDArrayObj>);
 /// What [`NDArray::from_parts`] assembles.
 pub(crate) struct Parts<'s> {
     pub(crate) shape: &'s [i64],
-    pub(crate) strides: &'s [i64],
+    /// `None`: compact row-major (checked with `check_compact`), written in place.
+    pub(crate) strides: Option<&'s [i64]>,
     pub(crate) data: *mut c_void,
     pub(crate) byte_offset: u64,
     pub(crate) dtype: DataType,
@@ -812,7 +809,7 @@ impl NDArray {
     /// `MAX_NDIM`, strides as long as the shape, the data valid as described).
     pub(crate) fn from_parts(parts: Parts<'_>) -> NDArray {
         let ndim = parts.shape.len();
-        debug_assert!(ndim <= MAX_NDIM && parts.strides.len() == ndim);
+        debug_assert!(ndim <= MAX_NDIM && parts.strides.is_none_or(|s| s.len() == ndim));
         let value = NDArrayObj {
             base: Object::new(),
             tensor: DLTensor {
@@ -835,7 +832,13 @@ impl NDArray {
         unsafe {
             let dims = (raw as *mut u8).add(DIMS_OFFSET) as *mut i64;
             ptr::copy_nonoverlapping(parts.shape.as_ptr(), dims, ndim);
-            ptr::copy_nonoverlapping(parts.strides.as_ptr(), dims.add(ndim), ndim);
+            match parts.strides {
+                Some(st) => ptr::copy_nonoverlapping(st.as_ptr(), dims.add(ndim), ndim),
+                None => write_compact_strides(
+                    parts.shape,
+                    core::slice::from_raw_parts_mut(dims.add(ndim), ndim),
+                ),
+            }
             ptr::addr_of_mut!((*raw).tensor.shape).write(dims);
             ptr::addr_of_mut!((*raw).tensor.strides).write(dims.add(ndim));
         }
@@ -855,7 +858,6 @@ impl NDArray {
     /// `cpu:0`.
     pub fn empty(shape: &[i64], dtype: DataType, device: Device) -> Result<NDArray, NDArrayError> {
         let (numel, nbytes) = Self::check_new(shape, dtype, device)?;
-        let strides = compact_strides(shape)?;
         let (data, storage) = if numel == 0 {
             (ptr::null_mut(), Storage::None)
         } else {
@@ -875,7 +877,7 @@ impl NDArray {
         };
         Ok(Self::from_parts(Parts {
             shape,
-            strides: strides.as_slice(),
+            strides: None,
             data,
             byte_offset: 0,
             dtype,
@@ -900,7 +902,7 @@ impl NDArray {
         if nbytes > isize::MAX as usize - ALIGNMENT {
             return Err(NDArrayError::TooLarge);
         }
-        compact_strides(shape)?;
+        check_compact(shape)?;
         Ok((numel, nbytes))
     }
 
@@ -966,7 +968,7 @@ impl NDArray {
 
     /// A new 64-aligned CPU array holding `bytes` (already checked against the shape).
     fn copied(shape: &[i64], dtype: DataType, bytes: &[u8]) -> Result<NDArray, NDArrayError> {
-        let strides = compact_strides(shape)?;
+        check_compact(shape)?;
         let (data, storage) = if bytes.is_empty() {
             (ptr::null_mut(), Storage::None)
         } else {
@@ -986,7 +988,7 @@ impl NDArray {
         };
         Ok(Self::from_parts(Parts {
             shape,
-            strides: strides.as_slice(),
+            strides: None,
             data,
             byte_offset: 0,
             dtype,
@@ -1019,7 +1021,6 @@ impl NDArray {
                 actual: data.len(),
             });
         }
-        let strides = compact_strides(shape)?;
         let (ptr, storage) = if numel == 0 {
             (ptr::null_mut(), Storage::None)
         } else {
@@ -1038,7 +1039,7 @@ impl NDArray {
         };
         Ok(Self::from_parts(Parts {
             shape,
-            strides: strides.as_slice(),
+            strides: None,
             data: ptr,
             byte_offset: 0,
             dtype: T::DTYPE,
@@ -1341,7 +1342,7 @@ impl NDArray {
                 self.shape(),
                 self.dtype().bytes(),
                 first_element(src.tensor),
-                src_strides.as_slice(),
+                &src_strides,
                 first_element(self.as_dl_tensor()),
                 self.strides(),
             )
@@ -1360,7 +1361,7 @@ impl NDArray {
     fn view_of(
         &self,
         shape: &[i64],
-        strides: &[i64],
+        strides: Option<&[i64]>,
         data: *mut c_void,
         byte_offset: u64,
     ) -> NDArray {
@@ -1393,9 +1394,9 @@ impl NDArray {
         if !self.is_contiguous() {
             return Err(NDArrayError::NotContiguous);
         }
-        let strides = compact_strides(shape)?;
+        check_compact(shape)?;
         let t = self.as_dl_tensor();
-        Ok(self.view_of(shape, strides.as_slice(), t.data, t.byte_offset))
+        Ok(self.view_of(shape, None, t.data, t.byte_offset))
     }
 
     /// A view of the rows `range` along the first axis (same memory, same strides).
@@ -1429,7 +1430,7 @@ impl NDArray {
         shape[0] = (end - start) as i64;
         let t = self.as_dl_tensor();
         if shape.contains(&0) {
-            return Ok(self.view_of(&shape, self.strides(), t.data, t.byte_offset));
+            return Ok(self.view_of(&shape, Some(self.strides()), t.data, t.byte_offset));
         }
         // The view has elements, so `start` is a row of a non-empty array: the offset is
         // inside the array's span, which fits in `isize` (checked at construction).
@@ -1444,7 +1445,7 @@ impl NDArray {
             let off = u64::try_from(off).map_err(|_| NDArrayError::TooLarge)?;
             (t.data, off)
         };
-        Ok(self.view_of(&shape, self.strides(), data, byte_offset))
+        Ok(self.view_of(&shape, Some(self.strides()), data, byte_offset))
     }
 }
 
@@ -1615,10 +1616,10 @@ impl<'a> TensorView<'a> {
         Some(unsafe { core::slice::from_raw_parts(self.tensor.strides, n) })
     }
 
-    fn strides_or_compact(&self) -> Result<StridesOf<'a>, NDArrayError> {
+    fn strides_or_compact(&self) -> Result<std::borrow::Cow<'a, [i64]>, NDArrayError> {
         match self.strides() {
-            Some(s) => Ok(StridesOf::Given(s)),
-            None => Ok(StridesOf::Compact(compact_strides(self.shape())?)),
+            Some(s) => Ok(std::borrow::Cow::Borrowed(s)),
+            None => Ok(std::borrow::Cow::Owned(compact_strides(self.shape())?)),
         }
     }
 
@@ -1682,9 +1683,9 @@ impl<'a> TensorView<'a> {
                 self.shape(),
                 self.dtype().bytes(),
                 first_element(self.tensor),
-                src_strides.as_slice(),
+                &src_strides,
                 out.as_mut_ptr(),
-                compact.as_slice(),
+                &compact,
             );
             out.set_len(n);
         }
@@ -1764,10 +1765,14 @@ mod tests {
 
     #[test]
     fn strides_and_contiguity() {
-        assert_eq!(compact_strides(&[2, 3, 4]).unwrap().as_slice(), &[12, 4, 1]);
-        assert_eq!(compact_strides(&[]).unwrap().as_slice(), &[] as &[i64]);
-        assert_eq!(compact_strides(&[0, 5]).unwrap().as_slice(), &[5, 1]);
-        assert!(compact_strides(&[1 << 40, 1 << 40, 0]).is_err());
+        assert_eq!(compact_strides(&[2, 3, 4]).unwrap(), &[12, 4, 1]);
+        assert_eq!(compact_strides(&[]).unwrap(), &[] as &[i64]);
+        assert_eq!(compact_strides(&[0, 5]).unwrap(), &[5, 1]);
+        assert!(
+            compact_strides(&[1 << 40, 1 << 40, 0]).is_ok(),
+            "the first extent is never multiplied"
+        );
+        assert!(compact_strides(&[2, 1 << 40, 1 << 40, 0]).is_err());
         assert!(is_compact(&[2, 3], &[3, 1]));
         assert!(!is_compact(&[2, 3], &[1, 2]));
         assert!(
