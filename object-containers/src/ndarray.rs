@@ -404,7 +404,7 @@ fn element_span(shape: &[i64], strides: &[i64]) -> Result<Option<(i128, i128)>, 
 /// If `t.ndim` is in `1..=MAX_NDIM` and `t.shape` (resp. `t.strides`) is not null, it
 /// must point to `ndim` readable `i64`s that stay unchanged for `'a`.
 #[inline]
-pub(crate) unsafe fn check_dl_tensor(t: &DLTensor) -> Result<Checked<'_>, NDArrayError> {
+pub(crate) unsafe fn check_dl_tensor<'a>(t: &'a DLTensor) -> Result<Checked<'a>, NDArrayError> {
     let ndim = usize::try_from(t.ndim)
         .ok()
         .filter(|&n| n <= MAX_NDIM)
@@ -807,6 +807,7 @@ pub(crate) struct Parts<'s> {
 impl NDArray {
     /// Assembles an array object. The description must be checked (rank at most
     /// `MAX_NDIM`, strides as long as the shape, the data valid as described).
+    #[inline]
     pub(crate) fn from_parts(parts: Parts<'_>) -> NDArray {
         let ndim = parts.shape.len();
         debug_assert!(ndim <= MAX_NDIM && parts.strides.is_none_or(|s| s.len() == ndim));
@@ -1062,8 +1063,9 @@ impl NDArray {
 
     /// The address of the embedded `DLTensor`: what the RFC's calling convention passes
     /// for an array, and what C code expecting a `DLTensor*` reads. Valid while this
-    /// handle (or another to the same object) lives; C code may write the data through
-    /// it only where Rust could ([`NDArray::as_slice_mut`]'s conditions).
+    /// handle (or another to the same object) lives. The description itself must never
+    /// be changed through it; C code may write the data only where Rust could
+    /// ([`NDArray::as_slice_mut`]'s conditions).
     #[inline]
     pub fn as_dl_tensor_ptr(&self) -> *mut DLTensor {
         (object_address(&self.0).as_ptr() as *mut u8).wrapping_add(NDArrayObj::DL_TENSOR_OFFSET)
