@@ -25,7 +25,8 @@ use object_core::{
     ObjectType, String, TypeError,
 };
 
-use crate::{Array, Error, Map, Shape};
+use crate::dlpack::DLTensor;
+use crate::{Array, Error, Map, NDArray, NDArrayObj, Shape};
 
 /// The C ABI of a packed call: `this`, `num_args` arguments, the return slot. The caller
 /// initializes `*ret` to `None`; the callee writes its result over it (without dropping
@@ -661,6 +662,41 @@ impl<T: ObjectType> FromRet for ObjectPtr<T> {
         ObjectPtr::try_from(v)
     }
 }
+/// Array objects only: a raw `DLTensor*` argument is refused (an owning array cannot be
+/// made from a borrowed pointer without copying; take a [`TensorView`](crate::TensorView)
+/// in a packed function, or a `*mut DLTensor`, to accept both).
+impl FromArg for NDArray {
+    #[inline]
+    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+        ObjectPtr::<NDArrayObj>::try_from(v).map(NDArray::from_object_ptr)
+    }
+    #[inline]
+    fn from_arg_quick(v: AnyView<'_>) -> Option<Self> {
+        v.as_object_of::<NDArrayObj>()
+            .map(|o| NDArray::from_object_ptr(o.clone()))
+    }
+}
+impl IntoRet for NDArray {
+    fn into_ret(self) -> Result<Any, Error> {
+        Ok(Any::from(self))
+    }
+}
+impl FromRet for NDArray {
+    fn from_ret(v: Any) -> Result<Self, TypeError> {
+        NDArray::try_from(v)
+    }
+}
+/// The RFC's `DLTensor*` argument: an array object's embedded tensor or a caller's raw
+/// `DLTensor*`, as a raw pointer valid for the duration of the call (read it with
+/// `unsafe { TensorView::from_raw(p) }`; do not keep it).
+impl FromArg for *mut DLTensor {
+    #[inline]
+    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+        crate::ndarray::dl_tensor_arg(v)
+            .ok_or_else(|| TypeError::new("DLTensor* or ffi.Tensor", v.type_key()))
+    }
+}
+
 impl<T: AnyItem> FromArg for Array<T> {
     fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
         Array::try_from(v.to_any())

@@ -13,6 +13,7 @@
 //! | [`Error`] | `ffi.Error` | 67 |
 //! | [`Function`] | `ffi.Function` | 68 |
 //! | [`Module`] | `ffi.Module` | 73 |
+//! | [`NDArray`] | `ffi.Tensor` | 70 |
 //!
 //! Arrays and maps store [`Any`] slots, so one container holds AST nodes and runtime
 //! values alike; `Array<T>` / `Map<K, V>` are checked typed views over those slots
@@ -42,12 +43,14 @@
 //! ```
 
 mod array;
+pub mod dlpack;
 mod function;
 mod handle;
 mod json;
 pub mod json_graph;
 mod map;
 mod module;
+mod ndarray;
 mod shape;
 
 pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
@@ -59,6 +62,7 @@ pub use function::{
 pub use json_graph::{from_json_graph, to_json_graph, to_json_graph_with_metadata};
 pub use map::{Map, MapObj};
 pub use module::{Module, ModuleBuilder, ModuleObj};
+pub use ndarray::{Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM};
 pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
 };

@@ -4,8 +4,8 @@
 //!
 //! Kinds: `None`, `int` (i64), `bool`, `float` (f64), opaque pointers, `DataType`,
 //! `Device`, short strings inline (`ffi.SmallStr`, up to 7 bytes), borrowed strings
-//! (views only), and objects (type index 64 and up; an owned reference in `Any`, a
-//! borrowed one in `AnyView`).
+//! and borrowed `DLTensor*` (views only), and objects (type index 64 and up; an owned
+//! reference in `Any`, a borrowed one in `AnyView`).
 
 use core::ffi::c_void;
 use core::fmt;
@@ -349,7 +349,7 @@ impl Any {
     ///
     /// `raw` must be an owned value from [`Any::into_raw`] (or the C ABI's equivalent):
     /// for object kinds it carries one strong reference, which the `Any` now owns; a
-    /// borrowed-only kind (`RawStr`) is not allowed.
+    /// borrowed-only kind (`RawStr`, `DLTensor*`) is not allowed.
     pub unsafe fn from_raw(raw: AnyView<'static>) -> Any {
         Any {
             type_index: raw.type_index,
@@ -564,6 +564,36 @@ impl<'a> AnyView<'a> {
         }
     }
 
+    /// A borrowed `DLTensor*` (type index 7, the RFC's calling convention for tensors
+    /// that are not objects): what a C caller passes for a tensor it owns.
+    ///
+    /// Core does not know the `DLTensor` struct (it lives in `object-containers`), so the
+    /// pointer is untyped here; `object_containers::TensorView` reads it.
+    ///
+    /// # Safety
+    ///
+    /// `p` must be non-null and point to a DLPack `DLTensor` that stays valid and
+    /// unchanged for `'a`, together with everything it points to: its `shape` array (and
+    /// `strides` array, if non-null), and, on a host device, the bytes its `data`,
+    /// `byte_offset`, shape and strides describe, which nobody may write while `'a` lasts.
+    /// Safe code reads the tensor through views of this kind, relying on this.
+    #[inline]
+    pub unsafe fn from_dl_tensor_ptr(p: *mut c_void) -> Self {
+        AnyView::pod(ti::DL_TENSOR_PTR, Payload { ptr: p })
+    }
+
+    /// The `DLTensor*`, if the value is a borrowed one (see
+    /// [`AnyView::from_dl_tensor_ptr`]); valid for `'a`.
+    #[inline]
+    pub fn as_dl_tensor_ptr(&self) -> Option<*mut c_void> {
+        if self.type_index == ti::DL_TENSOR_PTR {
+            // SAFETY: `ptr` is the active field for DL_TENSOR_PTR.
+            Some(unsafe { self.payload.ptr })
+        } else {
+            None
+        }
+    }
+
     /// The text, if the value is a string (borrowed, inline, or an `ffi.String`).
     pub fn as_str(&self) -> Option<&str> {
         if self.type_index == ti::RAW_STR {
@@ -588,9 +618,17 @@ impl<'a> AnyView<'a> {
     }
 
     /// An owned copy: objects get a new reference, borrowed strings are copied.
+    ///
+    /// A borrowed `DLTensor*` has no owned form (an `Any` may outlive the tensor, and
+    /// views of that kind are trusted to be valid): its address is kept as an opaque
+    /// pointer (`void*`), which nothing dereferences. To keep the tensor, copy it into
+    /// an `NDArray` (`object_containers::TensorView::to_ndarray`).
     pub fn to_any(&self) -> Any {
         if self.type_index == ti::RAW_STR {
             return self.as_str().map_or(Any::NONE, Any::from);
+        }
+        if let Some(p) = self.as_dl_tensor_ptr() {
+            return Any::opaque_ptr(p);
         }
         if let Some(o) = self.as_object() {
             return Any::from(o.clone());
@@ -635,6 +673,11 @@ impl fmt::Debug for AnyView<'_> {
                 f,
                 "{:p}",
                 self.as_opaque_ptr().unwrap_or(core::ptr::null_mut())
+            ),
+            ti::DL_TENSOR_PTR => write!(
+                f,
+                "DLTensor*@{:p}",
+                self.as_dl_tensor_ptr().unwrap_or(core::ptr::null_mut())
             ),
             _ => match self.as_object() {
                 Some(o) => crate::reflection::debug_object(o, f),
@@ -1236,6 +1279,26 @@ mod tests {
         assert_eq!(Option::<i64>::try_from(Any::from(Some(3))), Ok(Some(3)));
         let p = core::ptr::null_mut::<c_void>().wrapping_add(0x1000);
         assert_eq!(Any::opaque_ptr(p).as_opaque_ptr(), Some(p));
+    }
+
+    #[test]
+    fn dl_tensor_ptr_is_borrowed_only() {
+        // Never dereferenced here: the test only checks how the kind travels.
+        let p = core::ptr::null_mut::<c_void>().wrapping_add(0x40);
+        // SAFETY: nothing reads through the view (the contract is about readers).
+        let v = unsafe { AnyView::from_dl_tensor_ptr(p) };
+        assert_eq!(v.type_index(), ti::DL_TENSOR_PTR);
+        assert_eq!(v.type_key(), "DLTensor*");
+        assert_eq!(v.as_dl_tensor_ptr(), Some(p));
+        assert_eq!(v.as_opaque_ptr(), None);
+        assert!(!v.is_object());
+        assert!(format!("{v:?}").starts_with("DLTensor*@0x"));
+        // No owned form: the address survives as an opaque pointer.
+        let owned = v.to_any();
+        assert_eq!(owned.type_index(), ti::OPAQUE_PTR);
+        assert_eq!(owned.as_opaque_ptr(), Some(p));
+        assert_eq!(owned.view().as_dl_tensor_ptr(), None);
+        assert_eq!(AnyView::from(1).as_dl_tensor_ptr(), None);
     }
 
     #[test]

@@ -6,9 +6,10 @@
 
 use std::mem::size_of;
 
+use object_containers::dlpack::DLManagedTensorVersioned;
 use object_containers::{
     from_json_graph, get_global, list_globals, register_global, remove_global, to_json_graph,
-    Array, Error, Function as Func, Map, Module, Shape, String,
+    Array, Error, Function as Func, Map, Module, NDArray, NDArrayObj, Shape, String, TensorView,
 };
 use object_core::prelude::*;
 use object_core::reflection;
@@ -380,6 +381,113 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_err()
     );
 
-    println!("\nDone. Next in this project: NDArray and DLPack.");
+    section("10. NDArray and DLPack");
+    ndarray_and_dlpack()?;
+
+    println!("\nDone.");
+    Ok(())
+}
+
+/// A stand-in for a DLPack consumer in another library (NumPy's `from_dlpack`, say):
+/// it reads the tensor it was given, then calls the deleter once, when done.
+fn foreign_consumer_sum(managed: *mut DLManagedTensorVersioned) -> f32 {
+    // SAFETY: the caller hands over a live export of a compact f32 CPU tensor, which
+    // this consumer owns from here on and releases once.
+    unsafe {
+        let t = &(*managed).dl_tensor;
+        let n: i64 = (0..t.ndim as usize).map(|i| *t.shape.add(i)).product();
+        let first = (t.data as *const u8).add(t.byte_offset as usize) as *const f32;
+        let sum = std::slice::from_raw_parts(first, n as usize).iter().sum();
+        if let Some(deleter) = (*managed).deleter {
+            deleter(managed);
+        }
+        sum
+    }
+}
+
+fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
+    let weights = NDArray::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    println!(
+        "{weights:?}: an object ({}, index {}) whose DLTensor sits {} bytes after its address; data 64-byte aligned: {}",
+        weights.as_object_ptr().type_key(),
+        weights.as_object_ptr().type_index(),
+        NDArrayObj::DL_TENSOR_OFFSET,
+        weights.data_ptr() as usize % 64 == 0
+    );
+    let row = weights.slice(1..2)?;
+    println!(
+        "a view of row 1 shares the memory: {:?} at {:p} (the array's data at {:p})",
+        row.as_slice::<f32>()?,
+        row.data_ptr(),
+        weights.data_ptr()
+    );
+
+    // Through functions: a typed one takes the array object...
+    let row_sums =
+        Func::from_typed_named("tour.row_sums", |t: NDArray| -> Result<NDArray, Error> {
+            let cols = t.shape()[1] as usize;
+            let sums: Vec<f32> = t
+                .as_slice::<f32>()?
+                .chunks(cols)
+                .map(|r| r.iter().sum())
+                .collect();
+            Ok(NDArray::from_vec(&t.shape()[..1], sums)?)
+        });
+    let sums = row_sums.typed::<(&NDArray,), NDArray>().call((&weights,))?;
+    println!("tour.row_sums(weights) = {:?}", sums.as_slice::<f32>()?);
+    // ...and a packed one with a TensorView takes the object or a raw DLTensor* (the
+    // RFC's calling convention for tensors that C code owns).
+    let numel = Func::from_packed(|args| {
+        let t = TensorView::try_from(args[0])?;
+        Ok(Any::from(t.numel() as i64))
+    });
+    println!(
+        "numel as an object: {:?}, as a raw DLTensor*: {:?}; a typed NDArray parameter refuses the raw pointer: {}",
+        numel.call_with([&weights])?,
+        numel.call(&[weights.as_raw_view()])?,
+        row_sums.call(&[weights.as_raw_view()]).unwrap_err().message()
+    );
+    let mut params: Map<String, NDArray> = Map::new();
+    params.insert(String::from("dense.weight"), weights.clone());
+    println!("and arrays sit in containers like any object: {params:?}");
+
+    // DLPack, both directions, no copy.
+    let managed = weights.to_dlpack_versioned();
+    println!(
+        "exported as DLManagedTensorVersioned: the export holds the array ({} handles now)",
+        ObjectPtr::strong_count(weights.as_object_ptr())
+    );
+    println!(
+        "a foreign consumer sums it in place: {} (and calls the deleter: {} handles)",
+        foreign_consumer_sum(managed),
+        ObjectPtr::strong_count(weights.as_object_ptr())
+    );
+    let managed = row.to_dlpack_versioned();
+    // SAFETY: a fresh export, handed over to the import (as a consumer would).
+    let back = unsafe { NDArray::from_dlpack_versioned(managed) }?;
+    println!(
+        "exported and imported back: the same object: {}, the same data pointer: {}",
+        back.ptr_eq(&row),
+        back.data_ptr() == row.data_ptr()
+    );
+    let before = ObjectPtr::strong_count(weights.as_object_ptr());
+    let mut shape = [2i64, 2];
+    let bad = weights.to_dlpack_versioned();
+    // SAFETY: our own fresh export, changed the way a broken producer might describe a
+    // tensor (2 × 2 elements of 4 bits), then handed over to the import, which owns it
+    // from here on and calls its deleter even when it refuses it.
+    let err = unsafe {
+        (*bad).dl_tensor.ndim = 2;
+        (*bad).dl_tensor.shape = shape.as_mut_ptr();
+        (*bad).dl_tensor.strides = std::ptr::null_mut();
+        (*bad).dl_tensor.dtype = object_core::DataType::int(4);
+        NDArray::from_dlpack_versioned(bad)
+    }
+    .unwrap_err();
+    println!(
+        "bad input is an error, never UB: {err}; the deleter still ran ({} handles before the export, {} after)",
+        before,
+        ObjectPtr::strong_count(weights.as_object_ptr())
+    );
     Ok(())
 }
