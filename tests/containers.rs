@@ -1514,3 +1514,30 @@ fn shapes_in_containers() {
         "expected ffi.Shape, got int"
     );
 }
+
+#[test]
+fn fixed_size_items_refuse_to_resize() {
+    let _guard = LeakCheck::new();
+    // Shapes and strings are fixed at creation: even through a unique object handle,
+    // their items cannot be resized or written (their InlineItems impls record nothing).
+    let shape = Shape::new(&[2, 3, 4]);
+    let mut p = shape.as_object_ptr().clone();
+    drop(shape);
+    assert_eq!(ObjectPtr::strong_count(&p), 1);
+    assert!(!ObjectPtr::truncate_items(&mut p, 0));
+    assert!(!ObjectPtr::grow_items(&mut p, 16));
+    assert!(ObjectPtr::items_mut(&mut p).is_none());
+    assert_eq!(ObjectPtr::push_item(&mut p, 5), Err(5));
+    assert_eq!(ObjectPtr::pop_item(&mut p), None);
+    assert_eq!(ObjectPtr::items(&p), &[2, 3, 4]);
+
+    let s = String::from("a string long enough to be an object");
+    let mut q = s.as_object_ptr().clone();
+    drop(s);
+    assert!(!ObjectPtr::truncate_items(&mut q, 1));
+    assert!(ObjectPtr::items_mut(&mut q).is_none());
+    assert_eq!(
+        String::from_object_ptr(q).as_str(),
+        "a string long enough to be an object"
+    );
+}

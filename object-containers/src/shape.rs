@@ -27,6 +27,8 @@ unsafe impl Sync for ShapeObj {}
 // record (the count always equals the capacity).
 unsafe impl InlineItems for ShapeObj {
     type Item = i64;
+    // Fixed at creation: the setters below only record, so nothing may resize.
+    const RESIZABLE: bool = false;
     fn item_capacity(&self) -> usize {
         self.size
     }

@@ -556,6 +556,11 @@ impl<T: ObjectType> fmt::Debug for ObjectPool<T> {
 pub unsafe trait InlineItems: ObjectType {
     /// The trailing item type.
     type Item;
+    /// Whether the items may change after creation (`Array`). For `false` (strings,
+    /// shapes: fixed at creation), `items_mut`, `push_item`, `pop_item`,
+    /// `truncate_items` and `grow_items` refuse, and `set_item_len` /
+    /// `set_item_capacity` are only called while the object is made.
+    const RESIZABLE: bool = true;
     /// Allocated item slots.
     fn item_capacity(&self) -> usize;
     /// Initialized items.
@@ -725,7 +730,7 @@ impl<T: InlineItems> ObjectPtr<T> {
     /// The items, mutably, when this is the only handle.
     #[inline]
     pub fn items_mut(this: &mut Self) -> Option<&mut [T::Item]> {
-        if ObjectPtr::strong_count(this) != 1 {
+        if !T::RESIZABLE || ObjectPtr::strong_count(this) != 1 {
             return None;
         }
         let base = Self::items_base(this);
@@ -739,7 +744,7 @@ impl<T: InlineItems> ObjectPtr<T> {
     #[inline]
     pub fn push_item(this: &mut Self, item: T::Item) -> Result<(), T::Item> {
         let len = this.item_len();
-        if ObjectPtr::strong_count(this) != 1 || len >= this.item_capacity() {
+        if !T::RESIZABLE || ObjectPtr::strong_count(this) != 1 || len >= this.item_capacity() {
             return Err(item);
         }
         let base = Self::items_base(this);
@@ -756,7 +761,7 @@ impl<T: InlineItems> ObjectPtr<T> {
     #[inline]
     pub fn pop_item(this: &mut Self) -> Option<T::Item> {
         let len = this.item_len();
-        if ObjectPtr::strong_count(this) != 1 || len == 0 {
+        if !T::RESIZABLE || ObjectPtr::strong_count(this) != 1 || len == 0 {
             return None;
         }
         let base = Self::items_base(this);
@@ -770,7 +775,7 @@ impl<T: InlineItems> ObjectPtr<T> {
 
     /// Drops the items past `len` when this is the only handle; false if shared.
     pub fn truncate_items(this: &mut Self, len: usize) -> bool {
-        if ObjectPtr::strong_count(this) != 1 {
+        if !T::RESIZABLE || ObjectPtr::strong_count(this) != 1 {
             return false;
         }
         while this.item_len() > len {
@@ -787,7 +792,7 @@ impl<T: InlineItems> ObjectPtr<T> {
     ///
     /// If the block size overflows `isize` (like `Vec::reserve`).
     pub fn grow_items(this: &mut Self, capacity: usize) -> bool {
-        if ObjectPtr::strong_count(this) != 1 {
+        if !T::RESIZABLE || ObjectPtr::strong_count(this) != 1 {
             return false;
         }
         let capacity = capacity.max(this.item_len());

@@ -38,6 +38,8 @@ macro_rules! byte_string_object {
         // capacity move only through the setters, which just record.
         unsafe impl InlineItems for $obj {
             type Item = u8;
+            // Fixed at creation: the setters below only record, so nothing may resize.
+            const RESIZABLE: bool = false;
             fn item_capacity(&self) -> usize {
                 self.size + 1
             }
