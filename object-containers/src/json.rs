@@ -2,7 +2,8 @@
 //! nesting limit, positions in every error, and no panics on any input. Numbers keep
 //! their integer-ness (`1` is an int, `1.0` a float); `NaN`, `Infinity` and
 //! `-Infinity` are accepted and written for non-finite floats, as the tvm-ffi writer
-//! does.
+//! does; a number literal beyond the range of `f64` (`1e400`) is an error, not
+//! infinity.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -241,9 +242,16 @@ impl<'a> Parser<'a> {
                 return Ok(Json::Int(i));
             }
         }
-        text.parse::<f64>()
-            .map(Json::Float)
-            .map_err(|_| self.error("invalid number"))
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Json::Float(x)),
+            // Rust reads `1e400` as infinity: refuse it rather than change the value
+            // (infinity has its own spelling).
+            Ok(_) => {
+                self.pos = start;
+                Err(self.error("number out of the range of a 64-bit float"))
+            }
+            Err(_) => Err(self.error("invalid number")),
+        }
     }
 
     fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
@@ -413,6 +421,8 @@ mod tests {
         assert_eq!(items[3], Json::Str("x\né😀".into()));
         assert!(matches!(items[6], Json::Float(x) if x.is_nan()));
         assert_eq!(parse("99999999999999999999").unwrap(), Json::Float(1e20));
+        assert_eq!(parse("1e-400").unwrap(), Json::Float(0.0));
+        assert_eq!(parse("-1.7976931348623157e308").unwrap(), Json::Float(f64::MIN));
         let mut s = String::new();
         write_str(&mut s, "a\"\\\u{1}é");
         assert_eq!(s, r#""a\"\\\u0001é""#);
@@ -427,10 +437,13 @@ mod tests {
             ("\"abc", 1, 5),
             ("01", 1, 1),
             ("[1] x", 1, 5),
+            ("[1, 1e400]", 1, 5),
+            ("[\n -2e308]", 2, 2),
         ] {
             let e = parse(text).unwrap_err();
             assert_eq!((e.line, e.column), (line, col), "{text}: {e:?}");
         }
+        assert!(parse("1e400").unwrap_err().message.contains("out of the range"));
         let deep = "[".repeat(MAX_DEPTH + 1);
         assert!(parse(&deep).unwrap_err().message.contains("nesting"));
     }
