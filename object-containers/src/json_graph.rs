@@ -19,6 +19,8 @@
 //!   `ffi.Map`, integers for `ffi.Shape`, and `{field: value}` for a reflected object,
 //!   where non-optional `bool`, `int`, `float` and `DataType` fields are written inline
 //!   and every other field is a node index.
+//! - Strings load as `ffi.String` objects (short ones too), so that a map or array
+//!   of them fits a typed field such as `Map<String, Any>`.
 //! - Loading looks types up by key and builds objects through
 //!   [`reflection::create`](object_core::reflection::create); every problem is an
 //!   `Error` naming the node (and field), never a panic, and nothing half-built leaks.
@@ -739,8 +741,10 @@ impl<'d, 'a> Loader<'d, 'a> {
                 },
                 _ => return Err(bad("[device_type, device_id]")),
             },
+            // Always an `ffi.String` object, even when short: typed views
+            // (`Map<String, _>`, `Array<String>`) take only objects, not inline strings.
             Kind::Str => match data {
-                Some(Json::Str(s)) => Any::from(s.as_ref()),
+                Some(Json::Str(s)) => Any::from(object_core::String::new(s)),
                 _ => return Err(bad("a string")),
             },
             Kind::Bytes => match data {
@@ -830,5 +834,24 @@ fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, std::string:
             field.static_type_key(),
             other.kind()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_strings_load_as_string_objects() {
+        let mut m: Map<object_core::String, Any> = Map::new();
+        m.insert(object_core::String::from("k"), Any::from("v"));
+        let a: Array<object_core::String> = vec![object_core::String::from("s")].into();
+        let root = Any::from(Array::<Any>::from(vec![Any::from(m), Any::from(a)]));
+        let loaded = from_json_graph(&to_json_graph(&root).unwrap()).unwrap();
+        let items = Array::<Any>::try_from(loaded).unwrap();
+        let m = Map::<object_core::String, Any>::try_from(items[0].clone()).unwrap();
+        assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
+        let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
+        assert_eq!(a[0].as_str(), "s");
     }
 }
