@@ -422,7 +422,10 @@ mod tests {
         assert!(matches!(items[6], Json::Float(x) if x.is_nan()));
         assert_eq!(parse("99999999999999999999").unwrap(), Json::Float(1e20));
         assert_eq!(parse("1e-400").unwrap(), Json::Float(0.0));
-        assert_eq!(parse("-1.7976931348623157e308").unwrap(), Json::Float(f64::MIN));
+        assert_eq!(
+            parse("-1.7976931348623157e308").unwrap(),
+            Json::Float(f64::MIN)
+        );
         let mut s = String::new();
         write_str(&mut s, "a\"\\\u{1}é");
         assert_eq!(s, r#""a\"\\\u0001é""#);
@@ -443,7 +446,10 @@ mod tests {
             let e = parse(text).unwrap_err();
             assert_eq!((e.line, e.column), (line, col), "{text}: {e:?}");
         }
-        assert!(parse("1e400").unwrap_err().message.contains("out of the range"));
+        assert!(parse("1e400")
+            .unwrap_err()
+            .message
+            .contains("out of the range"));
         let deep = "[".repeat(MAX_DEPTH + 1);
         assert!(parse(&deep).unwrap_err().message.contains("nesting"));
     }

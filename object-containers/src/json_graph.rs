@@ -592,7 +592,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         let start = self.arena.len();
         let indices = |this: &mut Self, items: &[Json<'_>]| -> Result<(), Error> {
             for item in items {
-                let c = this.index(i, item)?;
+                let c = this.index(item).map_err(|m| this.node_error(i, m))?;
                 this.arena.push(c);
             }
             Ok(())
@@ -620,9 +620,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                         self.node_error(i, format!("`{}` has no field `{name}`", info.key()))
                     })?;
                     if !field.is_inline_pod() {
-                        let c = self.index(i, value).map_err(|e| {
-                            self.node_error(i, format!("field `{name}`: {}", e.message()))
-                        })?;
+                        let c = self
+                            .index(value)
+                            .map_err(|m| self.node_error(i, format!("field `{name}`: {m}")))?;
                         self.arena.push(c);
                     }
                 }
@@ -639,23 +639,20 @@ impl<'d, 'a> Loader<'d, 'a> {
         })
     }
 
-    fn index(&self, i: usize, item: &Json<'_>) -> Result<usize, Error> {
+    /// A child index, checked; the error names neither node nor field (the caller
+    /// adds them).
+    fn index(&self, item: &Json<'_>) -> Result<usize, std::string::String> {
         match item {
             Json::Int(c) => usize::try_from(*c)
                 .ok()
                 .filter(|&c| c < self.nodes.len())
                 .ok_or_else(|| {
-                    self.node_error(
-                        i,
-                        format!(
-                            "node index {c} is out of range (the graph has {} nodes)",
-                            self.nodes.len()
-                        ),
+                    format!(
+                        "node index {c} is out of range (the graph has {} nodes)",
+                        self.nodes.len()
                     )
                 }),
-            other => {
-                Err(self.node_error(i, format!("expected a node index, got {}", other.kind())))
-            }
+            other => Err(format!("expected a node index, got {}", other.kind())),
         }
     }
 
@@ -853,5 +850,32 @@ mod tests {
         assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
         let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
         assert_eq!(a[0].as_str(), "s");
+    }
+
+    #[derive(object_core::Object)]
+    #[repr(C)]
+    #[object(key = "json_graph.tests.Holder", final)]
+    struct Holder {
+        base: object_core::Object,
+        child: object_core::ObjectRef,
+    }
+
+    #[test]
+    fn a_bad_field_index_names_the_node_once() {
+        let holder = object_core::make_object(Holder {
+            base: object_core::Object::new(),
+            child: object_core::make_object(object_core::Object::new()),
+        });
+        assert!(to_json_graph(&Any::from(holder)).is_ok());
+        let text = r#"{"root_index": 0, "nodes": [{"type": "json_graph.tests.Holder", "data": {"child": 9}}]}"#;
+        assert_eq!(
+            from_json_graph(text).unwrap_err().message(),
+            "node 0 (`json_graph.tests.Holder`): field `child`: node index 9 is out of range (the graph has 1 nodes)"
+        );
+        let text = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [9]}]}"#;
+        assert_eq!(
+            from_json_graph(text).unwrap_err().message(),
+            "node 0 (`ffi.Array`): node index 9 is out of range (the graph has 1 nodes)"
+        );
     }
 }
