@@ -170,7 +170,7 @@ impl Saver {
         let mut stack = vec![Task::Visit(root.clone())];
         while let Some(task) = stack.pop() {
             match task {
-                Task::Visit(v) => match self.index.get(&v) {
+                Task::Visit(v) => match self.index.get(key_of(&v)) {
                     Some(&PENDING) => {
                         return Err(Error::value_error(format!(
                             "cannot save a cycle: a `{}` contains itself",
@@ -179,7 +179,7 @@ impl Saver {
                     }
                     Some(_) => {}
                     None => {
-                        self.index.insert(v.clone(), PENDING);
+                        self.index.insert(key_of(&v).clone(), PENDING);
                         let mut kids = std::mem::take(&mut self.children);
                         kids.clear();
                         children(&v, &mut kids)?;
@@ -193,18 +193,18 @@ impl Saver {
                     self.emit(&v)?;
                     let i = self.count;
                     self.count += 1;
-                    self.index.insert(v, i);
+                    self.index.insert(key_of(&v).clone(), i);
                 }
             }
         }
         self.index
-            .get(root)
+            .get(key_of(root))
             .copied()
             .ok_or_else(|| Error::value_error("the root was not written"))
     }
 
     fn node_of(&self, v: &Any) -> Result<usize, Error> {
-        match self.index.get(v) {
+        match self.index.get(key_of(v)) {
             Some(&i) if i != PENDING => Ok(i),
             _ => Err(Error::value_error(format!(
                 "cannot save a cycle through a `{}`",
@@ -311,6 +311,18 @@ impl Saver {
         }
         out.push('}');
         Ok(())
+    }
+}
+
+/// The value a node is recorded under: the value itself, but the canonical NaN for any
+/// NaN. NaNs read back as that one NaN, so NaNs that differ in sign or payload must be
+/// one node, or the loaded value would save to different text.
+fn key_of(v: &Any) -> &Any {
+    static NAN: std::sync::LazyLock<Any> = std::sync::LazyLock::new(|| Any::from(f64::NAN));
+    if v.type_index() == ti::FLOAT && v.as_float().is_some_and(f64::is_nan) {
+        &NAN
+    } else {
+        v
     }
 }
 
@@ -850,6 +862,16 @@ mod tests {
         assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
         let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
         assert_eq!(a[0].as_str(), "s");
+    }
+
+    #[test]
+    fn nans_are_one_node() {
+        let other_nan = f64::from_bits(f64::NAN.to_bits() | 1);
+        let values = [f64::NAN, -f64::NAN, other_nan, 1.0].map(Any::from);
+        let text = to_json_graph(&Any::from(Array::<Any>::from(values.to_vec()))).unwrap();
+        assert_eq!(text.matches("NaN").count(), 1, "{text}");
+        let again = to_json_graph(&from_json_graph(&text).unwrap()).unwrap();
+        assert_eq!(again, text);
     }
 
     #[derive(object_core::Object)]
