@@ -75,7 +75,8 @@ fn graph_error(message: impl Into<std::string::String>) -> Error {
 ///
 /// A `TypeError` for a value that has no graph form: functions, modules, errors,
 /// opaque pointers, an object type declared `opaque` that is not a core container, or
-/// an unsigned field beyond `i64::MAX`.
+/// an unsigned field beyond `i64::MAX`, or a `DataType` whose text does not read back as
+/// it (a custom type code, zero bits or lanes).
 pub fn to_json_graph(value: &Any) -> Result<std::string::String, Error> {
     save(value, None)
 }
@@ -239,7 +240,7 @@ impl Saver {
             }
             ti::DATA_TYPE => {
                 let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
-                json::write_str(out, &d.to_string());
+                json::write_str(out, &data_type_text(d)?);
             }
             ti::DEVICE => {
                 let d = v.as_device().unwrap_or(Device::cpu());
@@ -301,7 +302,14 @@ impl Saver {
                     out.push_str(": ");
                     let value = reflection::get_field(obj, field)?;
                     if field.is_inline_pod() {
-                        write_inline(out, field, &value);
+                        write_inline(out, field, &value).map_err(|e| {
+                            Error::type_error(format!(
+                                "field `{}` of `{}`: {}",
+                                field.name(),
+                                obj.type_key(),
+                                e.message()
+                            ))
+                        })?;
                     } else {
                         json::write_i64(out, self.node_of(&value)? as i64);
                     }
@@ -345,15 +353,34 @@ fn reflected(v: &Any) -> Result<&ObjectRef, Error> {
     Ok(obj)
 }
 
-fn write_inline(out: &mut std::string::String, field: &FieldInfo, value: &Any) {
+fn write_inline(
+    out: &mut std::string::String,
+    field: &FieldInfo,
+    value: &Any,
+) -> Result<(), Error> {
     match field.kind() {
         FieldKind::DataType => {
             let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));
-            json::write_str(out, &d.to_string());
+            json::write_str(out, &data_type_text(d)?);
         }
         _ => {
             write_literal(out, value);
         }
+    }
+    Ok(())
+}
+
+/// A data type's text, if it reads back as the same type (custom type codes, zero
+/// bits or lanes have no such text).
+fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
+    let text = d.to_string();
+    if text.parse::<DataType>() == Ok(d) {
+        Ok(text)
+    } else {
+        Err(Error::type_error(format!(
+            "cannot save the DataType {{ code: {}, bits: {}, lanes: {} }}: its text `{text}` does not read back as it",
+            d.code, d.bits, d.lanes
+        )))
     }
 }
 
@@ -872,6 +899,22 @@ mod tests {
         assert_eq!(text.matches("NaN").count(), 1, "{text}");
         let again = to_json_graph(&from_json_graph(&text).unwrap()).unwrap();
         assert_eq!(again, text);
+    }
+
+    #[test]
+    fn data_types_without_a_text_are_refused() {
+        for d in [
+            DataType::new(9, 32, 1),
+            DataType::new(0, 0, 1),
+            DataType::new(2, 32, 0),
+        ] {
+            let e = to_json_graph(&Any::from(d)).unwrap_err();
+            assert_eq!(e.kind(), "TypeError");
+            assert!(e.message().contains("does not read back"), "{e}");
+        }
+        let handle = Any::from(DataType::new(DataType::OPAQUE_HANDLE, 32, 1));
+        let text = to_json_graph(&handle).unwrap();
+        assert_eq!(from_json_graph(&text).unwrap(), handle);
     }
 
     #[derive(object_core::Object)]
