@@ -765,6 +765,44 @@ fn sharing_survives_at_every_kind_of_position() {
     assert_eq!((x.int, x.scratch), (5, 0));
 }
 
+/// Sharing is found even when nothing outside the graph holds the shared objects (the
+/// saver tells objects reached once from shared ones by their reference counts).
+#[test]
+fn sharing_is_kept_when_only_the_graph_holds_the_objects() {
+    let _leaks = LeakCheck::new();
+    let root = {
+        let x = simple_leaf(1, "x");
+        let in_two_fields = pair(&x, Some(&x), 1.0);
+        let y = simple_leaf(2, "y");
+        let twice_in_array = Array::<Any>::from(vec![Any::from(y.clone()), Any::from(y)]);
+        let z = simple_leaf(3, "z");
+        let field_and_array = bag(&[z.clone()], Map::new(), Any::from(z), None, None);
+        let arr = Any::from(Array::<Any>::from(vec![Any::from(7)]));
+        let w = bag(&[], Map::new(), arr.clone(), None, None);
+        let shared_array = Array::<Any>::from(vec![arr, Any::from(w)]);
+        Any::from(Array::<Any>::from(vec![
+            Any::from(in_two_fields),
+            Any::from(twice_in_array),
+            Any::from(field_and_array),
+            Any::from(shared_array),
+            Any::from(x),
+        ]))
+    };
+    let text = check_round_trip(&root).unwrap();
+    let before = canonical(&root);
+    assert_eq!(before.matches("jgtest.Leaf(").count(), 3, "{before}");
+    assert_eq!(
+        text.matches("\"type\": \"jgtest.Leaf\"").count(),
+        3,
+        "{text}"
+    );
+    let loaded = from_json_graph(&text).unwrap();
+    drop(root);
+    // And again from the loaded value, which only the graph holds.
+    assert_eq!(to_json_graph(&loaded).unwrap(), text);
+    assert_eq!(canonical(&loaded), before);
+}
+
 #[test]
 fn each_field_kind_round_trips() {
     let _leaks = LeakCheck::new();
@@ -1798,7 +1836,6 @@ fn chains_deeper_than_the_limit_are_refused() {
             "node {MAX_GRAPH_DEPTH} (`jgtest.Pair`): objects nested deeper than"
         )],
     );
-    // Far past it.
     // Far past it (shorter under valgrind).
     let far = scaled(100_000, 3 * MAX_GRAPH_DEPTH);
     expect_error(&array_chain(far), "ValueError", &["nested deeper than"]);
