@@ -398,7 +398,27 @@ pub(crate) fn write_f64(out: &mut String, x: f64) {
 
 /// Appends an integer.
 pub(crate) fn write_i64(out: &mut String, i: i64) {
-    let _ = write!(out, "{i}");
+    if i < 0 {
+        out.push('-');
+    }
+    write_u64(out, i.unsigned_abs());
+}
+
+/// Appends an unsigned integer (digits straight into the string, without the
+/// formatting machinery: the graph writer writes one or more per node).
+pub(crate) fn write_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut pos = buf.len();
+    loop {
+        pos -= 1;
+        buf[pos] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[pos..]).unwrap_or_default());
 }
 
 #[cfg(test)]
@@ -426,6 +446,14 @@ mod tests {
             parse("-1.7976931348623157e308").unwrap(),
             Json::Float(f64::MIN)
         );
+        for i in [0, 7, -1, 10, -10, 1 << 40, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            write_i64(&mut s, i);
+            assert_eq!(s, i.to_string());
+        }
+        let mut s = String::new();
+        write_u64(&mut s, u64::MAX);
+        assert_eq!(s, u64::MAX.to_string());
         let mut s = String::new();
         write_str(&mut s, "a\"\\\u{1}é");
         assert_eq!(s, r#""a\"\\\u0001é""#);

@@ -47,7 +47,7 @@ use base64::Engine as _;
 use object_core::reflection::{self, FieldInfo, FieldKind, FieldSource};
 use object_core::registry::{self, TypeInfo};
 use object_core::type_index as ti;
-use object_core::{Any, Bytes, DataType, Device, Error, ObjectRef};
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
 use crate::{Array, Map, Shape};
@@ -147,12 +147,35 @@ fn write_literal(out: &mut std::string::String, v: &Any) -> Option<()> {
     Some(())
 }
 
-const PENDING: usize = usize::MAX;
+/// A slot's state before it is written: reached but not yet visited, or visited with
+/// its children being written. A written slot holds its node index instead.
+const QUEUED: usize = usize::MAX;
+const ACTIVE: usize = usize::MAX - 1;
+
+/// How a reflected type's nodes are written, worked out once per type.
+struct TypeForm {
+    /// The escaped type key.
+    key: std::string::String,
+    /// Every reflected field, with its escaped name and `: `.
+    fields: Vec<(&'static FieldInfo, std::string::String)>,
+}
 
 #[derive(Default)]
 struct Saver {
-    /// Node index of every value written (or `PENDING` while its children are).
-    index: FastMap<Any, usize>,
+    /// Every distinct value reached, by slot (in the order first reached).
+    values: Vec<Any>,
+    /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
+    state: Vec<usize>,
+    /// The slots (with their hashes), found by value (see `hash_value` and
+    /// `same_value`). Objects reached through one position only are not entered.
+    table: hashbrown::HashTable<(usize, u64)>,
+    hasher: foldhash::fast::FixedState,
+    /// The child slots of the nodes being written: one range per node on the stack
+    /// (pushed when it is visited, popped when it is written).
+    arena: Vec<usize>,
+    /// Reflected types' forms, and their positions by type index.
+    forms: Vec<TypeForm>,
+    form_index: FastMap<u32, usize>,
     /// The node lines written so far.
     nodes: std::string::String,
     count: usize,
@@ -161,74 +184,255 @@ struct Saver {
 }
 
 enum Task {
-    Visit(Any),
-    Emit(Any),
+    Visit(usize),
+    /// Write the node of `slot`, whose child slots are `arena[start..]`, with the
+    /// form `form` if it is a reflected object.
+    Emit {
+        slot: usize,
+        start: usize,
+        form: Option<usize>,
+    },
+}
+
+/// The hash of a value, consistent with `same_value`: objects other than strings and
+/// bytes (which compare by content) by address, everything else as `Any` hashes.
+fn hash_value(hasher: &foldhash::fast::FixedState, v: &Any) -> u64 {
+    use std::hash::BuildHasher as _;
+    match v.as_object() {
+        Some(o) if !matches!(v.type_index(), ti::STRING | ti::BYTES) => {
+            hasher.hash_one(ObjectPtr::as_ptr(o) as usize)
+        }
+        _ => hasher.hash_one(v),
+    }
+}
+
+/// `Any`'s equality, with a shortcut for objects compared by identity.
+fn same_value(a: &Any, b: &Any) -> bool {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y))
+            if !matches!(a.type_index(), ti::STRING | ti::BYTES)
+                && !matches!(b.type_index(), ti::STRING | ti::BYTES) =>
+        {
+            ObjectPtr::as_ptr(x) == ObjectPtr::as_ptr(y)
+        }
+        _ => a == b,
+    }
+}
+
+/// The form of `v`'s reflected type (made on first use), or an error if `v` is not a
+/// reflected object.
+/// The position in `forms` of the form of `v`'s reflected type (made on first use), or
+/// an error if `v` is not a reflected object.
+fn form_of(
+    forms: &mut Vec<TypeForm>,
+    index: &mut FastMap<u32, usize>,
+    v: &Any,
+) -> Result<usize, Error> {
+    match index.entry(v.type_index()) {
+        std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let obj = reflected(v)?;
+            let mut key = std::string::String::new();
+            json::write_str(&mut key, graph_key(v));
+            let fields = obj
+                .type_info()
+                .reflection()
+                .reflected_fields()
+                .map(|f| {
+                    let mut name = std::string::String::new();
+                    json::write_str(&mut name, f.name());
+                    name.push_str(": ");
+                    (f, name)
+                })
+                .collect();
+            forms.push(TypeForm { key, fields });
+            Ok(*e.insert(forms.len() - 1))
+        }
+    }
 }
 
 impl Saver {
     /// Writes `root` and what it reaches, children first; returns the root's index.
     fn add(&mut self, root: &Any) -> Result<usize, Error> {
-        let mut stack = vec![Task::Visit(root.clone())];
+        let root = self.intern(root.clone());
+        let mut stack = vec![Task::Visit(root)];
         while let Some(task) = stack.pop() {
             match task {
-                Task::Visit(v) => match self.index.get(key_of(&v)) {
-                    Some(&PENDING) => {
+                Task::Visit(slot) => match self.state[slot] {
+                    ACTIVE => {
                         return Err(Error::value_error(format!(
                             "cannot save a cycle: a `{}` contains itself",
-                            v.type_key()
+                            self.values[slot].type_key()
                         )))
                     }
-                    Some(_) => {}
-                    None => {
-                        self.index.insert(key_of(&v).clone(), PENDING);
+                    QUEUED => {
+                        self.state[slot] = ACTIVE;
                         let mut kids = std::mem::take(&mut self.children);
                         kids.clear();
-                        children(&v, &mut kids)?;
-                        stack.push(Task::Emit(v));
-                        // Reversed, so children are written in order.
-                        stack.extend(kids.drain(..).rev().map(Task::Visit));
+                        let form = self.list_children(slot, &mut kids);
+                        let start = self.arena.len();
+                        for kid in kids.drain(..) {
+                            let s = self.intern(kid);
+                            self.arena.push(s);
+                        }
                         self.children = kids;
+                        let form = form?;
+                        stack.push(Task::Emit { slot, start, form });
+                        // Reversed, so children are written in order; those written
+                        // already need no visit.
+                        for &kid in self.arena[start..].iter().rev() {
+                            if self.state[kid] >= ACTIVE {
+                                stack.push(Task::Visit(kid));
+                            }
+                        }
                     }
+                    _ => {}
                 },
-                Task::Emit(v) => {
-                    self.emit(&v)?;
-                    let i = self.count;
+                Task::Emit { slot, start, form } => {
+                    self.emit(slot, start, form)?;
+                    self.arena.truncate(start);
+                    self.state[slot] = self.count;
                     self.count += 1;
-                    self.index.insert(key_of(&v).clone(), i);
                 }
             }
         }
-        self.index
-            .get(key_of(root))
-            .copied()
-            .ok_or_else(|| Error::value_error("the root was not written"))
+        match self.state[root] {
+            i if i < ACTIVE => Ok(i),
+            _ => Err(Error::value_error("the root was not written")),
+        }
     }
 
-    fn node_of(&self, v: &Any) -> Result<usize, Error> {
-        match self.index.get(key_of(v)) {
-            Some(&i) if i != PENDING => Ok(i),
+    /// The slot of `v`, new (and queued) if it was not reached before.
+    fn intern(&mut self, v: Any) -> usize {
+        if let Some(o) = v.as_object() {
+            if !matches!(v.type_index(), ti::STRING | ti::BYTES) && ObjectPtr::strong_count(o) == 2
+            {
+                // Held by `v` and by the one position it was read from: no other
+                // position reaches it (the saver holds every object it has reached),
+                // so it is new and needs no entry in the table.
+                return self.new_slot(v);
+            }
+        }
+        let v = canonical_nan(v);
+        let hash = hash_value(&self.hasher, &v);
+        let values = &self.values;
+        if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| same_value(&values[s], &v)) {
+            return slot;
+        }
+        let slot = self.values.len();
+        self.table.insert_unique(hash, (slot, hash), |&(_, h)| h);
+        self.new_slot(v)
+    }
+
+    fn new_slot(&mut self, v: Any) -> usize {
+        let slot = self.values.len();
+        self.values.push(v);
+        self.state.push(QUEUED);
+        slot
+    }
+
+    /// The node index of a child slot, which must be written already.
+    fn node_of(&self, slot: usize) -> Result<usize, Error> {
+        match self.state[slot] {
+            i if i < ACTIVE => Ok(i),
             _ => Err(Error::value_error(format!(
                 "cannot save a cycle through a `{}`",
-                v.type_key()
+                self.values[slot].type_key()
             ))),
         }
     }
 
-    fn emit(&mut self, v: &Any) -> Result<(), Error> {
+    /// The values the node of `slot` refers to, in the order its data lists them; and
+    /// the form of a reflected object.
+    fn list_children(&mut self, slot: usize, out: &mut Vec<Any>) -> Result<Option<usize>, Error> {
+        let v = &self.values[slot];
+        match v.type_index() {
+            ti::NONE
+            | ti::INT
+            | ti::BOOL
+            | ti::FLOAT
+            | ti::DATA_TYPE
+            | ti::DEVICE
+            | ti::SMALL_STR
+            | ti::STRING
+            | ti::BYTES
+            | ti::SHAPE => Ok(None),
+            ti::ARRAY => {
+                out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
+                Ok(None)
+            }
+            ti::MAP => {
+                for (k, val) in Map::<Any, Any>::try_from(v.clone())?.iter() {
+                    out.push(k.clone());
+                    out.push(val.clone());
+                }
+                Ok(None)
+            }
+            _ => {
+                let index = form_of(&mut self.forms, &mut self.form_index, v)?;
+                let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+                for (field, _) in &self.forms[index].fields {
+                    if !field.is_inline_pod() {
+                        out.push(reflection::get_field(obj, field)?);
+                    }
+                }
+                Ok(Some(index))
+            }
+        }
+    }
+
+    fn emit(&mut self, slot: usize, start: usize, form: Option<usize>) -> Result<(), Error> {
         let mut out = std::mem::take(&mut self.nodes);
         if self.count > 0 {
             out.push(',');
         }
         out.push_str("\n  {\"type\": ");
-        let r = self.emit_body(&mut out, v);
+        let form = form.map(|i| &self.forms[i]);
+        let r = self.emit_body(&mut out, &self.values[slot], &self.arena[start..], form);
         self.nodes = out;
         r
     }
 
-    fn emit_body(&self, out: &mut std::string::String, v: &Any) -> Result<(), Error> {
+    fn emit_body(
+        &self,
+        out: &mut std::string::String,
+        v: &Any,
+        kids: &[usize],
+        form: Option<&TypeForm>,
+    ) -> Result<(), Error> {
         let type_index = v.type_index();
-        let key = graph_key(v);
-        json::write_str(out, key);
+        if let Some(form) = form {
+            // A reflected object (the form was made when it was visited).
+            let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+            out.push_str(&form.key);
+            out.push_str(", \"data\": {");
+            let mut kids = kids.iter();
+            for (i, (field, name)) in form.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(name);
+                if field.is_inline_pod() {
+                    let value = reflection::get_field(obj, field)?;
+                    write_inline(out, field, &value).map_err(|e| {
+                        Error::type_error(format!(
+                            "field `{}` of `{}`: {}",
+                            field.name(),
+                            obj.type_key(),
+                            e.message()
+                        ))
+                    })?;
+                } else {
+                    let kid = kids
+                        .next()
+                        .ok_or_else(|| Error::value_error("a field changed while saving"))?;
+                    json::write_u64(out, self.node_of(*kid)? as u64);
+                }
+            }
+            out.push_str("}}");
+            return Ok(());
+        }
+        json::write_str(out, graph_key(v));
         if type_index == ti::NONE {
             out.push('}');
             return Ok(());
@@ -255,27 +459,14 @@ impl Saver {
                 let b = Bytes::try_from(v.clone())?;
                 json::write_str(out, &B64.encode(b.as_bytes()));
             }
-            ti::ARRAY => {
-                let a = Array::<Any>::try_from(v.clone())?;
+            ti::ARRAY | ti::MAP => {
+                // Array items, or map keys and values in turn.
                 out.push('[');
-                for (i, item) in a.iter().enumerate() {
+                for (i, &kid) in kids.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    json::write_i64(out, self.node_of(item)? as i64);
-                }
-                out.push(']');
-            }
-            ti::MAP => {
-                let m = Map::<Any, Any>::try_from(v.clone())?;
-                out.push('[');
-                for (i, (k, val)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json::write_i64(out, self.node_of(k)? as i64);
-                    out.push_str(", ");
-                    json::write_i64(out, self.node_of(val)? as i64);
+                    json::write_u64(out, self.node_of(kid)? as u64);
                 }
                 out.push(']');
             }
@@ -290,45 +481,19 @@ impl Saver {
                 }
                 out.push(']');
             }
-            _ => {
-                let obj = reflected(v)?;
-                let refl = obj.type_info().reflection();
-                out.push('{');
-                for (i, field) in refl.reflected_fields().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json::write_str(out, field.name());
-                    out.push_str(": ");
-                    let value = reflection::get_field(obj, field)?;
-                    if field.is_inline_pod() {
-                        write_inline(out, field, &value).map_err(|e| {
-                            Error::type_error(format!(
-                                "field `{}` of `{}`: {}",
-                                field.name(),
-                                obj.type_key(),
-                                e.message()
-                            ))
-                        })?;
-                    } else {
-                        json::write_i64(out, self.node_of(&value)? as i64);
-                    }
-                }
-                out.push('}');
-            }
+            _ => return Err(cannot_save(v)),
         }
         out.push('}');
         Ok(())
     }
 }
 
-/// The value a node is recorded under: the value itself, but the canonical NaN for any
-/// NaN. NaNs read back as that one NaN, so NaNs that differ in sign or payload must be
-/// one node, or the loaded value would save to different text.
-fn key_of(v: &Any) -> &Any {
-    static NAN: std::sync::LazyLock<Any> = std::sync::LazyLock::new(|| Any::from(f64::NAN));
+/// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
+/// NaN, so NaNs that differ in sign or payload must be one node, or the loaded value
+/// would save to different text.
+fn canonical_nan(v: Any) -> Any {
     if v.type_index() == ti::FLOAT && v.as_float().is_some_and(f64::is_nan) {
-        &NAN
+        Any::from(f64::NAN)
     } else {
         v
     }
@@ -343,12 +508,15 @@ fn graph_key(v: &Any) -> &'static str {
     }
 }
 
+fn cannot_save(v: &Any) -> Error {
+    Error::type_error(format!("cannot save a `{}` as a JSON graph", v.type_key()))
+}
+
 /// The object behind `v`, if it is a reflected (non-opaque) object.
 fn reflected(v: &Any) -> Result<&ObjectRef, Error> {
-    let cannot = || Error::type_error(format!("cannot save a `{}` as a JSON graph", v.type_key()));
-    let obj = v.as_object().ok_or_else(cannot)?;
+    let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
     if obj.type_info().reflection().is_opaque() {
-        return Err(cannot());
+        return Err(cannot_save(v));
     }
     Ok(obj)
 }
@@ -381,42 +549,6 @@ fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
             "cannot save the DataType {{ code: {}, bits: {}, lanes: {} }}: its text `{text}` does not read back as it",
             d.code, d.bits, d.lanes
         )))
-    }
-}
-
-/// The values `v`'s node refers to, in the order its data lists them.
-fn children(v: &Any, out: &mut Vec<Any>) -> Result<(), Error> {
-    match v.type_index() {
-        ti::NONE
-        | ti::INT
-        | ti::BOOL
-        | ti::FLOAT
-        | ti::DATA_TYPE
-        | ti::DEVICE
-        | ti::SMALL_STR
-        | ti::STRING
-        | ti::BYTES
-        | ti::SHAPE => Ok(()),
-        ti::ARRAY => {
-            out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
-            Ok(())
-        }
-        ti::MAP => {
-            for (k, val) in Map::<Any, Any>::try_from(v.clone())?.iter() {
-                out.push(k.clone());
-                out.push(val.clone());
-            }
-            Ok(())
-        }
-        _ => {
-            let obj = reflected(v)?;
-            for field in obj.type_info().reflection().reflected_fields() {
-                if !field.is_inline_pod() {
-                    out.push(reflection::get_field(obj, field)?);
-                }
-            }
-            Ok(())
-        }
     }
 }
 
