@@ -776,7 +776,9 @@ fn sharing_is_kept_when_only_the_graph_holds_the_objects() {
         let y = simple_leaf(2, "y");
         let twice_in_array = Array::<Any>::from(vec![Any::from(y.clone()), Any::from(y)]);
         let z = simple_leaf(3, "z");
-        let field_and_array = bag(&[z.clone()], Map::new(), Any::from(z), None, None);
+        let zs = [z];
+        let field_and_array = bag(&zs, Map::new(), Any::from(zs[0].clone()), None, None);
+        drop(zs);
         let arr = Any::from(Array::<Any>::from(vec![Any::from(7)]));
         let w = bag(&[], Map::new(), arr.clone(), None, None);
         let shared_array = Array::<Any>::from(vec![arr, Any::from(w)]);
