@@ -57,18 +57,50 @@ pub(crate) struct ParseError {
 
 /// Parses a whole document.
 pub(crate) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
-    let mut p = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut p = Parser::new(text);
     p.skip_ws();
     let v = p.value(0)?;
-    p.skip_ws();
-    if p.pos != p.bytes.len() {
-        return Err(p.error("trailing characters after the JSON value"));
-    }
+    p.finish()?;
     Ok(v)
+}
+
+/// The fast path's reader of a graph document: the top-level object as [`parse`]
+/// reads it, except that the first `nodes` member, if it is an array, is read node by
+/// node, each handed to `node` (its index, its `type`, its `data`) and then dropped.
+/// It takes only nodes of the plain form `{"type": "…", "data": …}` (members in that
+/// order; no `data` for `None`) whose data is a literal or an array or object of
+/// literals, as `to_json_graph` writes them, and gives up (`None`) at anything else,
+/// at any error, or when `node` returns `false`; the caller then reads the text with
+/// [`parse`], which reports what is wrong. Returns the document with the streamed
+/// member as an empty array, and the number of nodes.
+pub(crate) fn stream_graph<'a>(
+    text: &'a str,
+    mut node: impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
+) -> Option<(Json<'a>, usize)> {
+    let mut p = Parser::new(text);
+    p.skip_ws();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut seen_nodes = false;
+    let mut count = 0;
+    p.object_with(1, |p, key, depth| {
+        let v = if key == "nodes" && !seen_nodes && p.peek() == Some(b'[') {
+            count = p
+                .plain_nodes(&mut node)
+                .ok_or_else(|| p.error("not a plain graph"))?;
+            Json::Array(Vec::new())
+        } else {
+            p.value(depth)?
+        };
+        seen_nodes |= key == "nodes";
+        members.push((key, v));
+        Ok(())
+    })
+    .ok()?;
+    p.finish().ok()?;
+    Some((Json::Object(members), count))
 }
 
 struct Parser<'a> {
@@ -78,6 +110,22 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.pos != self.bytes.len() {
+            return Err(self.error("trailing characters after the JSON value"));
+        }
+        Ok(())
+    }
+
     fn error(&self, message: impl Into<String>) -> ParseError {
         let upto = &self.bytes[..self.pos.min(self.bytes.len())];
         let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -111,8 +159,24 @@ impl<'a> Parser<'a> {
     fn value(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
         match self.peek() {
             None => Err(self.error("unexpected end of input, expected a value")),
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
+            Some(b'{') => {
+                let mut members = Vec::new();
+                self.object_with(depth + 1, |p, key, depth| {
+                    let v = p.value(depth)?;
+                    members.push((key, v));
+                    Ok(())
+                })?;
+                Ok(Json::Object(members))
+            }
+            Some(b'[') => {
+                let mut items = Vec::new();
+                self.array_with(depth + 1, |p, depth| {
+                    let v = p.value(depth)?;
+                    items.push(v);
+                    Ok(())
+                })?;
+                Ok(Json::Array(items))
+            }
             Some(b'"') => self.string().map(Json::Str),
             Some(b't') => self.expect_word("true").map(|()| Json::Bool(true)),
             Some(b'f') => self.expect_word("false").map(|()| Json::Bool(false)),
@@ -133,16 +197,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+    /// An object at nesting `depth` (the `{` is next): `member` reads each value
+    /// (the next thing after the `:`), given its key and `depth`.
+    fn object_with(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, Cow<'a, str>, usize) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
             return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.pos += 1;
-        let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Json::Object(members));
+            return Ok(());
         }
         loop {
             self.skip_ws();
@@ -156,14 +225,13 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let v = self.value(depth)?;
-            members.push((key, v));
+            member(self, key, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Json::Object(members));
+                    return Ok(());
                 }
                 None => return Err(self.error("unexpected end of input inside an object")),
                 Some(_) => return Err(self.error("expected `,` or `}` in an object")),
@@ -171,31 +239,221 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+    /// An array at nesting `depth` (the `[` is next): `item` reads each item (the
+    /// next thing), given `depth`.
+    fn array_with(
+        &mut self,
+        depth: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
             return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Json::Array(items));
+            return Ok(());
         }
         loop {
             self.skip_ws();
-            items.push(self.value(depth)?);
+            item(self, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Json::Array(items));
+                    return Ok(());
                 }
                 None => return Err(self.error("unexpected end of input inside an array")),
                 Some(_) => return Err(self.error("expected `,` or `]` in an array")),
             }
         }
+    }
+
+    /// The `nodes` array (the `[` is next) for [`stream_graph`]; the node count, or
+    /// `None` to give up.
+    fn plain_nodes(
+        &mut self,
+        node: &mut impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
+    ) -> Option<usize> {
+        // The storage of the data's arrays and objects, reused from node to node.
+        let mut items: Vec<Json<'a>> = Vec::new();
+        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
+        let mut count = 0;
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Some(0);
+        }
+        loop {
+            self.skip_ws();
+            self.eat(b'{')?;
+            self.skip_ws();
+            if self.plain_key()? != "type" {
+                return None;
+            }
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            let ty = self.plain_string()?;
+            self.skip_ws();
+            let data = match self.peek()? {
+                b'}' => None,
+                b',' => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.plain_key()? != "data" {
+                        return None;
+                    }
+                    Some(match self.peek()? {
+                        b'[' => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            if self.peek() == Some(b']') {
+                                self.pos += 1;
+                            } else {
+                                loop {
+                                    self.skip_ws();
+                                    items.push(self.literal()?);
+                                    self.skip_ws();
+                                    if self.eat(b',').is_none() {
+                                        self.eat(b']')?;
+                                        break;
+                                    }
+                                }
+                            }
+                            Json::Array(std::mem::take(&mut items))
+                        }
+                        b'{' => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            if self.peek() == Some(b'}') {
+                                self.pos += 1;
+                            } else {
+                                loop {
+                                    self.skip_ws();
+                                    let key = self.plain_key()?;
+                                    members.push((key, self.literal()?));
+                                    self.skip_ws();
+                                    if self.eat(b',').is_none() {
+                                        self.eat(b'}')?;
+                                        break;
+                                    }
+                                }
+                            }
+                            Json::Object(std::mem::take(&mut members))
+                        }
+                        _ => self.literal()?,
+                    })
+                }
+                _ => return None,
+            };
+            if data.is_some() {
+                self.skip_ws();
+            }
+            self.eat(b'}')?;
+            let go = node(count, &ty, data.as_ref());
+            count += 1;
+            match data {
+                Some(Json::Array(mut v)) => {
+                    v.clear();
+                    items = v;
+                }
+                Some(Json::Object(mut v)) => {
+                    v.clear();
+                    members = v;
+                }
+                _ => {}
+            }
+            if !go {
+                return None;
+            }
+            self.skip_ws();
+            if self.eat(b',').is_none() {
+                self.eat(b']')?;
+                return Some(count);
+            }
+        }
+    }
+
+    /// Consumes `b` if it is next.
+    fn eat(&mut self, b: u8) -> Option<()> {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// A key and its `:`, then white space (the `"` must be next).
+    fn plain_key(&mut self) -> Option<Cow<'a, str>> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let key = self.plain_string()?;
+        self.skip_ws();
+        self.eat(b':')?;
+        self.skip_ws();
+        Some(key)
+    }
+
+    /// A value that is not an array or object, as `value` reads it.
+    fn literal(&mut self) -> Option<Json<'a>> {
+        match self.peek()? {
+            b'[' | b'{' => None,
+            b'"' => self.plain_string().map(Json::Str),
+            b'-' | b'0'..=b'9' => match self.plain_int() {
+                Some(i) => Some(Json::Int(i)),
+                None => self.value(0).ok(),
+            },
+            _ => self.value(0).ok(),
+        }
+    }
+
+    /// A string (the `"` is next) as `string` reads it, found quickly when it has no
+    /// escapes.
+    fn plain_string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.pos + 1;
+        let rest = self.bytes.get(start..)?;
+        let len = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest[len] == b'"' {
+            // The text is UTF-8 and the quotes are ASCII: the slice is on boundaries.
+            let s = self.text.get(start..start + len)?;
+            self.pos = start + len + 1;
+            return Some(Cow::Borrowed(s));
+        }
+        self.string().ok()
+    }
+
+    /// An integer in the `i64` range without fraction or exponent, as `number` reads
+    /// it; `None` (and nothing consumed) for any other number.
+    fn plain_int(&mut self) -> Option<i64> {
+        let negative = self.peek() == Some(b'-');
+        let first = self.pos + usize::from(negative);
+        let mut end = first;
+        // Accumulated as a negative number, so that `i64::MIN` fits.
+        let mut v: i64 = 0;
+        while let Some(&c) = self.bytes.get(end) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_sub(i64::from(c - b'0'))?;
+            end += 1;
+        }
+        if end == first
+            || (end - first > 1 && self.bytes[first] == b'0')
+            || matches!(self.bytes.get(end), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        let v = if negative { v } else { v.checked_neg()? };
+        self.pos = end;
+        Some(v)
     }
 
     fn number(&mut self) -> Result<Json<'a>, ParseError> {
@@ -458,6 +716,44 @@ mod tests {
         write_str(&mut s, "a\"\\\u{1}é");
         assert_eq!(s, r#""a\"\\\u0001é""#);
         assert_eq!(parse(&s).unwrap(), Json::Str("a\"\\\u{1}é".into()));
+    }
+
+    #[test]
+    fn the_fast_reader_reads_literals_as_value_does() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+            "1.5",
+            "-2e3",
+            "1E2",
+            "01",
+            "-",
+            "-a",
+            "-Infinity",
+            "NaN",
+            "true",
+            "null",
+            "\"a\"",
+            "\"a\\nb\"",
+            "\"é\"",
+            "\"\u{1}\"",
+            "\"open",
+        ] {
+            let expected = parse(text).ok();
+            let mut p = Parser::new(text);
+            let fast = p.literal().filter(|_| p.pos == text.len());
+            match (&expected, &fast) {
+                (Some(Json::Float(a)), Some(Json::Float(b))) if a.is_nan() => assert!(b.is_nan()),
+                _ => assert_eq!(fast, expected, "{text}"),
+            }
+        }
     }
 
     #[test]

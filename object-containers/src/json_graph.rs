@@ -41,6 +41,7 @@
 //! assert_eq!(format!("{:?}", from_json_graph(&text).unwrap()), r#"Any([1, "shared", "shared"])"#);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
@@ -578,6 +579,15 @@ fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
 /// [`create`](object_core::reflection::create) (missing, extra or wrong-kind field),
 /// each naming the node.
 pub fn from_json_graph(text: &str) -> Result<Any, Error> {
+    match load_in_order(text) {
+        Some(v) => Ok(v),
+        None => load_general(text),
+    }
+}
+
+/// The general path of `from_json_graph`: the whole document, then the nodes the root
+/// reaches, depth first, with every check.
+fn load_general(text: &str) -> Result<Any, Error> {
     let doc = json::parse(text).map_err(|e| {
         graph_error(format!(
             "invalid JSON at line {}, column {}: {}",
@@ -622,6 +632,37 @@ pub fn from_json_graph(text: &str) -> Result<Any, Error> {
     Loader::new(nodes).load(root)
 }
 
+/// The fast path of `from_json_graph`, for graphs whose nodes come children first (as
+/// `to_json_graph` writes them): each node is built as soon as it is read, so the
+/// document is never held whole. Gives up (`None`) at the first thing out of the
+/// ordinary: an error of any kind, a reference to a later node, a `type` that is not
+/// a string; the general path then loads the graph again, and reports the error.
+///
+/// When it succeeds, the general path would have built the same value: it builds the
+/// nodes the root reaches, each from the same data by the same code (`children` and
+/// `build`), and every node here is built after its children, none deeper than the
+/// limit, so there is no cycle and no error to find.
+fn load_in_order(text: &str) -> Option<Any> {
+    let mut loader = Loader::new(&[]);
+    loader.count = usize::MAX; // not known yet: `build_in_order` checks `c < i`
+    let mut ok = true;
+    let (doc, count) = json::stream_graph(text, |i, key, data| {
+        ok = loader.build_in_order(i, key, data).is_some();
+        ok
+    })?;
+    if !ok {
+        return None;
+    }
+    let Some(Json::Array(_)) = doc.get("nodes") else {
+        return None;
+    };
+    let root = match doc.get("root_index") {
+        Some(Json::Int(r)) => usize::try_from(*r).ok().filter(|&r| r < count)?,
+        _ => return None,
+    };
+    loader.values.get_mut(root)?.take()
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     New,
@@ -647,6 +688,7 @@ enum Kind {
 }
 
 struct Frame {
+    // (The node's data is `nodes[node].get("data")`.)
     node: usize,
     kind: Kind,
     /// Children: `arena[start..start + len]`.
@@ -657,11 +699,14 @@ struct Frame {
 
 struct Loader<'d, 'a> {
     nodes: &'d [Json<'a>],
+    /// How many nodes the graph has: child indices are below.
+    count: usize,
     values: Vec<Option<Any>>,
     depth: Vec<u32>,
     state: Vec<State>,
     arena: Vec<usize>,
-    types: FastMap<&'d str, Kind>,
+    /// Kinds by type key (keys read without escapes only: they borrow the text).
+    types: FastMap<&'a str, Kind>,
     entries: Vec<(&'d str, Option<Any>)>,
 }
 
@@ -670,6 +715,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         let n = nodes.len();
         Loader {
             nodes,
+            count: n,
             values: vec![None; n],
             depth: vec![0; n],
             state: vec![State::New; n],
@@ -680,7 +726,7 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn node_error(&self, node: usize, message: impl std::fmt::Display) -> Error {
-        let key = match self.nodes[node].get("type") {
+        let key = match self.nodes.get(node).and_then(|n| n.get("type")) {
             Some(Json::Str(k)) => format!(" (`{k}`)"),
             _ => std::string::String::new(),
         };
@@ -713,7 +759,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 continue;
             }
             let Some(frame) = stack.pop() else { break };
-            let value = self.build(&frame)?;
+            let nodes = self.nodes;
+            let data = nodes[frame.node].get("data");
+            let value = self.build(frame.node, frame.kind, data, frame.start)?;
             let depth = self.arena[frame.start..frame.start + frame.len]
                 .iter()
                 .map(|&c| self.depth[c])
@@ -741,14 +789,15 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     /// Reads node `i`'s type and child indices; marks it active.
     fn open(&mut self, i: usize) -> Result<Frame, Error> {
-        let node = &self.nodes[i];
+        let nodes: &'d [Json<'a>] = self.nodes;
+        let node = &nodes[i];
         let Json::Object(_) = node else {
             return Err(graph_error(format!(
                 "node {i}: a node is an object, got {}",
                 node.kind()
             )));
         };
-        let key: &'d str = match node.get("type") {
+        let key = match node.get("type") {
             Some(Json::Str(k)) => k,
             Some(other) => {
                 return Err(graph_error(format!(
@@ -759,8 +808,114 @@ impl<'d, 'a> Loader<'d, 'a> {
             None => return Err(graph_error(format!("node {i}: missing `type`"))),
         };
         let kind = self.kind_of(i, key)?;
-        let data = node.get("data");
         let start = self.arena.len();
+        self.children(i, kind, node.get("data"))?;
+        self.state[i] = State::Active;
+        Ok(Frame {
+            node: i,
+            kind,
+            start,
+            len: self.arena.len() - start,
+            cursor: 0,
+        })
+    }
+
+    /// Builds node `i`, of type `key` with `data`, whose children (all before it) are built: the
+    /// fast path. `None` for anything `load` would have to look at.
+    #[allow(clippy::ptr_arg)] // as in `kind_of`
+    fn build_in_order(
+        &mut self,
+        i: usize,
+        key: &Cow<'a, str>,
+        data: Option<&Json<'a>>,
+    ) -> Option<()> {
+        let kind = self.kind_of(i, key).ok()?;
+        if let (Kind::Object(info), Some(Json::Object(members))) = (kind, data) {
+            return self.build_object_in_order(i, info, members);
+        }
+        self.arena.clear();
+        self.children(i, kind, data).ok()?;
+        let mut depth = 0;
+        for &c in &self.arena {
+            if c >= i {
+                return None;
+            }
+            depth = depth.max(self.depth[c]);
+        }
+        let depth = depth + u32::from(matches!(kind, Kind::Object(_) | Kind::Array | Kind::Map));
+        if depth as usize > MAX_GRAPH_DEPTH {
+            return None;
+        }
+        let value = self.build(i, kind, data, 0).ok()?;
+        self.values.push(Some(value));
+        self.depth.push(depth);
+        Some(())
+    }
+
+    /// `build_in_order` for a reflected object: `children` and `build` in one pass over
+    /// the members, with the same result.
+    fn build_object_in_order(
+        &mut self,
+        i: usize,
+        info: &'static TypeInfo,
+        members: &[(Cow<'a, str>, Json<'a>)],
+    ) -> Option<()> {
+        let refl = info.reflection();
+        // Members usually come in the order of the fields: try the next one first.
+        let mut in_order = refl.reflected_fields();
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.clear();
+        let mut depth = 0;
+        let mut ok = true;
+        for (name, value) in members {
+            let field = match in_order.next() {
+                Some(f) if f.name() == name => f,
+                _ => match refl.field(name) {
+                    Some(f) => f,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+            };
+            let v = if field.is_inline_pod() {
+                match inline_value(field, value) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            } else {
+                match value {
+                    Json::Int(c) if (0..i as i64).contains(c) => {
+                        let c = *c as usize;
+                        depth = depth.max(self.depth[c]);
+                        self.child(c)
+                    }
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            };
+            entries.push((field.name(), Some(v)));
+        }
+        let built = if ok && depth < MAX_GRAPH_DEPTH as u32 {
+            let mut src = FieldSource::new(info.key(), &mut entries);
+            reflection::create_from_source(info, &mut src).ok()
+        } else {
+            None
+        };
+        entries.clear();
+        self.entries = entries;
+        self.values.push(Some(Any::from(built?)));
+        self.depth.push(depth + 1);
+        Some(())
+    }
+
+    /// Pushes the child indices of node `i` (of kind `kind`, with `data`) on the arena.
+    fn children(&mut self, i: usize, kind: Kind, data: Option<&Json<'_>>) -> Result<(), Error> {
         let indices = |this: &mut Self, items: &[Json<'_>]| -> Result<(), Error> {
             for item in items {
                 let c = this.index(item).map_err(|m| this.node_error(i, m))?;
@@ -800,14 +955,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             }
             _ => {}
         }
-        self.state[i] = State::Active;
-        Ok(Frame {
-            node: i,
-            kind,
-            start,
-            len: self.arena.len() - start,
-            cursor: 0,
-        })
+        Ok(())
     }
 
     /// A child index, checked; the error names neither node nor field (the caller
@@ -816,7 +964,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         match item {
             Json::Int(c) => usize::try_from(*c)
                 .ok()
-                .filter(|&c| c < self.nodes.len())
+                .filter(|&c| c < self.count)
                 .ok_or_else(|| {
                     format!(
                         "node index {c} is out of range (the graph has {} nodes)",
@@ -827,10 +975,13 @@ impl<'d, 'a> Loader<'d, 'a> {
         }
     }
 
-    fn kind_of(&mut self, i: usize, key: &'d str) -> Result<Kind, Error> {
-        if let Some(k) = self.types.get(key) {
+    #[allow(clippy::ptr_arg)] // a key borrowed from the text is cached, others are not
+    fn kind_of(&mut self, i: usize, key: &Cow<'a, str>) -> Result<Kind, Error> {
+        if let Some(k) = self.types.get(key.as_ref()) {
             return Ok(*k);
         }
+        let cow = key;
+        let key: &str = key;
         let kind = match key {
             "None" => Kind::None,
             "int" => Kind::Int,
@@ -856,7 +1007,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 Kind::Object(info)
             }
         };
-        self.types.insert(key, kind);
+        if let Cow::Borrowed(key) = cow {
+            self.types.insert(key, kind);
+        }
         Ok(kind)
     }
 
@@ -864,9 +1017,15 @@ impl<'d, 'a> Loader<'d, 'a> {
         self.values[c].clone().unwrap_or_default()
     }
 
-    fn build(&mut self, f: &Frame) -> Result<Any, Error> {
-        let i = f.node;
-        let data = self.nodes[i].get("data");
+    /// Builds node `i` of kind `kind` from `data`; its children are built, and listed
+    /// on the arena from `start`.
+    fn build(
+        &mut self,
+        i: usize,
+        kind: Kind,
+        data: Option<&Json<'_>>,
+        start: usize,
+    ) -> Result<Any, Error> {
         let bad = |what: &str| {
             self.node_error(
                 i,
@@ -876,8 +1035,8 @@ impl<'d, 'a> Loader<'d, 'a> {
                 ),
             )
         };
-        let kids = &self.arena[f.start..f.start + f.len];
-        Ok(match f.kind {
+        let kids = &self.arena[start..];
+        Ok(match kind {
             Kind::None => Any::default(),
             Kind::Int => match data {
                 Some(Json::Int(v)) => Any::from(*v),
@@ -1021,6 +1180,107 @@ mod tests {
         assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
         let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
         assert_eq!(a[0].as_str(), "s");
+    }
+
+    #[test]
+    fn saved_graphs_take_the_fast_path() {
+        let s = Any::from("a string long enough to be an object");
+        let inner = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone()]));
+        let mut m: Map<Any, Any> = Map::new();
+        m.insert(Any::from(2.5), inner.clone());
+        m.insert(s.clone(), Any::from(DataType::int(8)));
+        let value = Any::from(Array::<Any>::from(vec![
+            inner,
+            Any::from(m),
+            Any::from(Shape::new(&[1, 2])),
+            Any::from(Device::cpu()),
+            Any::from(Bytes::new(b"xy")),
+            Any::default(),
+            Any::from(true),
+            s,
+        ]));
+        let text = to_json_graph(&value).unwrap();
+        let fast = load_in_order(&text).expect("the fast path");
+        assert_eq!(to_json_graph(&fast).unwrap(), text);
+        // Forward references and errors take the general path.
+        let forward = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [1]}, {"type": "int", "data": 1}]}"#;
+        assert!(load_in_order(forward).is_none());
+        assert!(from_json_graph(forward).is_ok());
+        assert!(load_in_order(r#"{"root_index": 0, "nodes": [{"type": "nope"}]}"#).is_none());
+    }
+
+    /// Mutated graphs: whatever the fast path loads, the general path loads to the
+    /// same value (compared by saving both).
+    #[test]
+    fn the_fast_path_agrees_with_the_general_path() {
+        let s = Any::from("a string long enough to be an object");
+        let inner = Any::from(Array::<Any>::from(vec![
+            Any::from(1),
+            s.clone(),
+            Any::from(-2.5),
+        ]));
+        let mut m: Map<Any, Any> = Map::new();
+        m.insert(Any::from(2), inner.clone());
+        m.insert(s.clone(), Any::from(DataType::int(8)));
+        let holder = Any::from(object_core::make_object(Holder {
+            base: object_core::Object::new(),
+            child: object_core::make_object(object_core::Object::new()),
+        }));
+        let seeds: Vec<Vec<u8>> = [
+            Any::from(Array::<Any>::from(vec![
+                inner,
+                Any::from(m),
+                Any::from(Shape::new(&[1, 2])),
+                Any::from(Device::cpu()),
+                Any::from(Bytes::new(b"xy")),
+                Any::default(),
+                Any::from(true),
+                holder.clone(),
+                s,
+            ])),
+            holder,
+        ]
+        .iter()
+        .map(|v| to_json_graph(v).unwrap().into_bytes())
+        .collect();
+        let mut state = 0x1234_5678_u64;
+        let mut next = |n: usize| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        };
+        let mut fast = 0;
+        for round in 0..20_000 {
+            let mut t = seeds[round % seeds.len()].clone();
+            for _ in 0..1 + next(2) {
+                let at = next(t.len());
+                match next(4) {
+                    0 => t[at] = b"0123456789"[next(10)],
+                    1 => t[at] = b" {}[],:\"-.e1x"[next(13)],
+                    2 => {
+                        t.remove(at);
+                    }
+                    _ => t.insert(at, b"0 1,\"[{-"[next(8)]),
+                }
+            }
+            let Ok(text) = std::str::from_utf8(&t) else {
+                continue;
+            };
+            if let Some(v) = load_in_order(text) {
+                fast += 1;
+                let general = load_general(text).unwrap_or_else(|e| {
+                    panic!("the fast path loads, the general path says {e}:\n{text}")
+                });
+                assert_eq!(
+                    to_json_graph(&v).unwrap(),
+                    to_json_graph(&general).unwrap(),
+                    "{text}"
+                );
+            }
+        }
+        assert!(fast > 1000, "{fast}");
     }
 
     #[test]
