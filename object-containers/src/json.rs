@@ -675,8 +675,8 @@ pub(crate) fn write_u64(out: &mut String, mut n: u64) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[pos..]).unwrap_or_default());
+    // SAFETY: only ASCII digits are appended, so the string stays UTF-8.
+    unsafe { out.as_mut_vec() }.extend_from_slice(&buf[pos..]);
 }
 
 #[cfg(test)]

@@ -106,13 +106,20 @@ fn save(
     value: &Any,
     metadata: Option<&Map<object_core::String, Any>>,
 ) -> Result<std::string::String, Error> {
+    // The nodes are written after room for the longest header, which is written when
+    // the root's index is known (shifting the nodes back over the room left): one
+    // buffer, not a second copy of the whole text.
+    const ROOM: usize = "{\"root_index\": , \"nodes\": [".len() + 20;
     let mut w = Saver::default();
+    w.nodes.push_str(&" ".repeat(ROOM));
     let root = w.add(value)?;
-    let mut out = std::string::String::with_capacity(w.nodes.len() + 64);
-    out.push_str("{\"root_index\": ");
-    json::write_i64(&mut out, root as i64);
-    out.push_str(", \"nodes\": [");
-    out.push_str(&w.nodes);
+    let mut head = std::string::String::with_capacity(ROOM);
+    head.push_str("{\"root_index\": ");
+    json::write_i64(&mut head, root as i64);
+    head.push_str(", \"nodes\": [");
+    let mut out = std::mem::take(&mut w.nodes);
+    drop(w);
+    out.replace_range(..ROOM, &head);
     out.push_str("\n]");
     if let Some(meta) = metadata {
         out.push_str(", \"metadata\": {");
@@ -167,6 +174,8 @@ struct Saver {
     values: Vec<Any>,
     /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
     state: Vec<usize>,
+    /// Per slot: whether the table has it (else it is reached through one position).
+    in_table: Vec<bool>,
     /// The slots (with their hashes), found by value (see `hash_value` and
     /// `same_value`). Objects reached through one position only are not entered.
     table: hashbrown::HashTable<(usize, u64)>,
@@ -311,7 +320,7 @@ impl Saver {
                 // Held by `v` and by the one position it was read from: no other
                 // position reaches it (the saver holds every object it has reached),
                 // so it is new and needs no entry in the table.
-                return self.new_slot(v);
+                return self.new_slot(v, false);
             }
         }
         let v = canonical_nan(v);
@@ -322,13 +331,14 @@ impl Saver {
         }
         let slot = self.values.len();
         self.table.insert_unique(hash, (slot, hash), |&(_, h)| h);
-        self.new_slot(v)
+        self.new_slot(v, true)
     }
 
-    fn new_slot(&mut self, v: Any) -> usize {
+    fn new_slot(&mut self, v: Any, in_table: bool) -> usize {
         let slot = self.values.len();
         self.values.push(v);
         self.state.push(QUEUED);
+        self.in_table.push(in_table);
         slot
     }
 
@@ -391,6 +401,11 @@ impl Saver {
         let form = form.map(|i| &self.forms[i]);
         let r = self.emit_body(&mut out, &self.values[slot], &self.arena[start..], form);
         self.nodes = out;
+        if !self.in_table[slot] {
+            // Reached through one position only, so done with: released while it is
+            // in the cache, rather than in a sweep over every object at the end.
+            self.values[slot] = Any::default();
+        }
         r
     }
 
