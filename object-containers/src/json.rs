@@ -2,7 +2,8 @@
 //! nesting limit, positions in every error, and no panics on any input. Numbers keep
 //! their integer-ness (`1` is an int, `1.0` a float); `NaN`, `Infinity` and
 //! `-Infinity` are accepted and written for non-finite floats, as the tvm-ffi writer
-//! does.
+//! does; a number literal beyond the range of `f64` (`1e400`) is an error, not
+//! infinity.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -56,18 +57,50 @@ pub(crate) struct ParseError {
 
 /// Parses a whole document.
 pub(crate) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
-    let mut p = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut p = Parser::new(text);
     p.skip_ws();
     let v = p.value(0)?;
-    p.skip_ws();
-    if p.pos != p.bytes.len() {
-        return Err(p.error("trailing characters after the JSON value"));
-    }
+    p.finish()?;
     Ok(v)
+}
+
+/// The fast path's reader of a graph document: the top-level object as [`parse`]
+/// reads it, except that the first `nodes` member, if it is an array, is read node by
+/// node, each handed to `node` (its index, its `type`, its `data`) and then dropped.
+/// It takes only nodes of the plain form `{"type": "…", "data": …}` (members in that
+/// order; no `data` for `None`) whose data is a literal or an array or object of
+/// literals, as `to_json_graph` writes them, and gives up (`None`) at anything else,
+/// at any error, or when `node` returns `false`; the caller then reads the text with
+/// [`parse`], which reports what is wrong. Returns the document with the streamed
+/// member as an empty array, and the number of nodes.
+pub(crate) fn stream_graph<'a>(
+    text: &'a str,
+    mut node: impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
+) -> Option<(Json<'a>, usize)> {
+    let mut p = Parser::new(text);
+    p.skip_ws();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut seen_nodes = false;
+    let mut count = 0;
+    p.object_with(1, |p, key, depth| {
+        let v = if key == "nodes" && !seen_nodes && p.peek() == Some(b'[') {
+            count = p
+                .plain_nodes(&mut node)
+                .ok_or_else(|| p.error("not a plain graph"))?;
+            Json::Array(Vec::new())
+        } else {
+            p.value(depth)?
+        };
+        seen_nodes |= key == "nodes";
+        members.push((key, v));
+        Ok(())
+    })
+    .ok()?;
+    p.finish().ok()?;
+    Some((Json::Object(members), count))
 }
 
 struct Parser<'a> {
@@ -77,6 +110,22 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.pos != self.bytes.len() {
+            return Err(self.error("trailing characters after the JSON value"));
+        }
+        Ok(())
+    }
+
     fn error(&self, message: impl Into<String>) -> ParseError {
         let upto = &self.bytes[..self.pos.min(self.bytes.len())];
         let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -110,8 +159,24 @@ impl<'a> Parser<'a> {
     fn value(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
         match self.peek() {
             None => Err(self.error("unexpected end of input, expected a value")),
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
+            Some(b'{') => {
+                let mut members = Vec::new();
+                self.object_with(depth + 1, |p, key, depth| {
+                    let v = p.value(depth)?;
+                    members.push((key, v));
+                    Ok(())
+                })?;
+                Ok(Json::Object(members))
+            }
+            Some(b'[') => {
+                let mut items = Vec::new();
+                self.array_with(depth + 1, |p, depth| {
+                    let v = p.value(depth)?;
+                    items.push(v);
+                    Ok(())
+                })?;
+                Ok(Json::Array(items))
+            }
             Some(b'"') => self.string().map(Json::Str),
             Some(b't') => self.expect_word("true").map(|()| Json::Bool(true)),
             Some(b'f') => self.expect_word("false").map(|()| Json::Bool(false)),
@@ -132,16 +197,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+    /// An object at nesting `depth` (the `{` is next): `member` reads each value
+    /// (the next thing after the `:`), given its key and `depth`.
+    fn object_with(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, Cow<'a, str>, usize) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
             return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.pos += 1;
-        let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Json::Object(members));
+            return Ok(());
         }
         loop {
             self.skip_ws();
@@ -155,14 +225,13 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let v = self.value(depth)?;
-            members.push((key, v));
+            member(self, key, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Json::Object(members));
+                    return Ok(());
                 }
                 None => return Err(self.error("unexpected end of input inside an object")),
                 Some(_) => return Err(self.error("expected `,` or `}` in an object")),
@@ -170,31 +239,221 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
+    /// An array at nesting `depth` (the `[` is next): `item` reads each item (the
+    /// next thing), given `depth`.
+    fn array_with(
+        &mut self,
+        depth: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
             return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Json::Array(items));
+            return Ok(());
         }
         loop {
             self.skip_ws();
-            items.push(self.value(depth)?);
+            item(self, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Json::Array(items));
+                    return Ok(());
                 }
                 None => return Err(self.error("unexpected end of input inside an array")),
                 Some(_) => return Err(self.error("expected `,` or `]` in an array")),
             }
         }
+    }
+
+    /// The `nodes` array (the `[` is next) for [`stream_graph`]; the node count, or
+    /// `None` to give up.
+    fn plain_nodes(
+        &mut self,
+        node: &mut impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
+    ) -> Option<usize> {
+        // The storage of the data's arrays and objects, reused from node to node.
+        let mut items: Vec<Json<'a>> = Vec::new();
+        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
+        let mut count = 0;
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Some(0);
+        }
+        loop {
+            self.skip_ws();
+            self.eat(b'{')?;
+            self.skip_ws();
+            if self.plain_key()? != "type" {
+                return None;
+            }
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            let ty = self.plain_string()?;
+            self.skip_ws();
+            let data = match self.peek()? {
+                b'}' => None,
+                b',' => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.plain_key()? != "data" {
+                        return None;
+                    }
+                    Some(match self.peek()? {
+                        b'[' => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            if self.peek() == Some(b']') {
+                                self.pos += 1;
+                            } else {
+                                loop {
+                                    self.skip_ws();
+                                    items.push(self.literal()?);
+                                    self.skip_ws();
+                                    if self.eat(b',').is_none() {
+                                        self.eat(b']')?;
+                                        break;
+                                    }
+                                }
+                            }
+                            Json::Array(std::mem::take(&mut items))
+                        }
+                        b'{' => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            if self.peek() == Some(b'}') {
+                                self.pos += 1;
+                            } else {
+                                loop {
+                                    self.skip_ws();
+                                    let key = self.plain_key()?;
+                                    members.push((key, self.literal()?));
+                                    self.skip_ws();
+                                    if self.eat(b',').is_none() {
+                                        self.eat(b'}')?;
+                                        break;
+                                    }
+                                }
+                            }
+                            Json::Object(std::mem::take(&mut members))
+                        }
+                        _ => self.literal()?,
+                    })
+                }
+                _ => return None,
+            };
+            if data.is_some() {
+                self.skip_ws();
+            }
+            self.eat(b'}')?;
+            let go = node(count, &ty, data.as_ref());
+            count += 1;
+            match data {
+                Some(Json::Array(mut v)) => {
+                    v.clear();
+                    items = v;
+                }
+                Some(Json::Object(mut v)) => {
+                    v.clear();
+                    members = v;
+                }
+                _ => {}
+            }
+            if !go {
+                return None;
+            }
+            self.skip_ws();
+            if self.eat(b',').is_none() {
+                self.eat(b']')?;
+                return Some(count);
+            }
+        }
+    }
+
+    /// Consumes `b` if it is next.
+    fn eat(&mut self, b: u8) -> Option<()> {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// A key and its `:`, then white space (the `"` must be next).
+    fn plain_key(&mut self) -> Option<Cow<'a, str>> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let key = self.plain_string()?;
+        self.skip_ws();
+        self.eat(b':')?;
+        self.skip_ws();
+        Some(key)
+    }
+
+    /// A value that is not an array or object, as `value` reads it.
+    fn literal(&mut self) -> Option<Json<'a>> {
+        match self.peek()? {
+            b'[' | b'{' => None,
+            b'"' => self.plain_string().map(Json::Str),
+            b'-' | b'0'..=b'9' => match self.plain_int() {
+                Some(i) => Some(Json::Int(i)),
+                None => self.value(0).ok(),
+            },
+            _ => self.value(0).ok(),
+        }
+    }
+
+    /// A string (the `"` is next) as `string` reads it, found quickly when it has no
+    /// escapes.
+    fn plain_string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.pos + 1;
+        let rest = self.bytes.get(start..)?;
+        let len = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest[len] == b'"' {
+            // The text is UTF-8 and the quotes are ASCII: the slice is on boundaries.
+            let s = self.text.get(start..start + len)?;
+            self.pos = start + len + 1;
+            return Some(Cow::Borrowed(s));
+        }
+        self.string().ok()
+    }
+
+    /// An integer in the `i64` range without fraction or exponent, as `number` reads
+    /// it; `None` (and nothing consumed) for any other number.
+    fn plain_int(&mut self) -> Option<i64> {
+        let negative = self.peek() == Some(b'-');
+        let first = self.pos + usize::from(negative);
+        let mut end = first;
+        // Accumulated as a negative number, so that `i64::MIN` fits.
+        let mut v: i64 = 0;
+        while let Some(&c) = self.bytes.get(end) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_sub(i64::from(c - b'0'))?;
+            end += 1;
+        }
+        if end == first
+            || (end - first > 1 && self.bytes[first] == b'0')
+            || matches!(self.bytes.get(end), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        let v = if negative { v } else { v.checked_neg()? };
+        self.pos = end;
+        Some(v)
     }
 
     fn number(&mut self) -> Result<Json<'a>, ParseError> {
@@ -241,9 +500,16 @@ impl<'a> Parser<'a> {
                 return Ok(Json::Int(i));
             }
         }
-        text.parse::<f64>()
-            .map(Json::Float)
-            .map_err(|_| self.error("invalid number"))
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Json::Float(x)),
+            // Rust reads `1e400` as infinity: refuse it rather than change the value
+            // (infinity has its own spelling).
+            Ok(_) => {
+                self.pos = start;
+                Err(self.error("number out of the range of a 64-bit float"))
+            }
+            Err(_) => Err(self.error("invalid number")),
+        }
     }
 
     fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
@@ -390,7 +656,27 @@ pub(crate) fn write_f64(out: &mut String, x: f64) {
 
 /// Appends an integer.
 pub(crate) fn write_i64(out: &mut String, i: i64) {
-    let _ = write!(out, "{i}");
+    if i < 0 {
+        out.push('-');
+    }
+    write_u64(out, i.unsigned_abs());
+}
+
+/// Appends an unsigned integer (digits straight into the string, without the
+/// formatting machinery: the graph writer writes one or more per node).
+pub(crate) fn write_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut pos = buf.len();
+    loop {
+        pos -= 1;
+        buf[pos] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // SAFETY: only ASCII digits are appended, so the string stays UTF-8.
+    unsafe { out.as_mut_vec() }.extend_from_slice(&buf[pos..]);
 }
 
 #[cfg(test)]
@@ -413,10 +699,61 @@ mod tests {
         assert_eq!(items[3], Json::Str("x\né😀".into()));
         assert!(matches!(items[6], Json::Float(x) if x.is_nan()));
         assert_eq!(parse("99999999999999999999").unwrap(), Json::Float(1e20));
+        assert_eq!(parse("1e-400").unwrap(), Json::Float(0.0));
+        assert_eq!(
+            parse("-1.7976931348623157e308").unwrap(),
+            Json::Float(f64::MIN)
+        );
+        for i in [0, 7, -1, 10, -10, 1 << 40, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            write_i64(&mut s, i);
+            assert_eq!(s, i.to_string());
+        }
+        let mut s = String::new();
+        write_u64(&mut s, u64::MAX);
+        assert_eq!(s, u64::MAX.to_string());
         let mut s = String::new();
         write_str(&mut s, "a\"\\\u{1}é");
         assert_eq!(s, r#""a\"\\\u0001é""#);
         assert_eq!(parse(&s).unwrap(), Json::Str("a\"\\\u{1}é".into()));
+    }
+
+    #[test]
+    fn the_fast_reader_reads_literals_as_value_does() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+            "1.5",
+            "-2e3",
+            "1E2",
+            "01",
+            "-",
+            "-a",
+            "-Infinity",
+            "NaN",
+            "true",
+            "null",
+            "\"a\"",
+            "\"a\\nb\"",
+            "\"é\"",
+            "\"\u{1}\"",
+            "\"open",
+        ] {
+            let expected = parse(text).ok();
+            let mut p = Parser::new(text);
+            let fast = p.literal().filter(|_| p.pos == text.len());
+            match (&expected, &fast) {
+                (Some(Json::Float(a)), Some(Json::Float(b))) if a.is_nan() => assert!(b.is_nan()),
+                _ => assert_eq!(fast, expected, "{text}"),
+            }
+        }
     }
 
     #[test]
@@ -427,10 +764,16 @@ mod tests {
             ("\"abc", 1, 5),
             ("01", 1, 1),
             ("[1] x", 1, 5),
+            ("[1, 1e400]", 1, 5),
+            ("[\n -2e308]", 2, 2),
         ] {
             let e = parse(text).unwrap_err();
             assert_eq!((e.line, e.column), (line, col), "{text}: {e:?}");
         }
+        assert!(parse("1e400")
+            .unwrap_err()
+            .message
+            .contains("out of the range"));
         let deep = "[".repeat(MAX_DEPTH + 1);
         assert!(parse(&deep).unwrap_err().message.contains("nesting"));
     }

@@ -19,6 +19,8 @@
 //!   `ffi.Map`, integers for `ffi.Shape`, and `{field: value}` for a reflected object,
 //!   where non-optional `bool`, `int`, `float` and `DataType` fields are written inline
 //!   and every other field is a node index.
+//! - Strings load as `ffi.String` objects (short ones too), so that a map or array
+//!   of them fits a typed field such as `Map<String, Any>`.
 //! - Loading looks types up by key and builds objects through
 //!   [`reflection::create`](object_core::reflection::create); every problem is an
 //!   `Error` naming the node (and field), never a panic, and nothing half-built leaks.
@@ -39,13 +41,14 @@
 //! assert_eq!(format!("{:?}", from_json_graph(&text).unwrap()), r#"Any([1, "shared", "shared"])"#);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
 use object_core::reflection::{self, FieldInfo, FieldKind, FieldSource};
 use object_core::registry::{self, TypeInfo};
 use object_core::type_index as ti;
-use object_core::{Any, Bytes, DataType, Device, Error, ObjectRef};
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
 use crate::{Array, Map, Shape};
@@ -73,7 +76,8 @@ fn graph_error(message: impl Into<std::string::String>) -> Error {
 ///
 /// A `TypeError` for a value that has no graph form: functions, modules, errors,
 /// opaque pointers, an object type declared `opaque` that is not a core container, or
-/// an unsigned field beyond `i64::MAX`.
+/// an unsigned field beyond `i64::MAX`, or a `DataType` whose text does not read back as
+/// it (a custom type code, zero bits or lanes).
 pub fn to_json_graph(value: &Any) -> Result<std::string::String, Error> {
     save(value, None)
 }
@@ -102,13 +106,20 @@ fn save(
     value: &Any,
     metadata: Option<&Map<object_core::String, Any>>,
 ) -> Result<std::string::String, Error> {
+    // The nodes are written after room for the longest header, which is written when
+    // the root's index is known (shifting the nodes back over the room left): one
+    // buffer, not a second copy of the whole text.
+    const ROOM: usize = "{\"root_index\": , \"nodes\": [".len() + 20;
     let mut w = Saver::default();
+    w.nodes.push_str(&" ".repeat(ROOM));
     let root = w.add(value)?;
-    let mut out = std::string::String::with_capacity(w.nodes.len() + 64);
-    out.push_str("{\"root_index\": ");
-    json::write_i64(&mut out, root as i64);
-    out.push_str(", \"nodes\": [");
-    out.push_str(&w.nodes);
+    let mut head = std::string::String::with_capacity(ROOM);
+    head.push_str("{\"root_index\": ");
+    json::write_i64(&mut head, root as i64);
+    head.push_str(", \"nodes\": [");
+    let mut out = std::mem::take(&mut w.nodes);
+    drop(w);
+    out.replace_range(..ROOM, &head);
     out.push_str("\n]");
     if let Some(meta) = metadata {
         out.push_str(", \"metadata\": {");
@@ -144,12 +155,37 @@ fn write_literal(out: &mut std::string::String, v: &Any) -> Option<()> {
     Some(())
 }
 
-const PENDING: usize = usize::MAX;
+/// A slot's state before it is written: reached but not yet visited, or visited with
+/// its children being written. A written slot holds its node index instead.
+const QUEUED: usize = usize::MAX;
+const ACTIVE: usize = usize::MAX - 1;
+
+/// How a reflected type's nodes are written, worked out once per type.
+struct TypeForm {
+    /// The escaped type key.
+    key: std::string::String,
+    /// Every reflected field, with its escaped name and `: `.
+    fields: Vec<(&'static FieldInfo, std::string::String)>,
+}
 
 #[derive(Default)]
 struct Saver {
-    /// Node index of every value written (or `PENDING` while its children are).
-    index: FastMap<Any, usize>,
+    /// Every distinct value reached, by slot (in the order first reached).
+    values: Vec<Any>,
+    /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
+    state: Vec<usize>,
+    /// Per slot: whether the table has it (else it is reached through one position).
+    in_table: Vec<bool>,
+    /// The slots (with their hashes), found by value (see `hash_value` and
+    /// `same_value`). Objects reached through one position only are not entered.
+    table: hashbrown::HashTable<(usize, u64)>,
+    hasher: foldhash::fast::FixedState,
+    /// The child slots of the nodes being written: one range per node on the stack
+    /// (pushed when it is visited, popped when it is written).
+    arena: Vec<usize>,
+    /// Reflected types' forms, and their positions by type index.
+    forms: Vec<TypeForm>,
+    form_index: FastMap<u32, usize>,
     /// The node lines written so far.
     nodes: std::string::String,
     count: usize,
@@ -158,74 +194,261 @@ struct Saver {
 }
 
 enum Task {
-    Visit(Any),
-    Emit(Any),
+    Visit(usize),
+    /// Write the node of `slot`, whose child slots are `arena[start..]`, with the
+    /// form `form` if it is a reflected object.
+    Emit {
+        slot: usize,
+        start: usize,
+        form: Option<usize>,
+    },
+}
+
+/// The hash of a value, consistent with `same_value`: objects other than strings and
+/// bytes (which compare by content) by address, everything else as `Any` hashes.
+fn hash_value(hasher: &foldhash::fast::FixedState, v: &Any) -> u64 {
+    use std::hash::BuildHasher as _;
+    match v.as_object() {
+        Some(o) if !matches!(v.type_index(), ti::STRING | ti::BYTES) => {
+            hasher.hash_one(ObjectPtr::as_ptr(o) as usize)
+        }
+        _ => hasher.hash_one(v),
+    }
+}
+
+/// `Any`'s equality, with a shortcut for objects compared by identity.
+fn same_value(a: &Any, b: &Any) -> bool {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y))
+            if !matches!(a.type_index(), ti::STRING | ti::BYTES)
+                && !matches!(b.type_index(), ti::STRING | ti::BYTES) =>
+        {
+            ObjectPtr::as_ptr(x) == ObjectPtr::as_ptr(y)
+        }
+        _ => a == b,
+    }
+}
+
+/// The form of `v`'s reflected type (made on first use), or an error if `v` is not a
+/// reflected object.
+/// The position in `forms` of the form of `v`'s reflected type (made on first use), or
+/// an error if `v` is not a reflected object.
+fn form_of(
+    forms: &mut Vec<TypeForm>,
+    index: &mut FastMap<u32, usize>,
+    v: &Any,
+) -> Result<usize, Error> {
+    match index.entry(v.type_index()) {
+        std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let obj = reflected(v)?;
+            let mut key = std::string::String::new();
+            json::write_str(&mut key, graph_key(v));
+            let fields = obj
+                .type_info()
+                .reflection()
+                .reflected_fields()
+                .map(|f| {
+                    let mut name = std::string::String::new();
+                    json::write_str(&mut name, f.name());
+                    name.push_str(": ");
+                    (f, name)
+                })
+                .collect();
+            forms.push(TypeForm { key, fields });
+            Ok(*e.insert(forms.len() - 1))
+        }
+    }
 }
 
 impl Saver {
     /// Writes `root` and what it reaches, children first; returns the root's index.
     fn add(&mut self, root: &Any) -> Result<usize, Error> {
-        let mut stack = vec![Task::Visit(root.clone())];
+        let root = self.intern(root.clone());
+        let mut stack = vec![Task::Visit(root)];
         while let Some(task) = stack.pop() {
             match task {
-                Task::Visit(v) => match self.index.get(&v) {
-                    Some(&PENDING) => {
+                Task::Visit(slot) => match self.state[slot] {
+                    ACTIVE => {
                         return Err(Error::value_error(format!(
                             "cannot save a cycle: a `{}` contains itself",
-                            v.type_key()
+                            self.values[slot].type_key()
                         )))
                     }
-                    Some(_) => {}
-                    None => {
-                        self.index.insert(v.clone(), PENDING);
+                    QUEUED => {
+                        self.state[slot] = ACTIVE;
                         let mut kids = std::mem::take(&mut self.children);
                         kids.clear();
-                        children(&v, &mut kids)?;
-                        stack.push(Task::Emit(v));
-                        // Reversed, so children are written in order.
-                        stack.extend(kids.drain(..).rev().map(Task::Visit));
+                        let form = self.list_children(slot, &mut kids);
+                        let start = self.arena.len();
+                        for kid in kids.drain(..) {
+                            let s = self.intern(kid);
+                            self.arena.push(s);
+                        }
                         self.children = kids;
+                        let form = form?;
+                        stack.push(Task::Emit { slot, start, form });
+                        // Reversed, so children are written in order; those written
+                        // already need no visit.
+                        for &kid in self.arena[start..].iter().rev() {
+                            if self.state[kid] >= ACTIVE {
+                                stack.push(Task::Visit(kid));
+                            }
+                        }
                     }
+                    _ => {}
                 },
-                Task::Emit(v) => {
-                    self.emit(&v)?;
-                    let i = self.count;
+                Task::Emit { slot, start, form } => {
+                    self.emit(slot, start, form)?;
+                    self.arena.truncate(start);
+                    self.state[slot] = self.count;
                     self.count += 1;
-                    self.index.insert(v, i);
                 }
             }
         }
-        self.index
-            .get(root)
-            .copied()
-            .ok_or_else(|| Error::value_error("the root was not written"))
+        match self.state[root] {
+            i if i < ACTIVE => Ok(i),
+            _ => Err(Error::value_error("the root was not written")),
+        }
     }
 
-    fn node_of(&self, v: &Any) -> Result<usize, Error> {
-        match self.index.get(v) {
-            Some(&i) if i != PENDING => Ok(i),
+    /// The slot of `v`, new (and queued) if it was not reached before.
+    fn intern(&mut self, v: Any) -> usize {
+        if let Some(o) = v.as_object() {
+            if !matches!(v.type_index(), ti::STRING | ti::BYTES) && ObjectPtr::strong_count(o) == 2
+            {
+                // Held by `v` and by the one position it was read from: no other
+                // position reaches it (the saver holds every object it has reached),
+                // so it is new and needs no entry in the table.
+                return self.new_slot(v, false);
+            }
+        }
+        let v = canonical_nan(v);
+        let hash = hash_value(&self.hasher, &v);
+        let values = &self.values;
+        if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| same_value(&values[s], &v)) {
+            return slot;
+        }
+        let slot = self.values.len();
+        self.table.insert_unique(hash, (slot, hash), |&(_, h)| h);
+        self.new_slot(v, true)
+    }
+
+    fn new_slot(&mut self, v: Any, in_table: bool) -> usize {
+        let slot = self.values.len();
+        self.values.push(v);
+        self.state.push(QUEUED);
+        self.in_table.push(in_table);
+        slot
+    }
+
+    /// The node index of a child slot, which must be written already.
+    fn node_of(&self, slot: usize) -> Result<usize, Error> {
+        match self.state[slot] {
+            i if i < ACTIVE => Ok(i),
             _ => Err(Error::value_error(format!(
                 "cannot save a cycle through a `{}`",
-                v.type_key()
+                self.values[slot].type_key()
             ))),
         }
     }
 
-    fn emit(&mut self, v: &Any) -> Result<(), Error> {
+    /// The values the node of `slot` refers to, in the order its data lists them; and
+    /// the form of a reflected object.
+    fn list_children(&mut self, slot: usize, out: &mut Vec<Any>) -> Result<Option<usize>, Error> {
+        let v = &self.values[slot];
+        match v.type_index() {
+            ti::NONE
+            | ti::INT
+            | ti::BOOL
+            | ti::FLOAT
+            | ti::DATA_TYPE
+            | ti::DEVICE
+            | ti::SMALL_STR
+            | ti::STRING
+            | ti::BYTES
+            | ti::SHAPE => Ok(None),
+            ti::ARRAY => {
+                out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
+                Ok(None)
+            }
+            ti::MAP => {
+                for (k, val) in Map::<Any, Any>::try_from(v.clone())?.iter() {
+                    out.push(k.clone());
+                    out.push(val.clone());
+                }
+                Ok(None)
+            }
+            _ => {
+                let index = form_of(&mut self.forms, &mut self.form_index, v)?;
+                let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+                for (field, _) in &self.forms[index].fields {
+                    if !field.is_inline_pod() {
+                        out.push(reflection::get_field(obj, field)?);
+                    }
+                }
+                Ok(Some(index))
+            }
+        }
+    }
+
+    fn emit(&mut self, slot: usize, start: usize, form: Option<usize>) -> Result<(), Error> {
         let mut out = std::mem::take(&mut self.nodes);
         if self.count > 0 {
             out.push(',');
         }
         out.push_str("\n  {\"type\": ");
-        let r = self.emit_body(&mut out, v);
+        let form = form.map(|i| &self.forms[i]);
+        let r = self.emit_body(&mut out, &self.values[slot], &self.arena[start..], form);
         self.nodes = out;
+        if !self.in_table[slot] {
+            // Reached through one position only, so done with: released while it is
+            // in the cache, rather than in a sweep over every object at the end.
+            self.values[slot] = Any::default();
+        }
         r
     }
 
-    fn emit_body(&self, out: &mut std::string::String, v: &Any) -> Result<(), Error> {
+    fn emit_body(
+        &self,
+        out: &mut std::string::String,
+        v: &Any,
+        kids: &[usize],
+        form: Option<&TypeForm>,
+    ) -> Result<(), Error> {
         let type_index = v.type_index();
-        let key = graph_key(v);
-        json::write_str(out, key);
+        if let Some(form) = form {
+            // A reflected object (the form was made when it was visited).
+            let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+            out.push_str(&form.key);
+            out.push_str(", \"data\": {");
+            let mut kids = kids.iter();
+            for (i, (field, name)) in form.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(name);
+                if field.is_inline_pod() {
+                    let value = reflection::get_field(obj, field)?;
+                    write_inline(out, field, &value).map_err(|e| {
+                        Error::type_error(format!(
+                            "field `{}` of `{}`: {}",
+                            field.name(),
+                            obj.type_key(),
+                            e.message()
+                        ))
+                    })?;
+                } else {
+                    let kid = kids
+                        .next()
+                        .ok_or_else(|| Error::value_error("a field changed while saving"))?;
+                    json::write_u64(out, self.node_of(*kid)? as u64);
+                }
+            }
+            out.push_str("}}");
+            return Ok(());
+        }
+        json::write_str(out, graph_key(v));
         if type_index == ti::NONE {
             out.push('}');
             return Ok(());
@@ -237,7 +460,7 @@ impl Saver {
             }
             ti::DATA_TYPE => {
                 let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
-                json::write_str(out, &d.to_string());
+                json::write_str(out, &data_type_text(d)?);
             }
             ti::DEVICE => {
                 let d = v.as_device().unwrap_or(Device::cpu());
@@ -252,27 +475,14 @@ impl Saver {
                 let b = Bytes::try_from(v.clone())?;
                 json::write_str(out, &B64.encode(b.as_bytes()));
             }
-            ti::ARRAY => {
-                let a = Array::<Any>::try_from(v.clone())?;
+            ti::ARRAY | ti::MAP => {
+                // Array items, or map keys and values in turn.
                 out.push('[');
-                for (i, item) in a.iter().enumerate() {
+                for (i, &kid) in kids.iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    json::write_i64(out, self.node_of(item)? as i64);
-                }
-                out.push(']');
-            }
-            ti::MAP => {
-                let m = Map::<Any, Any>::try_from(v.clone())?;
-                out.push('[');
-                for (i, (k, val)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json::write_i64(out, self.node_of(k)? as i64);
-                    out.push_str(", ");
-                    json::write_i64(out, self.node_of(val)? as i64);
+                    json::write_u64(out, self.node_of(kid)? as u64);
                 }
                 out.push(']');
             }
@@ -287,28 +497,21 @@ impl Saver {
                 }
                 out.push(']');
             }
-            _ => {
-                let obj = reflected(v)?;
-                let refl = obj.type_info().reflection();
-                out.push('{');
-                for (i, field) in refl.reflected_fields().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json::write_str(out, field.name());
-                    out.push_str(": ");
-                    let value = reflection::get_field(obj, field)?;
-                    if field.is_inline_pod() {
-                        write_inline(out, field, &value);
-                    } else {
-                        json::write_i64(out, self.node_of(&value)? as i64);
-                    }
-                }
-                out.push('}');
-            }
+            _ => return Err(cannot_save(v)),
         }
         out.push('}');
         Ok(())
+    }
+}
+
+/// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
+/// NaN, so NaNs that differ in sign or payload must be one node, or the loaded value
+/// would save to different text.
+fn canonical_nan(v: Any) -> Any {
+    if v.type_index() == ti::FLOAT && v.as_float().is_some_and(f64::is_nan) {
+        Any::from(f64::NAN)
+    } else {
+        v
     }
 }
 
@@ -321,61 +524,47 @@ fn graph_key(v: &Any) -> &'static str {
     }
 }
 
+fn cannot_save(v: &Any) -> Error {
+    Error::type_error(format!("cannot save a `{}` as a JSON graph", v.type_key()))
+}
+
 /// The object behind `v`, if it is a reflected (non-opaque) object.
 fn reflected(v: &Any) -> Result<&ObjectRef, Error> {
-    let cannot = || Error::type_error(format!("cannot save a `{}` as a JSON graph", v.type_key()));
-    let obj = v.as_object().ok_or_else(cannot)?;
+    let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
     if obj.type_info().reflection().is_opaque() {
-        return Err(cannot());
+        return Err(cannot_save(v));
     }
     Ok(obj)
 }
 
-fn write_inline(out: &mut std::string::String, field: &FieldInfo, value: &Any) {
+fn write_inline(
+    out: &mut std::string::String,
+    field: &FieldInfo,
+    value: &Any,
+) -> Result<(), Error> {
     match field.kind() {
         FieldKind::DataType => {
             let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));
-            json::write_str(out, &d.to_string());
+            json::write_str(out, &data_type_text(d)?);
         }
         _ => {
             write_literal(out, value);
         }
     }
+    Ok(())
 }
 
-/// The values `v`'s node refers to, in the order its data lists them.
-fn children(v: &Any, out: &mut Vec<Any>) -> Result<(), Error> {
-    match v.type_index() {
-        ti::NONE
-        | ti::INT
-        | ti::BOOL
-        | ti::FLOAT
-        | ti::DATA_TYPE
-        | ti::DEVICE
-        | ti::SMALL_STR
-        | ti::STRING
-        | ti::BYTES
-        | ti::SHAPE => Ok(()),
-        ti::ARRAY => {
-            out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
-            Ok(())
-        }
-        ti::MAP => {
-            for (k, val) in Map::<Any, Any>::try_from(v.clone())?.iter() {
-                out.push(k.clone());
-                out.push(val.clone());
-            }
-            Ok(())
-        }
-        _ => {
-            let obj = reflected(v)?;
-            for field in obj.type_info().reflection().reflected_fields() {
-                if !field.is_inline_pod() {
-                    out.push(reflection::get_field(obj, field)?);
-                }
-            }
-            Ok(())
-        }
+/// A data type's text, if it reads back as the same type (custom type codes, zero
+/// bits or lanes have no such text).
+fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
+    let text = d.to_string();
+    if text.parse::<DataType>() == Ok(d) {
+        Ok(text)
+    } else {
+        Err(Error::type_error(format!(
+            "cannot save the DataType {{ code: {}, bits: {}, lanes: {} }}: its text `{text}` does not read back as it",
+            d.code, d.bits, d.lanes
+        )))
     }
 }
 
@@ -405,6 +594,15 @@ fn children(v: &Any, out: &mut Vec<Any>) -> Result<(), Error> {
 /// [`create`](object_core::reflection::create) (missing, extra or wrong-kind field),
 /// each naming the node.
 pub fn from_json_graph(text: &str) -> Result<Any, Error> {
+    match load_in_order(text) {
+        Some(v) => Ok(v),
+        None => load_general(text),
+    }
+}
+
+/// The general path of `from_json_graph`: the whole document, then the nodes the root
+/// reaches, depth first, with every check.
+fn load_general(text: &str) -> Result<Any, Error> {
     let doc = json::parse(text).map_err(|e| {
         graph_error(format!(
             "invalid JSON at line {}, column {}: {}",
@@ -449,6 +647,37 @@ pub fn from_json_graph(text: &str) -> Result<Any, Error> {
     Loader::new(nodes).load(root)
 }
 
+/// The fast path of `from_json_graph`, for graphs whose nodes come children first (as
+/// `to_json_graph` writes them): each node is built as soon as it is read, so the
+/// document is never held whole. Gives up (`None`) at the first thing out of the
+/// ordinary: an error of any kind, a reference to a later node, a `type` that is not
+/// a string; the general path then loads the graph again, and reports the error.
+///
+/// When it succeeds, the general path would have built the same value: it builds the
+/// nodes the root reaches, each from the same data by the same code (`children` and
+/// `build`), and every node here is built after its children, none deeper than the
+/// limit, so there is no cycle and no error to find.
+fn load_in_order(text: &str) -> Option<Any> {
+    let mut loader = Loader::new(&[]);
+    loader.count = usize::MAX; // not known yet: `build_in_order` checks `c < i`
+    let mut ok = true;
+    let (doc, count) = json::stream_graph(text, |i, key, data| {
+        ok = loader.build_in_order(i, key, data).is_some();
+        ok
+    })?;
+    if !ok {
+        return None;
+    }
+    let Some(Json::Array(_)) = doc.get("nodes") else {
+        return None;
+    };
+    let root = match doc.get("root_index") {
+        Some(Json::Int(r)) => usize::try_from(*r).ok().filter(|&r| r < count)?,
+        _ => return None,
+    };
+    loader.values.get_mut(root)?.take()
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     New,
@@ -474,6 +703,7 @@ enum Kind {
 }
 
 struct Frame {
+    // (The node's data is `nodes[node].get("data")`.)
     node: usize,
     kind: Kind,
     /// Children: `arena[start..start + len]`.
@@ -484,11 +714,14 @@ struct Frame {
 
 struct Loader<'d, 'a> {
     nodes: &'d [Json<'a>],
+    /// How many nodes the graph has: child indices are below.
+    count: usize,
     values: Vec<Option<Any>>,
     depth: Vec<u32>,
     state: Vec<State>,
     arena: Vec<usize>,
-    types: FastMap<&'d str, Kind>,
+    /// Kinds by type key (keys read without escapes only: they borrow the text).
+    types: FastMap<&'a str, Kind>,
     entries: Vec<(&'d str, Option<Any>)>,
 }
 
@@ -497,6 +730,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         let n = nodes.len();
         Loader {
             nodes,
+            count: n,
             values: vec![None; n],
             depth: vec![0; n],
             state: vec![State::New; n],
@@ -507,7 +741,7 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn node_error(&self, node: usize, message: impl std::fmt::Display) -> Error {
-        let key = match self.nodes[node].get("type") {
+        let key = match self.nodes.get(node).and_then(|n| n.get("type")) {
             Some(Json::Str(k)) => format!(" (`{k}`)"),
             _ => std::string::String::new(),
         };
@@ -540,7 +774,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 continue;
             }
             let Some(frame) = stack.pop() else { break };
-            let value = self.build(&frame)?;
+            let nodes = self.nodes;
+            let data = nodes[frame.node].get("data");
+            let value = self.build(frame.node, frame.kind, data, frame.start)?;
             let depth = self.arena[frame.start..frame.start + frame.len]
                 .iter()
                 .map(|&c| self.depth[c])
@@ -568,14 +804,15 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     /// Reads node `i`'s type and child indices; marks it active.
     fn open(&mut self, i: usize) -> Result<Frame, Error> {
-        let node = &self.nodes[i];
+        let nodes: &'d [Json<'a>] = self.nodes;
+        let node = &nodes[i];
         let Json::Object(_) = node else {
             return Err(graph_error(format!(
                 "node {i}: a node is an object, got {}",
                 node.kind()
             )));
         };
-        let key: &'d str = match node.get("type") {
+        let key = match node.get("type") {
             Some(Json::Str(k)) => k,
             Some(other) => {
                 return Err(graph_error(format!(
@@ -586,11 +823,117 @@ impl<'d, 'a> Loader<'d, 'a> {
             None => return Err(graph_error(format!("node {i}: missing `type`"))),
         };
         let kind = self.kind_of(i, key)?;
-        let data = node.get("data");
         let start = self.arena.len();
+        self.children(i, kind, node.get("data"))?;
+        self.state[i] = State::Active;
+        Ok(Frame {
+            node: i,
+            kind,
+            start,
+            len: self.arena.len() - start,
+            cursor: 0,
+        })
+    }
+
+    /// Builds node `i`, of type `key` with `data`, whose children (all before it) are built: the
+    /// fast path. `None` for anything `load` would have to look at.
+    #[allow(clippy::ptr_arg)] // as in `kind_of`
+    fn build_in_order(
+        &mut self,
+        i: usize,
+        key: &Cow<'a, str>,
+        data: Option<&Json<'a>>,
+    ) -> Option<()> {
+        let kind = self.kind_of(i, key).ok()?;
+        if let (Kind::Object(info), Some(Json::Object(members))) = (kind, data) {
+            return self.build_object_in_order(i, info, members);
+        }
+        self.arena.clear();
+        self.children(i, kind, data).ok()?;
+        let mut depth = 0;
+        for &c in &self.arena {
+            if c >= i {
+                return None;
+            }
+            depth = depth.max(self.depth[c]);
+        }
+        let depth = depth + u32::from(matches!(kind, Kind::Object(_) | Kind::Array | Kind::Map));
+        if depth as usize > MAX_GRAPH_DEPTH {
+            return None;
+        }
+        let value = self.build(i, kind, data, 0).ok()?;
+        self.values.push(Some(value));
+        self.depth.push(depth);
+        Some(())
+    }
+
+    /// `build_in_order` for a reflected object: `children` and `build` in one pass over
+    /// the members, with the same result.
+    fn build_object_in_order(
+        &mut self,
+        i: usize,
+        info: &'static TypeInfo,
+        members: &[(Cow<'a, str>, Json<'a>)],
+    ) -> Option<()> {
+        let refl = info.reflection();
+        // Members usually come in the order of the fields: try the next one first.
+        let mut in_order = refl.reflected_fields();
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.clear();
+        let mut depth = 0;
+        let mut ok = true;
+        for (name, value) in members {
+            let field = match in_order.next() {
+                Some(f) if f.name() == name => f,
+                _ => match refl.field(name) {
+                    Some(f) => f,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+            };
+            let v = if field.is_inline_pod() {
+                match inline_value(field, value) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            } else {
+                match value {
+                    Json::Int(c) if (0..i as i64).contains(c) => {
+                        let c = *c as usize;
+                        depth = depth.max(self.depth[c]);
+                        self.child(c)
+                    }
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            };
+            entries.push((field.name(), Some(v)));
+        }
+        let built = if ok && depth < MAX_GRAPH_DEPTH as u32 {
+            let mut src = FieldSource::new(info.key(), &mut entries);
+            reflection::create_from_source(info, &mut src).ok()
+        } else {
+            None
+        };
+        entries.clear();
+        self.entries = entries;
+        self.values.push(Some(Any::from(built?)));
+        self.depth.push(depth + 1);
+        Some(())
+    }
+
+    /// Pushes the child indices of node `i` (of kind `kind`, with `data`) on the arena.
+    fn children(&mut self, i: usize, kind: Kind, data: Option<&Json<'_>>) -> Result<(), Error> {
         let indices = |this: &mut Self, items: &[Json<'_>]| -> Result<(), Error> {
             for item in items {
-                let c = this.index(i, item)?;
+                let c = this.index(item).map_err(|m| this.node_error(i, m))?;
                 this.arena.push(c);
             }
             Ok(())
@@ -618,49 +961,42 @@ impl<'d, 'a> Loader<'d, 'a> {
                         self.node_error(i, format!("`{}` has no field `{name}`", info.key()))
                     })?;
                     if !field.is_inline_pod() {
-                        let c = self.index(i, value).map_err(|e| {
-                            self.node_error(i, format!("field `{name}`: {}", e.message()))
-                        })?;
+                        let c = self
+                            .index(value)
+                            .map_err(|m| self.node_error(i, format!("field `{name}`: {m}")))?;
                         self.arena.push(c);
                     }
                 }
             }
             _ => {}
         }
-        self.state[i] = State::Active;
-        Ok(Frame {
-            node: i,
-            kind,
-            start,
-            len: self.arena.len() - start,
-            cursor: 0,
-        })
+        Ok(())
     }
 
-    fn index(&self, i: usize, item: &Json<'_>) -> Result<usize, Error> {
+    /// A child index, checked; the error names neither node nor field (the caller
+    /// adds them).
+    fn index(&self, item: &Json<'_>) -> Result<usize, std::string::String> {
         match item {
             Json::Int(c) => usize::try_from(*c)
                 .ok()
-                .filter(|&c| c < self.nodes.len())
+                .filter(|&c| c < self.count)
                 .ok_or_else(|| {
-                    self.node_error(
-                        i,
-                        format!(
-                            "node index {c} is out of range (the graph has {} nodes)",
-                            self.nodes.len()
-                        ),
+                    format!(
+                        "node index {c} is out of range (the graph has {} nodes)",
+                        self.nodes.len()
                     )
                 }),
-            other => {
-                Err(self.node_error(i, format!("expected a node index, got {}", other.kind())))
-            }
+            other => Err(format!("expected a node index, got {}", other.kind())),
         }
     }
 
-    fn kind_of(&mut self, i: usize, key: &'d str) -> Result<Kind, Error> {
-        if let Some(k) = self.types.get(key) {
+    #[allow(clippy::ptr_arg)] // a key borrowed from the text is cached, others are not
+    fn kind_of(&mut self, i: usize, key: &Cow<'a, str>) -> Result<Kind, Error> {
+        if let Some(k) = self.types.get(key.as_ref()) {
             return Ok(*k);
         }
+        let cow = key;
+        let key: &str = key;
         let kind = match key {
             "None" => Kind::None,
             "int" => Kind::Int,
@@ -686,7 +1022,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 Kind::Object(info)
             }
         };
-        self.types.insert(key, kind);
+        if let Cow::Borrowed(key) = cow {
+            self.types.insert(key, kind);
+        }
         Ok(kind)
     }
 
@@ -694,9 +1032,15 @@ impl<'d, 'a> Loader<'d, 'a> {
         self.values[c].clone().unwrap_or_default()
     }
 
-    fn build(&mut self, f: &Frame) -> Result<Any, Error> {
-        let i = f.node;
-        let data = self.nodes[i].get("data");
+    /// Builds node `i` of kind `kind` from `data`; its children are built, and listed
+    /// on the arena from `start`.
+    fn build(
+        &mut self,
+        i: usize,
+        kind: Kind,
+        data: Option<&Json<'_>>,
+        start: usize,
+    ) -> Result<Any, Error> {
         let bad = |what: &str| {
             self.node_error(
                 i,
@@ -706,8 +1050,8 @@ impl<'d, 'a> Loader<'d, 'a> {
                 ),
             )
         };
-        let kids = &self.arena[f.start..f.start + f.len];
-        Ok(match f.kind {
+        let kids = &self.arena[start..];
+        Ok(match kind {
             Kind::None => Any::default(),
             Kind::Int => match data {
                 Some(Json::Int(v)) => Any::from(*v),
@@ -739,8 +1083,10 @@ impl<'d, 'a> Loader<'d, 'a> {
                 },
                 _ => return Err(bad("[device_type, device_id]")),
             },
+            // Always an `ffi.String` object, even when short: typed views
+            // (`Map<String, _>`, `Array<String>`) take only objects, not inline strings.
             Kind::Str => match data {
-                Some(Json::Str(s)) => Any::from(s.as_ref()),
+                Some(Json::Str(s)) => Any::from(object_core::String::new(s)),
                 _ => return Err(bad("a string")),
             },
             Kind::Bytes => match data {
@@ -830,5 +1176,184 @@ fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, std::string:
             field.static_type_key(),
             other.kind()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_strings_load_as_string_objects() {
+        let mut m: Map<object_core::String, Any> = Map::new();
+        m.insert(object_core::String::from("k"), Any::from("v"));
+        let a: Array<object_core::String> = vec![object_core::String::from("s")].into();
+        let root = Any::from(Array::<Any>::from(vec![Any::from(m), Any::from(a)]));
+        let loaded = from_json_graph(&to_json_graph(&root).unwrap()).unwrap();
+        let items = Array::<Any>::try_from(loaded).unwrap();
+        let m = Map::<object_core::String, Any>::try_from(items[0].clone()).unwrap();
+        assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
+        let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
+        assert_eq!(a[0].as_str(), "s");
+    }
+
+    #[test]
+    fn saved_graphs_take_the_fast_path() {
+        let s = Any::from("a string long enough to be an object");
+        let inner = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone()]));
+        let mut m: Map<Any, Any> = Map::new();
+        m.insert(Any::from(2.5), inner.clone());
+        m.insert(s.clone(), Any::from(DataType::int(8)));
+        let value = Any::from(Array::<Any>::from(vec![
+            inner,
+            Any::from(m),
+            Any::from(Shape::new(&[1, 2])),
+            Any::from(Device::cpu()),
+            Any::from(Bytes::new(b"xy")),
+            Any::default(),
+            Any::from(true),
+            s,
+        ]));
+        let text = to_json_graph(&value).unwrap();
+        let fast = load_in_order(&text).expect("the fast path");
+        assert_eq!(to_json_graph(&fast).unwrap(), text);
+        // Forward references and errors take the general path.
+        let forward = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [1]}, {"type": "int", "data": 1}]}"#;
+        assert!(load_in_order(forward).is_none());
+        assert!(from_json_graph(forward).is_ok());
+        assert!(load_in_order(r#"{"root_index": 0, "nodes": [{"type": "nope"}]}"#).is_none());
+    }
+
+    /// Mutated graphs: whatever the fast path loads, the general path loads to the
+    /// same value (compared by saving both).
+    #[test]
+    fn the_fast_path_agrees_with_the_general_path() {
+        let s = Any::from("a string long enough to be an object");
+        let inner = Any::from(Array::<Any>::from(vec![
+            Any::from(1),
+            s.clone(),
+            Any::from(-2.5),
+        ]));
+        let mut m: Map<Any, Any> = Map::new();
+        m.insert(Any::from(2), inner.clone());
+        m.insert(s.clone(), Any::from(DataType::int(8)));
+        let holder = Any::from(object_core::make_object(Holder {
+            base: object_core::Object::new(),
+            child: object_core::make_object(object_core::Object::new()),
+        }));
+        let seeds: Vec<Vec<u8>> = [
+            Any::from(Array::<Any>::from(vec![
+                inner,
+                Any::from(m),
+                Any::from(Shape::new(&[1, 2])),
+                Any::from(Device::cpu()),
+                Any::from(Bytes::new(b"xy")),
+                Any::default(),
+                Any::from(true),
+                holder.clone(),
+                s,
+            ])),
+            holder,
+        ]
+        .iter()
+        .map(|v| to_json_graph(v).unwrap().into_bytes())
+        .collect();
+        let mut state = 0x1234_5678_u64;
+        let mut next = |n: usize| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        };
+        // Fewer under valgrind (`OBJECT_TEST_SCALE`, as the integration tests read it).
+        let scale = std::env::var("OBJECT_TEST_SCALE")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .unwrap_or(1.0);
+        let rounds = ((20_000.0 * scale) as usize).max(1_000);
+        let mut fast = 0;
+        for round in 0..rounds {
+            let mut t = seeds[round % seeds.len()].clone();
+            for _ in 0..1 + next(2) {
+                let at = next(t.len());
+                match next(4) {
+                    0 => t[at] = b"0123456789"[next(10)],
+                    1 => t[at] = b" {}[],:\"-.e1x"[next(13)],
+                    2 => {
+                        t.remove(at);
+                    }
+                    _ => t.insert(at, b"0 1,\"[{-"[next(8)]),
+                }
+            }
+            let Ok(text) = std::str::from_utf8(&t) else {
+                continue;
+            };
+            if let Some(v) = load_in_order(text) {
+                fast += 1;
+                let general = load_general(text).unwrap_or_else(|e| {
+                    panic!("the fast path loads, the general path says {e}:\n{text}")
+                });
+                assert_eq!(
+                    to_json_graph(&v).unwrap(),
+                    to_json_graph(&general).unwrap(),
+                    "{text}"
+                );
+            }
+        }
+        assert!(fast > rounds / 50, "{fast} of {rounds}");
+    }
+
+    #[test]
+    fn nans_are_one_node() {
+        let other_nan = f64::from_bits(f64::NAN.to_bits() | 1);
+        let values = [f64::NAN, -f64::NAN, other_nan, 1.0].map(Any::from);
+        let text = to_json_graph(&Any::from(Array::<Any>::from(values.to_vec()))).unwrap();
+        assert_eq!(text.matches("NaN").count(), 1, "{text}");
+        let again = to_json_graph(&from_json_graph(&text).unwrap()).unwrap();
+        assert_eq!(again, text);
+    }
+
+    #[test]
+    fn data_types_without_a_text_are_refused() {
+        for d in [
+            DataType::new(9, 32, 1),
+            DataType::new(0, 0, 1),
+            DataType::new(2, 32, 0),
+        ] {
+            let e = to_json_graph(&Any::from(d)).unwrap_err();
+            assert_eq!(e.kind(), "TypeError");
+            assert!(e.message().contains("does not read back"), "{e}");
+        }
+        let handle = Any::from(DataType::new(DataType::OPAQUE_HANDLE, 32, 1));
+        let text = to_json_graph(&handle).unwrap();
+        assert_eq!(from_json_graph(&text).unwrap(), handle);
+    }
+
+    #[derive(object_core::Object)]
+    #[repr(C)]
+    #[object(key = "json_graph.tests.Holder", final)]
+    struct Holder {
+        base: object_core::Object,
+        child: object_core::ObjectRef,
+    }
+
+    #[test]
+    fn a_bad_field_index_names_the_node_once() {
+        let holder = object_core::make_object(Holder {
+            base: object_core::Object::new(),
+            child: object_core::make_object(object_core::Object::new()),
+        });
+        assert!(to_json_graph(&Any::from(holder)).is_ok());
+        let text = r#"{"root_index": 0, "nodes": [{"type": "json_graph.tests.Holder", "data": {"child": 9}}]}"#;
+        assert_eq!(
+            from_json_graph(text).unwrap_err().message(),
+            "node 0 (`json_graph.tests.Holder`): field `child`: node index 9 is out of range (the graph has 1 nodes)"
+        );
+        let text = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [9]}]}"#;
+        assert_eq!(
+            from_json_graph(text).unwrap_err().message(),
+            "node 0 (`ffi.Array`): node index 9 is out of range (the graph has 1 nodes)"
+        );
     }
 }

@@ -7,7 +7,7 @@ use core::str::FromStr;
 /// A scalar type in DLPack's encoding: type code, bits per lane, lanes.
 ///
 /// Prints and parses as `int32`, `uint8`, `float16`, `bfloat16`, `bool`, `float32x4`
-/// (4 lanes), `handle`.
+/// (4 lanes), `handle` (64 bits; other handles as `handle32`, `handle64x4`).
 ///
 /// ```
 /// use object_core::DataType;
@@ -85,7 +85,9 @@ impl fmt::Display for DataType {
             Self::COMPLEX => "complex",
             Self::BOOL if self.bits == 8 && self.lanes == 1 => return f.write_str("bool"),
             Self::BOOL => "bool",
-            Self::OPAQUE_HANDLE if self.lanes == 1 => return f.write_str("handle"),
+            Self::OPAQUE_HANDLE if self.bits == 64 && self.lanes == 1 => {
+                return f.write_str("handle")
+            }
             Self::OPAQUE_HANDLE => "handle",
             other => return write!(f, "custom[{other}]{}x{}", self.bits, self.lanes),
         };
@@ -140,6 +142,7 @@ impl FromStr for DataType {
             "bfloat" => Self::BFLOAT,
             "complex" => Self::COMPLEX,
             "bool" => Self::BOOL,
+            "handle" => Self::OPAQUE_HANDLE,
             _ => return Err(err()),
         };
         if bits == 0 || lanes == 0 {
@@ -275,6 +278,8 @@ mod tests {
             "bfloat16",
             "bool",
             "handle",
+            "handle32",
+            "handle64x4",
             "complex64",
         ] {
             let t: DataType = s.parse().unwrap();

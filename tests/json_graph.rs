@@ -1,0 +1,2181 @@
+//! The JSON graph format (`to_json_graph` / `from_json_graph`):
+//!
+//! - proptest: random DAGs of this file's node types and of the examples' expression
+//!   AST, with deliberate sharing, round-trip with equal structure *and* the same
+//!   sharing (compared through a canonical form that prints every object once and
+//!   later references to it as `#id`), and re-save to the identical text;
+//! - golden files under `tests/golden/`: a hand-written graph of the core containers
+//!   loads to the expected values, and a fixed AST saves to a checked-in file byte for
+//!   byte (regenerate with `UPDATE_GOLDEN=1 cargo test -p object-tests --test
+//!   json_graph`, then review the diff);
+//! - bad input: every error has the expected kind and names the node (and field);
+//! - robustness: mutated valid graphs (byte flips, truncations, insertions, splices)
+//!   never panic or leak, and whatever loads re-saves.
+//!
+//! Every test starts with a [`LeakCheck`]: it serializes the tests of this binary and
+//! checks that `live_objects()` is back to where it started when the test ends.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use object_containers::json_graph::MAX_GRAPH_DEPTH;
+use object_containers::{
+    from_json_graph, to_json_graph, to_json_graph_with_metadata, Array, Function, Map, Shape,
+};
+use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
+use object_core::type_index as ti;
+use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
+use object_examples::expr::{self as tour, Expr};
+use object_tests::{scaled, seed, LeakCheck, Rng};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+// ---------------------------------------------------------------------------------
+// Node types.
+// ---------------------------------------------------------------------------------
+
+/// The base of this file's nodes.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.Node", slots = 4)]
+struct Node {
+    base: Object,
+}
+
+/// Every inline and literal field kind.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.Leaf", parent = Node, final)]
+struct Leaf {
+    base: Node,
+    int: i64,
+    small: i32,
+    float: f64,
+    flag: bool,
+    name: std::string::String,
+    #[object(rename = "dtype")]
+    data_type: DataType,
+    device: Device,
+    #[object(read_only)]
+    label: object_core::String,
+    /// Not reflected: not saved, and `Default` after loading.
+    #[object(skip)]
+    scratch: u64,
+}
+
+/// Object fields, one of them optional.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.Pair", parent = Node, final)]
+struct Pair {
+    base: Node,
+    lhs: ObjectPtr<Node>,
+    rhs: Option<ObjectPtr<Node>>,
+    #[object(no_eq)]
+    weight: f32,
+}
+
+/// Containers, `Any`, and optional literals (written as nodes, not inline).
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.Bag", parent = Node, final)]
+struct Bag {
+    base: Node,
+    items: Array<ObjectPtr<Node>>,
+    attrs: Map<object_core::String, Any>,
+    extra: Any,
+    count: Option<i64>,
+    shape: Option<Shape>,
+}
+
+/// Unsigned fields.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.Wide", final)]
+struct Wide {
+    base: Object,
+    big: u64,
+    byte: u8,
+}
+
+fn node_base() -> Node {
+    Node {
+        base: Object::new(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn leaf(
+    int: i64,
+    small: i32,
+    float: f64,
+    flag: bool,
+    name: &str,
+    data_type: DataType,
+    device: Device,
+    label: &str,
+) -> ObjectPtr<Node> {
+    make_object(Leaf {
+        base: node_base(),
+        int,
+        small,
+        float,
+        flag,
+        name: name.to_owned(),
+        data_type,
+        device,
+        label: object_core::String::from(label),
+        scratch: 7,
+    })
+    .upcast()
+}
+
+fn simple_leaf(int: i64, name: &str) -> ObjectPtr<Node> {
+    leaf(
+        int,
+        -3,
+        0.5,
+        true,
+        name,
+        DataType::float(32),
+        Device::cpu(),
+        "label",
+    )
+}
+
+fn pair(lhs: &ObjectPtr<Node>, rhs: Option<&ObjectPtr<Node>>, weight: f32) -> ObjectPtr<Node> {
+    make_object(Pair {
+        base: node_base(),
+        lhs: lhs.clone(),
+        rhs: rhs.cloned(),
+        weight,
+    })
+    .upcast()
+}
+
+fn bag(
+    items: &[ObjectPtr<Node>],
+    attrs: Map<object_core::String, Any>,
+    extra: Any,
+    count: Option<i64>,
+    shape: Option<Shape>,
+) -> ObjectPtr<Node> {
+    make_object(Bag {
+        base: node_base(),
+        items: items.iter().cloned().collect(),
+        attrs,
+        extra,
+        count,
+        shape,
+    })
+    .upcast()
+}
+
+// ---------------------------------------------------------------------------------
+// Canonical form: structure and sharing in one string.
+// ---------------------------------------------------------------------------------
+
+/// Prints a value so that two values print alike iff they have the same structure and
+/// the same sharing: every object (other than strings and bytes, which are values) is
+/// printed in full where the depth-first walk first reaches it, labelled with its
+/// number, and as `#n` at every later position. Positions are numbered by the walk,
+/// which depends only on structure, so equal prints mean that the same positions hold
+/// the same objects.
+#[derive(Default)]
+struct Canon {
+    ids: HashMap<usize, usize>,
+    out: String,
+    /// Objects printed in full (distinct objects reached).
+    objects: usize,
+}
+
+fn canonical(v: &Any) -> String {
+    let mut c = Canon::default();
+    c.value(v);
+    c.out
+}
+
+impl Canon {
+    fn value(&mut self, v: &Any) {
+        match v.type_index() {
+            ti::NONE => self.out.push_str("None"),
+            ti::INT => write!(self.out, "{}", v.as_int().unwrap()).unwrap(),
+            ti::BOOL => write!(self.out, "{}", v.as_bool().unwrap()).unwrap(),
+            ti::FLOAT => {
+                let x = v.as_float().unwrap();
+                if x.is_nan() {
+                    self.out.push_str("f:NaN");
+                } else {
+                    write!(self.out, "f:{x:?}").unwrap();
+                }
+            }
+            ti::DATA_TYPE => {
+                let d = v.as_data_type().unwrap();
+                write!(self.out, "dt:{}/{}/{}", d.code, d.bits, d.lanes).unwrap();
+            }
+            ti::DEVICE => {
+                let d = v.as_device().unwrap();
+                write!(self.out, "dev:{}/{}", d.device_type, d.device_id).unwrap();
+            }
+            ti::SMALL_STR | ti::STRING => write!(self.out, "s:{:?}", v.as_str().unwrap()).unwrap(),
+            ti::BYTES => {
+                let b = Bytes::try_from(v.clone()).unwrap();
+                write!(self.out, "bytes:{:?}", b.as_bytes()).unwrap();
+            }
+            _ => {
+                let obj = v.as_object().expect("an object");
+                let addr = ObjectPtr::as_ptr(obj) as usize;
+                if let Some(id) = self.ids.get(&addr) {
+                    write!(self.out, "#{id}").unwrap();
+                    return;
+                }
+                let id = self.ids.len();
+                self.ids.insert(addr, id);
+                self.objects += 1;
+                write!(self.out, "@{id}=").unwrap();
+                match v.type_index() {
+                    ti::ARRAY => {
+                        self.out.push('[');
+                        for item in Array::<Any>::try_from(v.clone()).unwrap().iter() {
+                            self.value(item);
+                            self.out.push(',');
+                        }
+                        self.out.push(']');
+                    }
+                    ti::MAP => {
+                        self.out.push('{');
+                        for (k, x) in Map::<Any, Any>::try_from(v.clone()).unwrap().iter() {
+                            self.value(k);
+                            self.out.push(':');
+                            self.value(x);
+                            self.out.push(',');
+                        }
+                        self.out.push('}');
+                    }
+                    ti::SHAPE => {
+                        write!(
+                            self.out,
+                            "shape{:?}",
+                            Shape::try_from(v.clone()).unwrap().as_slice()
+                        )
+                        .unwrap();
+                    }
+                    _ => {
+                        struct Fields(Vec<(&'static str, Any)>);
+                        impl AttrVisitor for Fields {
+                            fn visit_any(&mut self, field: &FieldInfo, value: AnyView<'_>) {
+                                self.0.push((field.name(), value.to_any()));
+                            }
+                        }
+                        let mut fields = Fields(Vec::new());
+                        visit_object_attrs(obj, &mut fields);
+                        write!(self.out, "{}(", obj.type_key()).unwrap();
+                        for (name, x) in &fields.0 {
+                            write!(self.out, "{name}=").unwrap();
+                            self.value(x);
+                            self.out.push(',');
+                        }
+                        self.out.push(')');
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Saves, loads, and checks structure, sharing and the re-saved text.
+fn check_round_trip(value: &Any) -> Result<String, String> {
+    let text = to_json_graph(value).map_err(|e| format!("save: {e}"))?;
+    let loaded = from_json_graph(&text).map_err(|e| format!("load: {e}\n{text}"))?;
+    let (before, after) = (canonical(value), canonical(&loaded));
+    if before != after {
+        return Err(format!(
+            "structure or sharing changed:\nbefore: {before}\nafter:  {after}\n{text}"
+        ));
+    }
+    let again = to_json_graph(&loaded).map_err(|e| format!("re-save: {e}"))?;
+    if again != text {
+        return Err(format!("re-saved text differs:\n{text}\n---\n{again}"));
+    }
+    Ok(text)
+}
+
+// ---------------------------------------------------------------------------------
+// Random DAGs.
+// ---------------------------------------------------------------------------------
+
+/// A value for an `Any` slot (an `Any` field, a map value, an array item). `Ref`
+/// picks an already-built value (node, expression, array, map, shape): sharing.
+#[derive(Debug, Clone)]
+enum Val {
+    None,
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    Bytes(Vec<u8>),
+    DType(u8),
+    Device(i32, i32),
+    Shape(Vec<i64>),
+    Ref(usize),
+    Array(Vec<Val>),
+    Map(Vec<(Val, Val)>),
+}
+
+/// One step of building a graph: a new node or expression made from earlier ones.
+#[derive(Debug, Clone)]
+enum Step {
+    Leaf {
+        int: i64,
+        small: i32,
+        float: f64,
+        flag: bool,
+        name: String,
+        dtype: u8,
+        device: (i32, i32),
+        label: String,
+    },
+    Pair {
+        lhs: usize,
+        rhs: Option<usize>,
+        weight: f32,
+    },
+    Bag {
+        items: Vec<usize>,
+        attrs: Vec<(String, Val)>,
+        extra: Val,
+        count: Option<i64>,
+        shape: Option<Vec<i64>>,
+    },
+    Var(String),
+    IntImm(i64),
+    BinOp {
+        op: u8,
+        lhs: usize,
+        rhs: usize,
+    },
+    Function {
+        params: Vec<usize>,
+        body: usize,
+    },
+    /// Puts a value in the shared pool (so that later steps can refer to it).
+    Pool(Val),
+}
+
+const DATA_TYPES: &[&str] = &[
+    "int8",
+    "int32",
+    "int64",
+    "uint1",
+    "uint16",
+    "float16",
+    "float32",
+    "float64x4",
+    "bfloat16",
+    "bool",
+    "handle",
+    "complex64",
+    "float8x16",
+];
+
+fn data_type(i: u8) -> DataType {
+    DATA_TYPES[i as usize % DATA_TYPES.len()].parse().unwrap()
+}
+
+fn float_strategy() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => any::<f64>().prop_map(|x| if x.is_nan() { f64::NAN } else { x }),
+        1 => Just(0.0),
+        1 => Just(-0.0),
+        1 => Just(f64::INFINITY),
+        1 => Just(f64::NEG_INFINITY),
+        1 => Just(f64::NAN),
+        1 => (-1000i32..1000).prop_map(f64::from),
+    ]
+}
+
+fn string_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z]{1,7}",
+        "[a-z]{8,20}",
+        "\\PC{0,12}",
+        Just("quote\" back\\ nl\n tab\t nul\u{0} é 😀".to_owned()),
+    ]
+}
+
+fn val_strategy() -> impl Strategy<Value = Val> {
+    let leaf = prop_oneof![
+        1 => Just(Val::None),
+        1 => any::<i64>().prop_map(Val::Int),
+        1 => (-5i64..5).prop_map(Val::Int),
+        1 => float_strategy().prop_map(Val::Float),
+        1 => any::<bool>().prop_map(Val::Bool),
+        1 => string_strategy().prop_map(Val::Str),
+        1 => prop::collection::vec(any::<u8>(), 0..12).prop_map(Val::Bytes),
+        1 => any::<u8>().prop_map(Val::DType),
+        1 => (any::<i32>(), -2i32..8).prop_map(|(t, d)| Val::Device(t, d)),
+        1 => prop::collection::vec(-4i64..100, 0..4).prop_map(Val::Shape),
+        4 => any::<usize>().prop_map(Val::Ref),
+    ];
+    leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Val::Array),
+            prop::collection::vec((inner.clone(), inner), 0..4).prop_map(Val::Map),
+        ]
+    })
+}
+
+fn step_strategy() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        2 => (
+            any::<i64>(),
+            any::<i32>(),
+            float_strategy(),
+            any::<bool>(),
+            string_strategy(),
+            any::<u8>(),
+            (any::<i32>(), any::<i32>()),
+            string_strategy(),
+        )
+            .prop_map(|(int, small, float, flag, name, dtype, device, label)| Step::Leaf {
+                int,
+                small,
+                float,
+                flag,
+                name,
+                dtype,
+                device,
+                label,
+            }),
+        3 => (any::<usize>(), prop::option::of(any::<usize>()), any::<f32>())
+            .prop_map(|(lhs, rhs, weight)| Step::Pair {
+                lhs,
+                rhs,
+                weight: if weight.is_nan() { 1.5 } else { weight },
+            }),
+        2 => (
+            prop::collection::vec(any::<usize>(), 0..5),
+            prop::collection::vec((string_strategy(), val_strategy()), 0..4),
+            val_strategy(),
+            prop::option::of(any::<i64>()),
+            prop::option::of(prop::collection::vec(0i64..9, 0..3)),
+        )
+            .prop_map(|(items, attrs, extra, count, shape)| Step::Bag {
+                items,
+                attrs,
+                extra,
+                count,
+                shape,
+            }),
+        1 => "[a-z]{1,3}".prop_map(Step::Var),
+        1 => any::<i64>().prop_map(Step::IntImm),
+        3 => (0u8..3, any::<usize>(), any::<usize>())
+            .prop_map(|(op, lhs, rhs)| Step::BinOp { op, lhs, rhs }),
+        1 => (prop::collection::vec(any::<usize>(), 0..3), any::<usize>())
+            .prop_map(|(params, body)| Step::Function { params, body }),
+        2 => val_strategy().prop_map(Step::Pool),
+    ]
+}
+
+/// What a graph is built from: the nodes, expressions and pool values made so far.
+struct Builder {
+    nodes: Vec<ObjectPtr<Node>>,
+    vars: Vec<ObjectPtr<tour::Var>>,
+    exprs: Vec<ObjectPtr<Expr>>,
+    pool: Vec<Any>,
+}
+
+impl Builder {
+    fn new() -> Self {
+        let x = tour::var("x");
+        let n0 = simple_leaf(0, "zero");
+        Builder {
+            nodes: vec![n0.clone()],
+            vars: vec![x.clone()],
+            exprs: vec![x.clone().upcast(), tour::int(1)],
+            pool: vec![Any::from(n0), Any::from(x)],
+        }
+    }
+
+    fn node(&self, i: usize) -> &ObjectPtr<Node> {
+        &self.nodes[i % self.nodes.len()]
+    }
+
+    fn expr(&self, i: usize) -> &ObjectPtr<Expr> {
+        &self.exprs[i % self.exprs.len()]
+    }
+
+    fn value(&mut self, v: &Val) -> Any {
+        match v {
+            Val::None => Any::default(),
+            Val::Int(i) => Any::from(*i),
+            Val::Float(x) => Any::from(*x),
+            Val::Bool(b) => Any::from(*b),
+            Val::Str(s) => Any::from(s.as_str()),
+            Val::Bytes(b) => Any::from(Bytes::from(b.clone())),
+            Val::DType(i) => Any::from(data_type(*i)),
+            Val::Device(t, d) => Any::from(Device::new(*t, *d)),
+            Val::Shape(dims) => {
+                let s = Any::from(Shape::new(dims));
+                self.pool.push(s.clone());
+                s
+            }
+            Val::Ref(i) => self.pool[i % self.pool.len()].clone(),
+            Val::Array(items) => {
+                let items: Vec<Any> = items.iter().map(|x| self.value(x)).collect();
+                let a = Any::from(Array::<Any>::from(items));
+                self.pool.push(a.clone());
+                a
+            }
+            Val::Map(entries) => {
+                let mut m = Map::<Any, Any>::new();
+                for (k, x) in entries {
+                    let (k, x) = (self.value(k), self.value(x));
+                    m.insert(k, x);
+                }
+                let m = Any::from(m);
+                self.pool.push(m.clone());
+                m
+            }
+        }
+    }
+
+    fn step(&mut self, s: &Step) {
+        match s {
+            Step::Leaf {
+                int,
+                small,
+                float,
+                flag,
+                name,
+                dtype,
+                device,
+                label,
+            } => {
+                let n = leaf(
+                    *int,
+                    *small,
+                    *float,
+                    *flag,
+                    name,
+                    data_type(*dtype),
+                    Device::new(device.0, device.1),
+                    label,
+                );
+                self.add_node(n);
+            }
+            Step::Pair { lhs, rhs, weight } => {
+                let n = pair(self.node(*lhs), rhs.map(|r| self.node(r)), *weight);
+                self.add_node(n);
+            }
+            Step::Bag {
+                items,
+                attrs,
+                extra,
+                count,
+                shape,
+            } => {
+                let items: Vec<_> = items.iter().map(|&i| self.node(i).clone()).collect();
+                let mut map = Map::new();
+                for (k, v) in attrs {
+                    let v = self.value(v);
+                    map.insert(object_core::String::from(k.as_str()), v);
+                }
+                let extra = self.value(extra);
+                let shape = shape.as_ref().map(|d| Shape::new(d));
+                let n = bag(&items, map, extra, *count, shape);
+                self.add_node(n);
+            }
+            Step::Var(name) => {
+                let v = tour::var(name);
+                self.vars.push(v.clone());
+                self.add_expr(v.upcast());
+            }
+            Step::IntImm(i) => self.add_expr(tour::int(*i)),
+            Step::BinOp { op, lhs, rhs } => {
+                let (l, r) = (self.expr(*lhs).clone(), self.expr(*rhs).clone());
+                let e = match op {
+                    0 => tour::add(l, r),
+                    1 => tour::sub(l, r),
+                    _ => tour::mul(l, r),
+                };
+                self.add_expr(e);
+            }
+            Step::Function { params, body } => {
+                let params: Vec<_> = params
+                    .iter()
+                    .map(|&i| self.vars[i % self.vars.len()].clone())
+                    .collect();
+                let f = tour::function(params, self.expr(*body).clone());
+                self.add_expr(f.upcast());
+            }
+            Step::Pool(v) => {
+                let v = self.value(v);
+                self.pool.push(v);
+            }
+        }
+    }
+
+    fn add_node(&mut self, n: ObjectPtr<Node>) {
+        self.pool.push(Any::from(n.clone()));
+        self.nodes.push(n);
+    }
+
+    fn add_expr(&mut self, e: ObjectPtr<Expr>) {
+        self.pool.push(Any::from(e.clone()));
+        self.exprs.push(e);
+    }
+
+    /// The root: the last node, the last expression, and a few pool values.
+    fn root(&self, picks: &[usize]) -> Any {
+        let mut items = vec![
+            Any::from(self.nodes.last().unwrap().clone()),
+            Any::from(self.exprs.last().unwrap().clone()),
+        ];
+        items.extend(
+            picks
+                .iter()
+                .map(|&i| self.pool[i % self.pool.len()].clone()),
+        );
+        Any::from(Array::<Any>::from(items))
+    }
+}
+
+fn build_graph(steps: &[Step], picks: &[usize]) -> Any {
+    let mut b = Builder::new();
+    for s in steps {
+        b.step(s);
+    }
+    b.root(picks)
+}
+
+fn proptest_config() -> Config {
+    Config {
+        cases: scaled(200, 4) as u32,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn random_dags_round_trip_with_sharing() {
+    let _leaks = LeakCheck::new();
+    let strategy = (
+        prop::collection::vec(step_strategy(), 1..40),
+        prop::collection::vec(any::<usize>(), 0..4),
+    );
+    let mut runner = TestRunner::new(proptest_config());
+    let result = runner.run(&strategy, |(steps, picks)| {
+        let root = build_graph(&steps, &picks);
+        check_round_trip(&root).map_err(TestCaseError::fail)?;
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// The checker itself: it sees a change of sharing, of structure, and of a value.
+#[test]
+fn canonical_form_sees_sharing_and_structure() {
+    let _leaks = LeakCheck::new();
+    let a = simple_leaf(1, "a");
+    let a2 = simple_leaf(1, "a");
+    let shared = pair(&a, Some(&a), 1.0);
+    let unshared = pair(&a, Some(&a2), 1.0);
+    assert_ne!(
+        canonical(&Any::from(shared.clone())),
+        canonical(&Any::from(unshared))
+    );
+    let other_weight = pair(&a, Some(&a), 2.0);
+    assert_ne!(
+        canonical(&Any::from(shared.clone())),
+        canonical(&Any::from(other_weight))
+    );
+    let none = pair(&a, None, 1.0);
+    assert_ne!(
+        canonical(&Any::from(shared.clone())),
+        canonical(&Any::from(none))
+    );
+    // Equal strings are values: the canonical form does not tell their objects apart.
+    let long = "a string long enough to be an object";
+    let s1 = Any::from(object_core::String::from(long));
+    let s2 = Any::from(object_core::String::from(long));
+    assert_eq!(
+        canonical(&Any::from(Array::<Any>::from(vec![s1.clone(), s1]))),
+        canonical(&Any::from(Array::<Any>::from(vec![
+            s2.clone(),
+            Any::from(long)
+        ])))
+    );
+    let mut c = Canon::default();
+    c.value(&Any::from(shared));
+    assert_eq!(c.objects, 2);
+}
+
+#[test]
+fn sharing_survives_at_every_kind_of_position() {
+    let _leaks = LeakCheck::new();
+    let x = simple_leaf(5, "x");
+    let arr = Array::<Any>::from(vec![Any::from(x.clone()), Any::from(1)]);
+    let shape = Shape::new(&[2, 3]);
+    let mut attrs = Map::new();
+    attrs.insert(object_core::String::from("arr"), Any::from(arr.clone()));
+    attrs.insert(object_core::String::from("shape"), Any::from(shape.clone()));
+    attrs.insert(object_core::String::from("x"), Any::from(x.clone()));
+    let b = bag(
+        &[x.clone(), x.clone()],
+        attrs,
+        Any::from(arr.clone()),
+        Some(3),
+        Some(shape.clone()),
+    );
+    let p = pair(&b, Some(&x), 0.25);
+    let root = Any::from(Array::<Any>::from(vec![
+        Any::from(p),
+        Any::from(b),
+        Any::from(arr),
+        Any::from(shape),
+    ]));
+    check_round_trip(&root).unwrap();
+
+    let loaded = from_json_graph(&to_json_graph(&root).unwrap()).unwrap();
+    let items = Array::<Any>::try_from(loaded).unwrap();
+    let p = items[0].downcast_ref::<Pair>().unwrap();
+    let b = items[1].downcast_ref::<Bag>().unwrap();
+    // The same objects after loading, reached by different paths.
+    assert!(ObjectPtr::ptr_eq(&p.lhs, items[1].as_object().unwrap()));
+    assert!(ObjectPtr::ptr_eq(p.rhs.as_ref().unwrap(), &b.items[0]));
+    assert!(ObjectPtr::ptr_eq(&b.items[0], &b.items[1]));
+    assert_eq!(b.extra.as_object(), items[2].as_object());
+    assert_eq!(
+        b.attrs.get("arr").unwrap().as_object(),
+        items[2].as_object()
+    );
+    let shape = b.shape.as_ref().unwrap();
+    assert_eq!(shape.as_slice(), &[2, 3]);
+    assert_eq!(
+        Some(shape.as_object_ptr().as_object_ref()),
+        items[3].as_object()
+    );
+    // The skipped field is not saved: it is `Default` after loading.
+    let x = b.items[0].downcast_ref::<Leaf>().unwrap();
+    assert_eq!((x.int, x.scratch), (5, 0));
+}
+
+/// Sharing is found even when nothing outside the graph holds the shared objects (the
+/// saver tells objects reached once from shared ones by their reference counts).
+#[test]
+fn sharing_is_kept_when_only_the_graph_holds_the_objects() {
+    let _leaks = LeakCheck::new();
+    let root = {
+        let x = simple_leaf(1, "x");
+        let in_two_fields = pair(&x, Some(&x), 1.0);
+        let y = simple_leaf(2, "y");
+        let twice_in_array = Array::<Any>::from(vec![Any::from(y.clone()), Any::from(y)]);
+        let z = simple_leaf(3, "z");
+        let zs = [z];
+        let field_and_array = bag(&zs, Map::new(), Any::from(zs[0].clone()), None, None);
+        drop(zs);
+        let arr = Any::from(Array::<Any>::from(vec![Any::from(7)]));
+        let w = bag(&[], Map::new(), arr.clone(), None, None);
+        let shared_array = Array::<Any>::from(vec![arr, Any::from(w)]);
+        Any::from(Array::<Any>::from(vec![
+            Any::from(in_two_fields),
+            Any::from(twice_in_array),
+            Any::from(field_and_array),
+            Any::from(shared_array),
+            Any::from(x),
+        ]))
+    };
+    let text = check_round_trip(&root).unwrap();
+    let before = canonical(&root);
+    assert_eq!(before.matches("jgtest.Leaf(").count(), 3, "{before}");
+    assert_eq!(
+        text.matches("\"type\": \"jgtest.Leaf\"").count(),
+        3,
+        "{text}"
+    );
+    let loaded = from_json_graph(&text).unwrap();
+    drop(root);
+    // And again from the loaded value, which only the graph holds.
+    assert_eq!(to_json_graph(&loaded).unwrap(), text);
+    assert_eq!(canonical(&loaded), before);
+}
+
+#[test]
+fn each_field_kind_round_trips() {
+    let _leaks = LeakCheck::new();
+    for (dt, dev) in [
+        (DataType::int(8), Device::new(Device::CUDA, 3)),
+        (
+            DataType::new(DataType::FLOAT, 16, 4),
+            Device::new(-1, i32::MIN),
+        ),
+        (DataType::bool(), Device::new(i32::MAX, i32::MAX)),
+    ] {
+        for float in [
+            0.0,
+            -0.0,
+            1e-300,
+            1.5e300,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
+            for int in [0, -1, i64::MIN, i64::MAX] {
+                let n = leaf(int, i32::MIN, float, false, "", dt, dev, "é\u{0}\"");
+                let text = check_round_trip(&Any::from(n)).unwrap();
+                assert!(text.contains(&format!("\"int\": {int}")), "{text}");
+            }
+        }
+    }
+    // An optional integer is a node; a plain one is inline.
+    let b = bag(&[], Map::new(), Any::default(), Some(-9), None);
+    let text = check_round_trip(&Any::from(b)).unwrap();
+    assert!(text.contains("{\"type\": \"int\", \"data\": -9}"), "{text}");
+    assert!(text.contains("\"count\": "), "{text}");
+}
+
+/// Floats are deduplicated by bits; a NaN reads back as the one canonical NaN, so NaNs
+/// that differ only in sign or payload are one node (else the loaded value would
+/// re-save to different text).
+#[test]
+fn nans_are_one_node() {
+    let _leaks = LeakCheck::new();
+    let odd_nan = f64::from_bits(f64::NAN.to_bits() | 1);
+    let values = Array::<Any>::from(vec![
+        Any::from(f64::NAN),
+        Any::from(-f64::NAN),
+        Any::from(odd_nan),
+        Any::from(0.0),
+        Any::from(-0.0),
+    ]);
+    let text = check_round_trip(&Any::from(values)).unwrap();
+    assert_eq!(text.matches("NaN").count(), 1, "{text}");
+    assert_eq!(text.matches("{\"type\": \"float\"").count(), 3, "{text}");
+}
+
+/// Every data type the saver writes reads back as the same data type, or is refused
+/// when saving (never a graph that does not load).
+#[test]
+fn data_types_read_back_or_are_refused() {
+    let _leaks = LeakCheck::new();
+    for code in 0..=8u8 {
+        for bits in [0u8, 1, 8, 16, 32, 64] {
+            for lanes in [0u16, 1, 4] {
+                let dt = DataType::new(code, bits, lanes);
+                let n = leaf(0, 0, 0.0, false, "", dt, Device::cpu(), "");
+                for value in [Any::from(dt), Any::from(n)] {
+                    match to_json_graph(&value) {
+                        Ok(text) => {
+                            let loaded = from_json_graph(&text).unwrap_or_else(|e| {
+                                panic!("{dt:?} saves as `{dt}` but does not load: {e}")
+                            });
+                            assert_eq!(canonical(&loaded), canonical(&value), "{dt:?}: {text}");
+                        }
+                        Err(e) => {
+                            assert_eq!(e.kind(), "TypeError", "{e}");
+                            assert!(e.message().contains("DataType"), "{e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The ordinary ones save.
+    for dt in DATA_TYPES {
+        let dt: DataType = dt.parse().unwrap();
+        check_round_trip(&Any::from(dt)).unwrap();
+        check_round_trip(&Any::from(DataType::new(dt.code, dt.bits, 2))).unwrap();
+    }
+    check_round_trip(&Any::from(DataType::new(DataType::OPAQUE_HANDLE, 32, 1))).unwrap();
+    check_round_trip(&Any::from(DataType::new(DataType::OPAQUE_HANDLE, 64, 4))).unwrap();
+}
+
+/// An unsigned field beyond `i64::MAX` has no `int` form.
+#[test]
+fn unsigned_fields_beyond_i64_are_refused_when_saving() {
+    let _leaks = LeakCheck::new();
+    let ok = make_object(Wide {
+        base: Object::new(),
+        big: i64::MAX as u64,
+        byte: 255,
+    });
+    let text = check_round_trip(&Any::from(ok)).unwrap();
+    assert!(
+        text.contains("\"big\": 9223372036854775807, \"byte\": 255"),
+        "{text}"
+    );
+    let too_big = make_object(Wide {
+        base: Object::new(),
+        big: u64::MAX,
+        byte: 0,
+    });
+    let e = to_json_graph(&Any::from(too_big)).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert!(e.message().contains("field `big` of `jgtest.Wide`"), "{e}");
+    expect_error(
+        &graph(
+            0,
+            &[r#"{"type": "jgtest.Wide", "data": {"big": -1, "byte": 0}}"#],
+        ),
+        "TypeError",
+        &["node 0 (`jgtest.Wide`)", "field `big`"],
+    );
+    expect_error(
+        &graph(
+            0,
+            &[r#"{"type": "jgtest.Wide", "data": {"big": 0, "byte": 256}}"#],
+        ),
+        "TypeError",
+        &["node 0 (`jgtest.Wide`)", "field `byte`"],
+    );
+}
+
+#[test]
+fn examples_ast_round_trips() {
+    let _leaks = LeakCheck::new();
+    let x = tour::var("x");
+    let y = tour::var("y");
+    let xy = tour::mul(
+        tour::add(x.clone(), tour::int(3)),
+        tour::sub(y.clone(), x.clone()),
+    );
+    let body = tour::add(xy.clone(), xy);
+    let f = tour::function(vec![x, y], body);
+    let text = check_round_trip(&Any::from(f.clone())).unwrap();
+    let g = ObjectPtr::<tour::Function>::try_from(from_json_graph(&text).unwrap()).unwrap();
+    assert_eq!(
+        tour::print(&g.clone().upcast()),
+        tour::print(&f.clone().upcast())
+    );
+    assert_eq!(tour::call(&g, &[2, 10]), tour::call(&f, &[2, 10]));
+    assert_eq!(tour::count_distinct(&g.body), tour::count_distinct(&f.body));
+    // The parameters are the variables the body uses, not copies.
+    let b = g.body.downcast_ref::<tour::BinOp>().unwrap();
+    assert!(ObjectPtr::ptr_eq(&b.lhs, &b.rhs));
+}
+
+#[test]
+fn metadata_is_written_and_ignored_on_load() {
+    let _leaks = LeakCheck::new();
+    let mut meta: Map<object_core::String, Any> = Map::new();
+    meta.insert("producer".into(), Any::from("tests \"json\""));
+    meta.insert("version".into(), Any::from(3));
+    meta.insert("ratio".into(), Any::from(0.5));
+    meta.insert("flag".into(), Any::from(true));
+    meta.insert("nothing".into(), Any::default());
+    let text = to_json_graph_with_metadata(&Any::from(7), &meta).unwrap();
+    assert!(
+        text.ends_with(
+            r#""metadata": {"producer": "tests \"json\"", "version": 3, "ratio": 0.5, "flag": true, "nothing": null}}"#
+        ),
+        "{text}"
+    );
+    assert_eq!(from_json_graph(&text).unwrap().as_int(), Some(7));
+    meta.insert("node".into(), Any::from(simple_leaf(1, "n")));
+    let e = to_json_graph_with_metadata(&Any::from(7), &meta).unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    assert!(e.message().contains("metadata `node`"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------
+// Golden files.
+// ---------------------------------------------------------------------------------
+
+const GOLDEN_CONTAINERS: &str = include_str!("golden/containers.json");
+const GOLDEN_AST: &str = include_str!("golden/ast.json");
+
+#[test]
+fn golden_containers_load_to_the_expected_values() {
+    let _leaks = LeakCheck::new();
+    let root = from_json_graph(GOLDEN_CONTAINERS).unwrap();
+    let items = Array::<Any>::try_from(root).unwrap();
+    assert_eq!(items.len(), 16);
+    assert_eq!(items[0].as_int(), Some(42));
+    assert_eq!(items[1].as_int(), Some(-9_007_199_254_740_993));
+    assert_eq!(items[2].type_index(), ti::FLOAT);
+    assert_eq!(items[2].as_float(), Some(-2.75));
+    // An integral float stays a float (written `1.0`; also `1e2`).
+    assert_eq!(items[3].type_index(), ti::FLOAT);
+    assert_eq!(items[3].as_float(), Some(1.0));
+    assert_eq!(items[4].as_float(), Some(100.0));
+    assert_eq!(items[5].as_bool(), Some(true));
+    assert_eq!(items[6].as_bool(), Some(false));
+    assert!(items[7].is_none());
+    assert_eq!(
+        items[8].as_str(),
+        Some("tab\there \"quoted\" back\\slash\nnewline é 日本 😀 \u{1}")
+    );
+    assert_eq!(items[9].as_str(), Some(""));
+    let bytes = Bytes::try_from(items[10].clone()).unwrap();
+    assert_eq!(bytes.as_bytes(), &[0, 1, 2, 254, 255, b'h', b'i']);
+
+    // A nested array, reached twice: one object.
+    let nested = Array::<Any>::try_from(items[11].clone()).unwrap();
+    assert_eq!(nested.len(), 3);
+    assert_eq!(nested[0].as_int(), Some(42));
+    assert_eq!(nested[1].as_str(), Some(items[8].as_str().unwrap()));
+    let inner = Array::<Any>::try_from(nested[2].clone()).unwrap();
+    assert!(inner.is_empty());
+
+    let map = Map::<Any, Any>::try_from(items[12].clone()).unwrap();
+    let entries: Vec<_> = map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    assert_eq!(entries.len(), 5);
+    assert_eq!(entries[0].0.as_int(), Some(42));
+    assert_eq!(entries[0].1.as_str(), Some("forty-two"));
+    assert_eq!(entries[1].0.as_str(), Some("key"));
+    assert_eq!(entries[1].1.as_float(), Some(-2.75));
+    assert_eq!(entries[2].0.as_bool(), Some(true));
+    assert!(entries[2].1.is_none());
+    assert!(entries[3].0.is_none());
+    assert_eq!(entries[3].1.as_object(), items[11].as_object());
+    assert_eq!(entries[4].0.as_object(), items[11].as_object());
+    assert_eq!(entries[4].1.as_int(), Some(0));
+    assert_eq!(map.get(42).and_then(|v| v.as_str()), Some("forty-two"));
+
+    let shape = Shape::try_from(items[13].clone()).unwrap();
+    assert_eq!(shape.as_slice(), &[2, 3, 0, 4]);
+    let dtypes = Array::<Any>::try_from(items[14].clone()).unwrap();
+    assert_eq!(
+        dtypes[0].as_data_type(),
+        Some(DataType::new(DataType::FLOAT, 32, 4))
+    );
+    assert_eq!(dtypes[1].as_data_type(), Some(DataType::bool()));
+    assert_eq!(
+        dtypes[2].as_data_type(),
+        Some(DataType::new(DataType::BFLOAT, 16, 1))
+    );
+    assert_eq!(items[15].as_device(), Some(Device::new(Device::CUDA, 1)));
+
+    // Shared, one object: the nested array (items[11], the map's key and value).
+    assert_eq!(items[11].as_object(), entries[4].0.as_object());
+    // A graph with many values once: the same values when re-saved and re-loaded.
+    let again = from_json_graph(&to_json_graph(&Any::from(items.clone())).unwrap()).unwrap();
+    assert_eq!(canonical(&again), canonical(&Any::from(items)));
+}
+
+/// The fixed AST of the golden file: every node type of this file and the tour's, with
+/// shared nodes, arrays and strings.
+fn golden_ast() -> Any {
+    let shared = leaf(
+        -12,
+        7,
+        2.5,
+        true,
+        "shared leaf",
+        DataType::new(DataType::FLOAT, 16, 4),
+        Device::new(Device::CUDA, 1),
+        "ℓabel \"q\"",
+    );
+    let other = leaf(
+        i64::MAX,
+        i32::MIN,
+        -0.0,
+        false,
+        "x",
+        DataType::int(8),
+        Device::cpu(),
+        "x",
+    );
+    let p = pair(&shared, Some(&shared), 0.75);
+    let q = pair(&p, None, -1.0);
+    let x = tour::var("x");
+    let expr = tour::mul(
+        tour::add(x.clone(), tour::int(3)),
+        tour::sub(x.clone(), tour::int(-1)),
+    );
+    let f = tour::function(vec![x], expr);
+    let list = Array::<Any>::from(vec![
+        Any::from(1),
+        Any::from("x"),
+        Any::from(shared.clone()),
+    ]);
+    let mut attrs = Map::new();
+    attrs.insert(object_core::String::from("list"), Any::from(list.clone()));
+    attrs.insert(object_core::String::from("fn"), Any::from(f));
+    attrs.insert(
+        object_core::String::from("bytes"),
+        Any::from(Bytes::new(b"\x00\xffok")),
+    );
+    attrs.insert(
+        object_core::String::from("dtype"),
+        Any::from(DataType::bool()),
+    );
+    attrs.insert(object_core::String::from("nothing"), Any::default());
+    let b = bag(
+        &[p.clone(), q, shared, other],
+        attrs,
+        Any::from(list),
+        Some(1 << 40),
+        Some(Shape::new(&[1, 2, 3])),
+    );
+    Any::from(pair(&b, Some(&p), 3.0))
+}
+
+#[test]
+fn golden_ast_saves_byte_for_byte() {
+    let _leaks = LeakCheck::new();
+    let text = check_round_trip(&golden_ast()).unwrap();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/ast.json");
+        std::fs::write(path, &text).unwrap();
+        println!("wrote {path}");
+        return;
+    }
+    assert_eq!(
+        text, GOLDEN_AST,
+        "the saved AST differs from tests/golden/ast.json; if the change is intended, \
+         regenerate it with UPDATE_GOLDEN=1 cargo test -p object-tests --test json_graph"
+    );
+    // And the checked-in file loads back to the same structure.
+    assert_eq!(
+        canonical(&from_json_graph(GOLDEN_AST).unwrap()),
+        canonical(&golden_ast())
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// Bad input.
+// ---------------------------------------------------------------------------------
+
+/// A graph document from a root index and node texts.
+fn graph(root: i64, nodes: &[&str]) -> String {
+    format!(
+        "{{\"root_index\": {root}, \"nodes\": [{}]}}",
+        nodes.join(", ")
+    )
+}
+
+/// The node text of a `jgtest.Leaf` with `fields` (JSON members) replacing defaults.
+fn leaf_node(
+    overrides: &[(&str, &str)],
+    name_node: usize,
+    device_node: usize,
+    label_node: usize,
+) -> String {
+    let mut fields: Vec<(String, String)> = vec![
+        ("int".into(), "1".into()),
+        ("small".into(), "2".into()),
+        ("float".into(), "0.5".into()),
+        ("flag".into(), "true".into()),
+        ("name".into(), name_node.to_string()),
+        ("dtype".into(), "\"int32\"".into()),
+        ("device".into(), device_node.to_string()),
+        ("label".into(), label_node.to_string()),
+    ];
+    for (k, v) in overrides {
+        match fields.iter_mut().find(|(n, _)| n == k) {
+            Some(slot) if v.is_empty() => slot.1.clear(),
+            Some(slot) => slot.1 = (*v).to_owned(),
+            None => fields.push(((*k).to_owned(), (*v).to_owned())),
+        }
+    }
+    let body: Vec<String> = fields
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("\"{k}\": {v}"))
+        .collect();
+    format!(
+        "{{\"type\": \"jgtest.Leaf\", \"data\": {{{}}}}}",
+        body.join(", ")
+    )
+}
+
+/// A leaf graph: node 0 a string, node 1 a device, node 2 the leaf (the root).
+fn leaf_graph(overrides: &[(&str, &str)]) -> String {
+    graph(
+        2,
+        &[
+            r#"{"type": "ffi.String", "data": "n"}"#,
+            r#"{"type": "Device", "data": [1, 0]}"#,
+            &leaf_node(overrides, 0, 1, 0),
+        ],
+    )
+}
+
+#[track_caller]
+fn expect_error(text: &str, kind: &str, needles: &[&str]) -> Error {
+    let e = match from_json_graph(text) {
+        Ok(v) => panic!("expected a {kind}, loaded {v:?} from\n{text}"),
+        Err(e) => e,
+    };
+    assert_eq!(e.kind(), kind, "wrong error kind: {e}\n{text}");
+    for needle in needles {
+        assert!(
+            e.message().contains(needle),
+            "the message {:?} does not contain {needle:?}\n{}",
+            e.message(),
+            if text.len() < 2000 {
+                text
+            } else {
+                "(long input)"
+            }
+        );
+    }
+    e
+}
+
+#[test]
+fn the_leaf_graph_helper_is_valid() {
+    let _leaks = LeakCheck::new();
+    let v = from_json_graph(&leaf_graph(&[])).unwrap();
+    let l = v.downcast_ref::<Leaf>().unwrap();
+    assert_eq!((l.int, l.small, l.float, l.flag), (1, 2, 0.5, true));
+    assert_eq!((l.name.as_str(), l.label.as_str()), ("n", "n"));
+    assert_eq!(l.data_type, DataType::int(32));
+}
+
+#[test]
+fn invalid_and_truncated_json_report_line_and_column() {
+    let _leaks = LeakCheck::new();
+    expect_error("", "ValueError", &["invalid JSON at line 1, column 1"]);
+    expect_error(
+        "{\"root_index\": 0,\n \"nodes\": [}",
+        "ValueError",
+        &["line 2, column 12"],
+    );
+    expect_error(
+        "{\"root_index\": 0, \"nodes\": [{\"type\": \"int\", \"data\": 1}]} x",
+        "ValueError",
+        &["line 1, column 58", "trailing"],
+    );
+    expect_error("{'root_index': 0}", "ValueError", &["line 1, column 2"]);
+    expect_error(
+        "{\"root_index\": 01}",
+        "ValueError",
+        &["line 1, column 16", "leading zeros"],
+    );
+    expect_error(
+        "{\"a\": \"\\x\"}",
+        "ValueError",
+        &["line 1, column ", "invalid escape"],
+    );
+    expect_error("{\"a\": \"\u{1}\"}", "ValueError", &["control character"]);
+    expect_error("{\"a\": \"\\ud800\"}", "ValueError", &["surrogate"]);
+    expect_error("[tru]", "ValueError", &["line 1, column 2", "true"]);
+    // Truncated at every position: always an error with a position, never a panic.
+    let full = to_json_graph(&golden_ast()).unwrap();
+    let mut cut = 0;
+    for end in (0..full.len()).filter(|&i| full.is_char_boundary(i)) {
+        let e = from_json_graph(&full[..end]).unwrap_err();
+        assert_eq!(e.kind(), "ValueError", "{e}");
+        assert!(
+            e.message().starts_with("invalid JSON at line "),
+            "at {end}: {e}"
+        );
+        cut += 1;
+    }
+    assert!(cut > 1000);
+    // The position of a truncation is the end of the input.
+    let lines = full.lines().count();
+    assert!(full.ends_with("\n]}"));
+    let e = from_json_graph(&full[..full.len() - 1]).unwrap_err();
+    assert!(
+        e.message()
+            .contains(&format!("line {lines}, column 2: unexpected end of input")),
+        "{e}"
+    );
+}
+
+#[test]
+fn document_shape_errors() {
+    let _leaks = LeakCheck::new();
+    expect_error(
+        "[1, 2]",
+        "ValueError",
+        &["a JSON graph is an object, got an array"],
+    );
+    expect_error("\"graph\"", "ValueError", &["is an object, got a string"]);
+    expect_error(r#"{"nodes": []}"#, "ValueError", &["missing `root_index`"]);
+    expect_error(r#"{"root_index": 0}"#, "ValueError", &["missing `nodes`"]);
+    expect_error(
+        r#"{"root_index": 0, "nodes": {}}"#,
+        "ValueError",
+        &["`nodes` must be an array, got an object"],
+    );
+    expect_error(
+        r#"{"root_index": "0", "nodes": [{"type": "None"}]}"#,
+        "ValueError",
+        &["`root_index` must be an integer, got a string"],
+    );
+    expect_error(
+        r#"{"root_index": 0.0, "nodes": [{"type": "None"}]}"#,
+        "ValueError",
+        &["`root_index` must be an integer, got a float"],
+    );
+    expect_error(
+        r#"{"root_index": 1, "nodes": [{"type": "None"}]}"#,
+        "ValueError",
+        &["`root_index` 1 is out of range (the graph has 1 nodes)"],
+    );
+    expect_error(
+        r#"{"root_index": -1, "nodes": [{"type": "None"}]}"#,
+        "ValueError",
+        &["`root_index` -1 is out of range"],
+    );
+    expect_error(
+        r#"{"root_index": 0, "nodes": []}"#,
+        "ValueError",
+        &["out of range (the graph has 0 nodes)"],
+    );
+    expect_error(
+        &graph(0, &["5"]),
+        "ValueError",
+        &["node 0: a node is an object, got an integer"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"data": 1}"#]),
+        "ValueError",
+        &["node 0: missing `type`"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": 3}"#]),
+        "ValueError",
+        &["node 0: `type` must be a string, got an integer"],
+    );
+}
+
+#[test]
+fn index_errors_name_the_node() {
+    let _leaks = LeakCheck::new();
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "int", "data": 1}"#,
+                r#"{"type": "ffi.Array", "data": [0, -1]}"#,
+            ],
+        ),
+        "ValueError",
+        &[
+            "node 1 (`ffi.Array`)",
+            "node index -1 is out of range (the graph has 2 nodes)",
+        ],
+    );
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "int", "data": 1}"#,
+                r#"{"type": "ffi.Array", "data": [0, 2]}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 1 (`ffi.Array`)", "node index 2 is out of range"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": "ffi.Map", "data": [0, "x"]}"#]),
+        "ValueError",
+        &["node 0 (`ffi.Map`)", "expected a node index, got a string"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": "ffi.Array", "data": [0.0]}"#]),
+        "ValueError",
+        &["node 0 (`ffi.Array`)", "expected a node index, got a float"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": "ffi.Array", "data": {}}"#]),
+        "ValueError",
+        &[
+            "node 0 (`ffi.Array`)",
+            "`data` must be an array of node indices",
+        ],
+    );
+    // In an object field: the node and the field.
+    let e = expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "jgtest.Leaf", "data": {}}"#,
+                r#"{"type": "jgtest.Pair", "data": {"lhs": 7, "weight": 1}}"#,
+            ],
+        ),
+        "ValueError",
+        &[
+            "node 1 (`jgtest.Pair`)",
+            "field `lhs`",
+            "node index 7 is out of range",
+        ],
+    );
+    assert_eq!(
+        e.message().matches("node 1").count(),
+        1,
+        "the node is named once: {e}"
+    );
+    expect_error(
+        &graph(
+            0,
+            &[r#"{"type": "jgtest.Pair", "data": {"lhs": -3, "weight": 1}}"#],
+        ),
+        "ValueError",
+        &[
+            "node 0 (`jgtest.Pair`)",
+            "field `lhs`",
+            "node index -3 is out of range",
+        ],
+    );
+    expect_error(
+        &graph(
+            0,
+            &[r#"{"type": "jgtest.Pair", "data": {"lhs": "x", "weight": 1}}"#],
+        ),
+        "ValueError",
+        &[
+            "node 0 (`jgtest.Pair`)",
+            "field `lhs`",
+            "expected a node index, got a string",
+        ],
+    );
+}
+
+#[test]
+fn cycles_are_refused() {
+    let _leaks = LeakCheck::new();
+    expect_error(
+        &graph(0, &[r#"{"type": "ffi.Array", "data": [0]}"#]),
+        "ValueError",
+        &["node 0 (`ffi.Array`) refers to node 0, which refers back to it (a cycle)"],
+    );
+    // Two nodes.
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "ffi.Array", "data": [1]}"#,
+                r#"{"type": "ffi.Array", "data": [0]}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 0 (`ffi.Array`) refers to node 1", "a cycle"],
+    );
+    // Through object fields.
+    expect_error(
+        &graph(
+            0,
+            &[
+                r#"{"type": "jgtest.Pair", "data": {"lhs": 1, "weight": 0}}"#,
+                r#"{"type": "jgtest.Pair", "data": {"lhs": 2, "rhs": 0, "weight": 0}}"#,
+                r#"{"type": "jgtest.Node", "data": {}}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 1 (`jgtest.Pair`) refers to node 0", "a cycle"],
+    );
+    // A cycle among later nodes, reached from the root.
+    expect_error(
+        &graph(
+            0,
+            &[
+                r#"{"type": "ffi.Array", "data": [1]}"#,
+                r#"{"type": "ffi.Map", "data": [3, 2]}"#,
+                r#"{"type": "ffi.Array", "data": [3, 1]}"#,
+                r#"{"type": "int", "data": 1}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 2 (`ffi.Array`) refers to node 1", "a cycle"],
+    );
+    // A node reached twice without a cycle is fine, in any order (forward references
+    // too).
+    let v = from_json_graph(&graph(
+        0,
+        &[
+            r#"{"type": "ffi.Array", "data": [1, 2, 1]}"#,
+            r#"{"type": "ffi.Array", "data": [2]}"#,
+            r#"{"type": "ffi.String", "data": "leaf"}"#,
+        ],
+    ))
+    .unwrap();
+    let a = Array::<Any>::try_from(v).unwrap();
+    assert_eq!(a.len(), 3);
+    assert_eq!(a[0].as_object(), a[2].as_object());
+    assert_eq!(a[1].as_str(), Some("leaf"));
+    let inner = Array::<Any>::try_from(a[0].clone()).unwrap();
+    assert_eq!(inner[0].as_str(), Some("leaf"));
+}
+
+#[test]
+fn type_errors_name_the_node_and_field() {
+    let _leaks = LeakCheck::new();
+    let e = expect_error(
+        &graph(0, &[r#"{"type": "nope.Missing", "data": {}}"#]),
+        "KeyError",
+        &["node 0", "unknown type key `nope.Missing`"],
+    );
+    assert!(!e.message().contains("Traceback"));
+    // Missing field (the optional `rhs` may be left out, `lhs` may not).
+    expect_error(
+        &graph(0, &[r#"{"type": "jgtest.Pair", "data": {"weight": 1}}"#]),
+        "ValueError",
+        &[
+            "node 0 (`jgtest.Pair`)",
+            "missing field `lhs`",
+            "jgtest.Node",
+        ],
+    );
+    expect_error(
+        &leaf_graph(&[("int", "")]),
+        "ValueError",
+        &["node 2 (`jgtest.Leaf`)", "missing field `int`"],
+    );
+    expect_error(
+        &leaf_graph(&[("device", "")]),
+        "ValueError",
+        &["node 2 (`jgtest.Leaf`)", "missing field `device`"],
+    );
+    // Extra field, inline and node-valued; a skipped field is extra too.
+    expect_error(
+        &leaf_graph(&[("bogus", "1")]),
+        "ValueError",
+        &[
+            "node 2 (`jgtest.Leaf`)",
+            "`jgtest.Leaf` has no field `bogus`",
+        ],
+    );
+    expect_error(
+        &leaf_graph(&[("scratch", "1")]),
+        "ValueError",
+        &["node 2 (`jgtest.Leaf`)", "has no field `scratch`"],
+    );
+    expect_error(
+        &leaf_graph(&[("data_type", "\"int8\"")]),
+        "ValueError",
+        &["has no field `data_type`"],
+    );
+    // Wrong kind for an inline field.
+    expect_error(
+        &leaf_graph(&[("int", "\"1\"")]),
+        "ValueError",
+        &[
+            "node 2 (`jgtest.Leaf`)",
+            "field `int`",
+            "expected int",
+            "got a string",
+        ],
+    );
+    expect_error(
+        &leaf_graph(&[("int", "1.5")]),
+        "ValueError",
+        &["node 2 (`jgtest.Leaf`)", "field `int`", "got a float"],
+    );
+    expect_error(
+        &leaf_graph(&[("flag", "1")]),
+        "ValueError",
+        &["field `flag`", "expected bool", "got an integer"],
+    );
+    expect_error(
+        &leaf_graph(&[("float", "null")]),
+        "ValueError",
+        &["field `float`", "expected float", "got null"],
+    );
+    expect_error(
+        &leaf_graph(&[("dtype", "\"int\"")]),
+        "ValueError",
+        &["field `dtype`", "`int` is not a data type"],
+    );
+    expect_error(
+        &leaf_graph(&[("dtype", "32")]),
+        "ValueError",
+        &["field `dtype`", "expected DataType"],
+    );
+    // An inline int beyond the field's width.
+    expect_error(
+        &leaf_graph(&[("small", "4294967296")]),
+        "TypeError",
+        &["node 2 (`jgtest.Leaf`)", "field `small`"],
+    );
+    // Wrong kind of node for a node field: a string where a `jgtest.Node` is required,
+    // an int where a string is required, a string where a device is required.
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "ffi.String", "data": "not a node"}"#,
+                r#"{"type": "jgtest.Pair", "data": {"lhs": 0, "weight": 1}}"#,
+            ],
+        ),
+        "TypeError",
+        &[
+            "node 1 (`jgtest.Pair`)",
+            "field `lhs`",
+            "jgtest.Node",
+            "ffi.String",
+        ],
+    );
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "tour.IntImm", "data": {"value": 1}}"#,
+                r#"{"type": "jgtest.Pair", "data": {"lhs": 0, "weight": 1}}"#,
+            ],
+        ),
+        "TypeError",
+        &["node 1 (`jgtest.Pair`)", "field `lhs`", "tour.IntImm"],
+    );
+    expect_error(
+        &graph(
+            3,
+            &[
+                r#"{"type": "ffi.String", "data": "n"}"#,
+                r#"{"type": "Device", "data": [1, 0]}"#,
+                r#"{"type": "int", "data": 5}"#,
+                &leaf_node(&[], 2, 1, 0),
+            ],
+        ),
+        "TypeError",
+        &["node 3 (`jgtest.Leaf`)", "field `name`"],
+    );
+    expect_error(
+        &graph(
+            2,
+            &[
+                r#"{"type": "ffi.String", "data": "n"}"#,
+                r#"{"type": "Device", "data": [1, 0]}"#,
+                &leaf_node(&[], 0, 0, 0),
+            ],
+        ),
+        "TypeError",
+        &["node 2 (`jgtest.Leaf`)", "field `device`"],
+    );
+    // A typed array field holding an item of another type names the field.
+    expect_error(
+        &graph(
+            2,
+            &[
+                r#"{"type": "int", "data": 1}"#,
+                r#"{"type": "ffi.Array", "data": [0]}"#,
+                r#"{"type": "jgtest.Bag", "data": {"items": 1, "attrs": 3, "extra": 0}}"#,
+                r#"{"type": "ffi.Map", "data": []}"#,
+            ],
+        ),
+        "TypeError",
+        &["node 2 (`jgtest.Bag`)", "field `items`"],
+    );
+    // The examples' AST: `params` must hold `tour.Var`s.
+    expect_error(
+        &graph(
+            2,
+            &[
+                r#"{"type": "tour.IntImm", "data": {"value": 1}}"#,
+                r#"{"type": "ffi.Array", "data": [0]}"#,
+                r#"{"type": "tour.Function", "data": {"params": 1, "body": 0}}"#,
+            ],
+        ),
+        "TypeError",
+        &["node 2 (`tour.Function`)", "field `params`"],
+    );
+    // `data` of the wrong kind for a value node.
+    for (node, needle) in [
+        (
+            r#"{"type": "int", "data": "1"}"#,
+            "`data` must be an integer (in the i64 range), got a string",
+        ),
+        (
+            r#"{"type": "int"}"#,
+            "`data` must be an integer (in the i64 range), got nothing",
+        ),
+        (
+            r#"{"type": "bool", "data": 0}"#,
+            "`data` must be a boolean, got an integer",
+        ),
+        (
+            r#"{"type": "float", "data": "NaN"}"#,
+            "`data` must be a number, got a string",
+        ),
+        (
+            r#"{"type": "ffi.String", "data": 1}"#,
+            "`data` must be a string, got an integer",
+        ),
+        (
+            r#"{"type": "ffi.Bytes", "data": [1]}"#,
+            "`data` must be a base64 string, got an array",
+        ),
+        (
+            r#"{"type": "DataType", "data": "f32"}"#,
+            "`f32` is not a data type",
+        ),
+        (
+            r#"{"type": "Device", "data": "cpu"}"#,
+            "`data` must be [device_type, device_id], got a string",
+        ),
+        (
+            r#"{"type": "Device", "data": [1]}"#,
+            "`data` must be [device_type, device_id]",
+        ),
+        (
+            r#"{"type": "ffi.Shape", "data": [1, "2"]}"#,
+            "`data` must be an array of integers",
+        ),
+        (
+            r#"{"type": "jgtest.Leaf", "data": [1]}"#,
+            "`data` must be an object of fields",
+        ),
+    ] {
+        let text = graph(0, &[node]);
+        let e = expect_error(&text, "ValueError", &[needle]);
+        let key = node.split('"').nth(3).unwrap();
+        assert!(
+            e.message().starts_with(&format!("node 0 (`{key}`): ")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn container_data_errors() {
+    let _leaks = LeakCheck::new();
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "int", "data": 1}"#,
+                r#"{"type": "ffi.Map", "data": [0, 0, 0]}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 1 (`ffi.Map`)", "in pairs (an even count)"],
+    );
+    for bad in [
+        "\"@@@@\"",
+        "\"AAE\"",
+        "\"A===\"",
+        "\"AAEC=\"",
+        "\"AA\\nEC\"",
+    ] {
+        expect_error(
+            &graph(0, &[&format!(r#"{{"type": "ffi.Bytes", "data": {bad}}}"#)]),
+            "ValueError",
+            &["node 0 (`ffi.Bytes`)", "bad base64"],
+        );
+    }
+    let ok = from_json_graph(&graph(0, &[r#"{"type": "ffi.Bytes", "data": "AAEC"}"#])).unwrap();
+    assert_eq!(Bytes::try_from(ok).unwrap().as_bytes(), &[0, 1, 2]);
+}
+
+#[test]
+fn absurd_nesting_is_refused_without_overflow() {
+    let _leaks = LeakCheck::new();
+    let deep = "[".repeat(100_000);
+    expect_error(
+        &deep,
+        "ValueError",
+        &[
+            "invalid JSON at line 1, column 129",
+            "nesting deeper than 128 levels",
+        ],
+    );
+    let deep_obj = "{\"a\": ".repeat(100_000);
+    expect_error(&deep_obj, "ValueError", &["nesting deeper than 128 levels"]);
+    // Inside a node's data.
+    let text = format!(
+        "{{\"root_index\": 0, \"nodes\": [{{\"type\": \"ffi.Shape\", \"data\": {}1{}}}]}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    expect_error(&text, "ValueError", &["nesting deeper than 128 levels"]);
+}
+
+/// A chain of `n` arrays, each holding the previous one (node `n - 1` is the root).
+fn array_chain(n: usize) -> String {
+    let mut s = String::from("{\"root_index\": ");
+    write!(
+        s,
+        "{}, \"nodes\": [\n{{\"type\": \"ffi.Array\", \"data\": []}}",
+        n - 1
+    )
+    .unwrap();
+    for i in 1..n {
+        write!(s, ",\n{{\"type\": \"ffi.Array\", \"data\": [{}]}}", i - 1).unwrap();
+    }
+    s.push_str("]}");
+    s
+}
+
+/// A chain of `n` `jgtest.Pair` objects over one leaf (node 0).
+fn pair_chain(n: usize) -> String {
+    let mut s = format!("{{\"root_index\": {n}, \"nodes\": [\n");
+    s.push_str(r#"{"type": "jgtest.Node", "data": {}}"#);
+    for i in 1..=n {
+        write!(
+            s,
+            ",\n{{\"type\": \"jgtest.Pair\", \"data\": {{\"lhs\": {}, \"weight\": 0}}}}",
+            i - 1
+        )
+        .unwrap();
+    }
+    s.push_str("]}");
+    s
+}
+
+#[test]
+fn chains_deeper_than_the_limit_are_refused() {
+    let _leaks = LeakCheck::new();
+    // At the limit: loads, saves, and drops (recursively) without overflowing the
+    // stack of a test thread.
+    let v = from_json_graph(&array_chain(MAX_GRAPH_DEPTH)).unwrap();
+    let again = to_json_graph(&v).unwrap();
+    assert_eq!(again.lines().count(), MAX_GRAPH_DEPTH + 2);
+    drop(v);
+    // (The plain `jgtest.Node` at the bottom is a level too.)
+    let v = from_json_graph(&pair_chain(MAX_GRAPH_DEPTH - 1)).unwrap();
+    assert!(v.downcast_ref::<Pair>().is_some());
+    drop(v);
+    // One past it: the node that goes too deep is named.
+    expect_error(
+        &array_chain(MAX_GRAPH_DEPTH + 1),
+        "ValueError",
+        &[&format!("node {MAX_GRAPH_DEPTH} (`ffi.Array`): objects nested deeper than {MAX_GRAPH_DEPTH} levels")],
+    );
+    expect_error(
+        &pair_chain(MAX_GRAPH_DEPTH),
+        "ValueError",
+        &[&format!(
+            "node {MAX_GRAPH_DEPTH} (`jgtest.Pair`): objects nested deeper than"
+        )],
+    );
+    // Far past it (shorter under valgrind).
+    let far = scaled(100_000, 3 * MAX_GRAPH_DEPTH);
+    expect_error(&array_chain(far), "ValueError", &["nested deeper than"]);
+    expect_error(&pair_chain(far), "ValueError", &["nested deeper than"]);
+}
+
+#[test]
+fn huge_numbers() {
+    let _leaks = LeakCheck::new();
+    // A literal beyond f64's range is not silently infinity.
+    expect_error(
+        &graph(0, &[r#"{"type": "float", "data": 1e400}"#]),
+        "ValueError",
+        &[
+            "line 1, column 55",
+            "number out of the range of a 64-bit float",
+        ],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": "float", "data": -1e400}"#]),
+        "ValueError",
+        &["out of the range"],
+    );
+    let tiny = from_json_graph(&graph(0, &[r#"{"type": "float", "data": 1e-400}"#])).unwrap();
+    assert_eq!(tiny.as_float(), Some(0.0));
+    // Integers beyond i64 read as floats, which an int does not accept.
+    expect_error(
+        &graph(0, &[r#"{"type": "int", "data": 99999999999999999999}"#]),
+        "ValueError",
+        &["node 0 (`int`)", "in the i64 range", "got a float"],
+    );
+    expect_error(
+        &leaf_graph(&[("int", "99999999999999999999")]),
+        "ValueError",
+        &["node 2 (`jgtest.Leaf`)", "field `int`", "got a float"],
+    );
+    expect_error(
+        &leaf_graph(&[("int", "-9223372036854775809")]),
+        "ValueError",
+        &["field `int`"],
+    );
+    let edge = from_json_graph(&leaf_graph(&[("int", "-9223372036854775808")])).unwrap();
+    assert_eq!(edge.downcast_ref::<Leaf>().unwrap().int, i64::MIN);
+    expect_error(
+        &graph(0, &[r#"{"type": "ffi.Shape", "data": [1, 1e3]}"#]),
+        "ValueError",
+        &["node 0 (`ffi.Shape`)"],
+    );
+    // Device parts are i32.
+    expect_error(
+        &graph(0, &[r#"{"type": "Device", "data": [2147483648, 0]}"#]),
+        "ValueError",
+        &["node 0 (`Device`)", "[device_type, device_id]"],
+    );
+    expect_error(
+        &graph(0, &[r#"{"type": "Device", "data": [1, -2147483649]}"#]),
+        "ValueError",
+        &["node 0 (`Device`)"],
+    );
+    let d = from_json_graph(&graph(
+        0,
+        &[r#"{"type": "Device", "data": [-2147483648, 2147483647]}"#],
+    ))
+    .unwrap();
+    assert_eq!(d.as_device(), Some(Device::new(i32::MIN, i32::MAX)));
+    expect_error(
+        &graph(
+            1,
+            &[
+                r#"{"type": "Device", "data": [1, 4294967296]}"#,
+                r#"{"type": "ffi.Array", "data": [0]}"#,
+            ],
+        ),
+        "ValueError",
+        &["node 0 (`Device`)"],
+    );
+    // A root index beyond i64.
+    expect_error(
+        r#"{"root_index": 99999999999999999999, "nodes": []}"#,
+        "ValueError",
+        &["`root_index` must be an integer, got a float"],
+    );
+}
+
+#[test]
+fn opaque_types_are_refused_both_ways() {
+    let _leaks = LeakCheck::new();
+    let f = Function::from_typed(|x: i64| x + 1);
+    for value in [
+        Any::from(f.clone()),
+        Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(f.clone())])),
+        Any::from(bag(&[], Map::new(), Any::from(f.clone()), None, None)),
+        Any::from(Error::value_error("an error")),
+        Any::opaque_ptr(std::ptr::null_mut()),
+    ] {
+        let e = to_json_graph(&value).unwrap_err();
+        assert_eq!(e.kind(), "TypeError", "{e}");
+        assert!(e.message().contains("cannot save a `"), "{e}");
+        assert!(e.message().ends_with("` as a JSON graph"), "{e}");
+    }
+    let e = to_json_graph(&Any::from(f)).unwrap_err();
+    assert_eq!(e.message(), "cannot save a `ffi.Function` as a JSON graph");
+    for key in ["ffi.Function", "ffi.Module", "ffi.Error"] {
+        let text = graph(
+            1,
+            &[
+                r#"{"type": "int", "data": 1}"#,
+                &format!(r#"{{"type": "{key}", "data": {{}}}}"#),
+            ],
+        );
+        expect_error(
+            &text,
+            "TypeError",
+            &[&format!(
+                "node 1: `{key}` cannot be loaded from a JSON graph"
+            )],
+        );
+        let text = graph(0, &[&format!(r#"{{"type": "{key}"}}"#)]);
+        expect_error(&text, "TypeError", &["node 0", key]);
+    }
+    // Value kinds that are not node types of the format.
+    for key in ["ffi.SmallStr", "ffi.OpaquePtr"] {
+        let text = graph(0, &[&format!(r#"{{"type": "{key}", "data": 1}}"#)]);
+        let e = from_json_graph(&text).unwrap_err();
+        assert!(e.message().contains("node 0"), "{e}");
+        assert!(e.message().contains(key), "{e}");
+    }
+}
+
+/// Errors at every node of a large valid graph leave nothing behind: a wrong field at
+/// the root, after everything below it was built.
+#[test]
+fn errors_after_partial_builds_do_not_leak() {
+    let leaks = LeakCheck::new();
+    let text = to_json_graph(&golden_ast()).unwrap();
+    assert_eq!(leaks.live(), 0);
+    let broken = text.replacen("\"weight\": 3.0", "\"weight\": \"3\"", 1);
+    assert_ne!(broken, text);
+    let e = from_json_graph(&broken).unwrap_err();
+    assert!(e.message().contains("field `weight`"), "{e}");
+    drop(e); // an `Error` is an object too
+    let broken = text.replacen("\"weight\": 3.0", "\"weight\": 3.0, \"extra\": 0", 1);
+    let e = from_json_graph(&broken).unwrap_err();
+    assert!(e.message().contains("has no field `extra`"), "{e}");
+    drop(e);
+    assert_eq!(leaks.live(), 0);
+}
+
+// ---------------------------------------------------------------------------------
+// Robustness: mutated inputs.
+// ---------------------------------------------------------------------------------
+
+/// Valid graphs to mutate: the golden files and a few random DAGs.
+fn seed_graphs() -> Vec<Vec<u8>> {
+    let mut seeds = vec![
+        GOLDEN_CONTAINERS.as_bytes().to_vec(),
+        GOLDEN_AST.as_bytes().to_vec(),
+        leaf_graph(&[]).into_bytes(),
+        array_chain(6).into_bytes(),
+    ];
+    let mut rng = Rng::new(0x5eed);
+    let steps: Vec<Step> = (0..12)
+        .map(|i| match i % 4 {
+            0 => Step::Pair {
+                lhs: rng.below(100),
+                rhs: Some(rng.below(100)),
+                weight: 1.0,
+            },
+            1 => Step::BinOp {
+                op: (i % 3) as u8,
+                lhs: rng.below(100),
+                rhs: rng.below(100),
+            },
+            2 => Step::Pool(Val::Map(vec![
+                (Val::Int(1), Val::Ref(rng.below(100))),
+                (
+                    Val::Str("k".into()),
+                    Val::Array(vec![Val::Float(0.5), Val::Ref(rng.below(100))]),
+                ),
+            ])),
+            _ => Step::Bag {
+                items: vec![rng.below(100), rng.below(100)],
+                attrs: vec![("a".into(), Val::Ref(rng.below(100)))],
+                extra: Val::Shape(vec![1, 2]),
+                count: Some(4),
+                shape: None,
+            },
+        })
+        .collect();
+    seeds.push(
+        to_json_graph(&build_graph(&steps, &[3, 5]))
+            .unwrap()
+            .into_bytes(),
+    );
+    seeds
+}
+
+/// Tokens that are likely to make a mutated graph mean something else.
+const TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ",",
+    ":",
+    "0",
+    "1",
+    "-1",
+    "2",
+    "7",
+    "1e400",
+    "-0",
+    "0.5",
+    "null",
+    "true",
+    "NaN",
+    "\"type\"",
+    "\"data\"",
+    "\"root_index\"",
+    "\"nodes\"",
+    "\"ffi.Array\"",
+    "\"ffi.Map\"",
+    "\"int\"",
+    "\"jgtest.Pair\"",
+    "\"lhs\"",
+    "\"tour.Var\"",
+    "\\u00e9",
+    "\\ud800",
+    "é",
+    "\u{1}",
+    "99999999999999999999",
+];
+
+fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    let mut s = seeds[rng.below(seeds.len())].clone();
+    let rounds = 1 + rng.below(3);
+    for _ in 0..rounds {
+        if s.is_empty() {
+            s.push(b'{');
+        }
+        let at = rng.below(s.len());
+        match rng.below(8) {
+            // Flip a digit to another digit (a different index or value).
+            0 | 1 => {
+                let digit = (0..32)
+                    .map(|_| rng.below(s.len()))
+                    .find(|&i| s[i].is_ascii_digit());
+                if let Some(i) = digit {
+                    s[i] = b'0' + rng.below(10) as u8;
+                }
+            }
+            // Flip a random byte (bits or any printable character).
+            2 => {
+                s[at] = if rng.chance(0.5) {
+                    s[at] ^ (1 << rng.below(8))
+                } else {
+                    b' ' + rng.below(95) as u8
+                };
+            }
+            // Truncate.
+            3 => s.truncate(at),
+            // Insert a token.
+            4 | 5 => {
+                let t = TOKENS[rng.below(TOKENS.len())].as_bytes();
+                s.splice(at..at, t.iter().copied());
+            }
+            // Delete a run.
+            6 => {
+                let end = (at + 1 + rng.below(16)).min(s.len());
+                s.drain(at..end);
+            }
+            // Splice: a prefix of this one and a suffix of another valid graph.
+            _ => {
+                let other = &seeds[rng.below(seeds.len())];
+                let from = rng.below(other.len());
+                s.truncate(at);
+                s.extend_from_slice(&other[from..]);
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn mutated_graphs_never_panic_or_leak() {
+    let leaks = LeakCheck::new();
+    let seeds = seed_graphs();
+    for s in &seeds {
+        let text = std::str::from_utf8(s).unwrap();
+        from_json_graph(text).unwrap_or_else(|e| panic!("seed does not load: {e}\n{text}"));
+    }
+    let n = scaled(100_000, 1_000);
+    let mut rng = Rng::new(seed("mutated_graphs_never_panic_or_leak", 0x0bad_5eed));
+    let (mut loaded, mut kinds) = (0usize, HashMap::<std::string::String, usize>::new());
+    for i in 0..n {
+        let bytes = mutate(&mut rng, &seeds);
+        let text = std::string::String::from_utf8_lossy(&bytes);
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Option<String>, Error> {
+            match from_json_graph(&text) {
+                Ok(v) => {
+                    let again = to_json_graph(&v).map_err(|e| {
+                        Error::value_error(format!("loaded, but does not re-save: {e}"))
+                    })?;
+                    // What re-saves loads again, and is then stable.
+                    let v2 = from_json_graph(&again).map_err(|e| {
+                        Error::value_error(format!("re-saved, but does not re-load: {e}\n{again}"))
+                    })?;
+                    let third = to_json_graph(&v2)?;
+                    if third != again {
+                        return Err(Error::value_error(format!(
+                            "unstable: {again}\n---\n{third}"
+                        )));
+                    }
+                    Ok(Some(again))
+                }
+                Err(e) => {
+                    *kinds.entry(e.kind().to_owned()).or_default() += 1;
+                    if e.message().is_empty() {
+                        return Err(Error::value_error("an error with no message"));
+                    }
+                    Ok(None)
+                }
+            }
+        }));
+        match outcome {
+            Ok(Ok(Some(_))) => loaded += 1,
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => panic!("input {i}: {e}\ninput:\n{text}"),
+            Err(_) => panic!("input {i} panicked:\n{text}"),
+        }
+    }
+    println!("{n} mutated inputs: {loaded} loaded, errors by kind: {kinds:?}");
+    // The mutations must reach past the JSON reader: some load, some fail on meaning.
+    assert!(loaded > n / 100, "only {loaded} of {n} loaded");
+    assert!(
+        kinds.get("TypeError").copied().unwrap_or(0) > 0,
+        "{kinds:?}"
+    );
+    assert_eq!(leaks.live(), 0);
+}
