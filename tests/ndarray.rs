@@ -1138,3 +1138,86 @@ fn many_round_trips() {
     drop(a);
     assert_eq!(leaks.live(), 0);
 }
+
+#[test]
+fn arrays_round_trip_through_the_json_graph() {
+    let _leaks = LeakCheck::new();
+    let w = NDArray::from_slice(&[2, 3], &[1.5f32, -2.0, 0.25, 4.0, 5.0, f32::MAX]).unwrap();
+    // A strided view is written contiguous.
+    let col = NDArray::from_slice(&[3, 2], &[1i64, 2, 3, 4, 5, 6])
+        .unwrap()
+        .slice(1..3)
+        .unwrap();
+    let layer = make_object(Layer {
+        base: Object::new(),
+        name: "dense".into(),
+        weight: w.clone(),
+        bias: Some(w.clone()),
+    });
+    let root = Any::from(Array::<Any>::from(vec![
+        Any::from(layer),
+        Any::from(col.clone()),
+    ]));
+    let text = object_containers::to_json_graph(&root).unwrap();
+    assert!(text.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{text}");
+    let back = object_containers::from_json_graph(&text).unwrap();
+    let items = Array::<Any>::try_from(back).unwrap();
+    let layer = items[0].downcast_ref::<Layer>().unwrap();
+    assert_eq!(layer.weight.shape(), &[2, 3]);
+    assert_eq!(layer.weight.dtype(), DataType::float(32));
+    assert_eq!(
+        layer.weight.as_slice::<f32>().unwrap(),
+        w.as_slice::<f32>().unwrap()
+    );
+    // One array reached twice is one node, and one array again after loading.
+    assert!(layer.bias.as_ref().unwrap().ptr_eq(&layer.weight));
+    assert!(
+        !layer.weight.ptr_eq(&w),
+        "loading copies the bytes into a new array"
+    );
+    let col_back = NDArray::try_from(items[1].clone()).unwrap();
+    assert_eq!(col_back.as_slice::<i64>().unwrap(), &[3, 4, 5, 6]);
+    assert_eq!(
+        object_containers::to_json_graph(&Any::from(items)).unwrap(),
+        text
+    );
+
+    // Bad tensor nodes are errors naming the node.
+    for (data, want) in [
+        (
+            r#"{"dtype": "float32", "shape": [2], "device": [1, 0], "data": "AAAA"}"#,
+            "length",
+        ),
+        (
+            r#"{"dtype": "float32", "shape": [-1], "device": [1, 0], "data": ""}"#,
+            "negative",
+        ),
+        (
+            r#"{"dtype": "nope", "shape": [1], "device": [1, 0], "data": "AAAAAA=="}"#,
+            "dtype",
+        ),
+        (
+            r#"{"dtype": "float32", "shape": [1], "device": [1, 0], "data": "!!"}"#,
+            "base64",
+        ),
+        (
+            r#"{"dtype": "float32", "shape": [1], "device": [2, 0], "data": "AAAAAA=="}"#,
+            "unsupported device",
+        ),
+        (
+            r#"{"dtype": "float32", "shape": [1], "device": [1, 0]}"#,
+            "base64 string",
+        ),
+        (
+            r#"{"dtype": "float32", "shape": [1], "device": [1, 0], "data": "AAAAAA==", "x": 1}"#,
+            "unknown tensor member",
+        ),
+        (r#"[1, 2]"#, "must be an object"),
+    ] {
+        let text =
+            format!(r#"{{"root_index": 0, "nodes": [{{"type": "ffi.Tensor", "data": {data}}}]}}"#);
+        let e = object_containers::from_json_graph(&text).unwrap_err();
+        assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
+        assert!(e.message().to_lowercase().contains(want), "{want}: {e}");
+    }
+}

@@ -16,7 +16,9 @@
 //! - `data` is a literal for `int`, `float` and `bool` (`None` has none), a string for
 //!   `ffi.String` and `DataType`, base64 for `ffi.Bytes`, `[type, id]` for `Device`,
 //!   node indices for `ffi.Array`, a flat `[k0, v0, k1, v1, …]` of node indices for
-//!   `ffi.Map`, integers for `ffi.Shape`, and `{field: value}` for a reflected object,
+//!   `ffi.Map`, integers for `ffi.Shape`, `{"dtype", "shape", "device", "data"}` for an
+//!   `ffi.Tensor` (`NDArray`; the bytes contiguous, little-endian, in base64: the one
+//!   node kind the C++ peer has no form for), and `{field: value}` for a reflected object,
 //!   where non-optional `bool`, `int`, `float` and `DataType` fields are written inline
 //!   and every other field is a node index.
 //! - Strings load as `ffi.String` objects (short ones too), so that a map or array
@@ -51,7 +53,7 @@ use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
-use crate::{Array, Map, Shape};
+use crate::{Array, Map, NDArray, Shape};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
@@ -367,7 +369,8 @@ impl Saver {
             | ti::SMALL_STR
             | ti::STRING
             | ti::BYTES
-            | ti::SHAPE => Ok(None),
+            | ti::SHAPE
+            | ti::TENSOR => Ok(None),
             ti::ARRAY => {
                 out.extend(Array::<Any>::try_from(v.clone())?.iter().cloned());
                 Ok(None)
@@ -488,20 +491,105 @@ impl Saver {
             }
             ti::SHAPE => {
                 let s = Shape::try_from(v.clone())?;
-                out.push('[');
-                for (i, d) in s.as_slice().iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json::write_i64(out, *d);
-                }
-                out.push(']');
+                write_ints(out, s.as_slice());
             }
+            ti::TENSOR => write_tensor(out, &NDArray::try_from(v.clone())?)?,
             _ => return Err(cannot_save(v)),
         }
         out.push('}');
         Ok(())
     }
+}
+
+fn write_ints(out: &mut std::string::String, ints: &[i64]) {
+    out.push('[');
+    for (i, d) in ints.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        json::write_i64(out, *d);
+    }
+    out.push(']');
+}
+
+/// An NDArray's data: `{"dtype": …, "shape": […], "device": [type, id], "data": base64}`,
+/// the bytes contiguous, row-major, little-endian.
+fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error> {
+    if cfg!(target_endian = "big") {
+        return Err(Error::type_error(
+            "saving an ffi.Tensor writes little-endian bytes, which this big-endian target does not have",
+        ));
+    }
+    let bytes = a.to_bytes().map_err(Error::from)?;
+    out.push_str("{\"dtype\": ");
+    json::write_str(out, &data_type_text(a.dtype())?);
+    out.push_str(", \"shape\": ");
+    write_ints(out, a.shape());
+    let d = a.device();
+    out.push_str(", \"device\": [");
+    json::write_i64(out, d.device_type.into());
+    out.push_str(", ");
+    json::write_i64(out, d.device_id.into());
+    out.push_str("], \"data\": ");
+    json::write_str(out, &B64.encode(&bytes));
+    out.push('}');
+    Ok(())
+}
+
+/// An NDArray from its node data (see `write_tensor`).
+fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> {
+    let Some(Json::Object(_)) = data else {
+        return Err(format!(
+            "`data` must be an object with dtype, shape, device and data, got {}",
+            data.map_or("nothing", Json::kind)
+        ));
+    };
+    let data = data.ok_or("no data")?;
+    if let Json::Object(members) = data {
+        if let Some((k, _)) = members
+            .iter()
+            .find(|(k, _)| !matches!(k.as_ref(), "dtype" | "shape" | "device" | "data"))
+        {
+            return Err(format!("unknown tensor member `{k}`"));
+        }
+    }
+    let dtype = match data.get("dtype") {
+        Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| format!("dtype: {e}"))?,
+        _ => return Err("`dtype` must be a data type string".into()),
+    };
+    let shape = match data.get("shape") {
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|d| match d {
+                Json::Int(d) => Ok(*d),
+                _ => Err("`shape` must be an array of integers".to_owned()),
+            })
+            .collect::<Result<Vec<i64>, _>>()?,
+        _ => return Err("`shape` must be an array of integers".into()),
+    };
+    let device = match data.get("device") {
+        Some(Json::Array(v)) => match v.as_slice() {
+            [Json::Int(t), Json::Int(i)] => Device::new(
+                i32::try_from(*t).map_err(|_| "device type out of range")?,
+                i32::try_from(*i).map_err(|_| "device id out of range")?,
+            ),
+            _ => return Err("`device` must be [device_type, device_id]".into()),
+        },
+        _ => return Err("`device` must be [device_type, device_id]".into()),
+    };
+    let bytes = match data.get("data") {
+        Some(Json::Str(s)) => B64
+            .decode(s.as_bytes())
+            .map_err(|e| format!("bad base64: {e}"))?,
+        _ => return Err("`data` must be a base64 string".into()),
+    };
+    if cfg!(target_endian = "big") {
+        return Err(
+            "an ffi.Tensor holds little-endian bytes, which this big-endian target does not read"
+                .into(),
+        );
+    }
+    NDArray::from_bytes(&shape, dtype, device, &bytes).map_err(|e| e.to_string())
 }
 
 /// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
@@ -699,6 +787,7 @@ enum Kind {
     Array,
     Map,
     Shape,
+    Tensor,
     Object(&'static TypeInfo),
 }
 
@@ -1009,6 +1098,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             "ffi.Array" => Kind::Array,
             "ffi.Map" => Kind::Map,
             "ffi.Shape" => Kind::Shape,
+            "ffi.Tensor" => Kind::Tensor,
             _ => {
                 let info = registry::type_info_by_key(key).ok_or_else(|| {
                     Error::new("KeyError", format!("node {i}: unknown type key `{key}`"))
@@ -1111,6 +1201,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 _ => return Err(bad("an array of integers")),
             },
+            Kind::Tensor => Any::from(read_tensor(data).map_err(|m| self.node_error(i, m))?),
             Kind::Array => {
                 let items: Vec<Any> = kids.iter().map(|&c| self.child(c)).collect();
                 Any::from(Array::<Any>::from(items))
