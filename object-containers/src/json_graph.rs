@@ -465,14 +465,7 @@ impl Saver {
                 let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
                 json::write_str(out, &data_type_text(d)?);
             }
-            ti::DEVICE => {
-                let d = v.as_device().unwrap_or(Device::cpu());
-                out.push('[');
-                json::write_i64(out, d.device_type.into());
-                out.push_str(", ");
-                json::write_i64(out, d.device_id.into());
-                out.push(']');
-            }
+            ti::DEVICE => write_device(out, v.as_device().unwrap_or(Device::cpu())),
             ti::SMALL_STR | ti::STRING => json::write_str(out, v.as_str().unwrap_or("")),
             ti::BYTES => {
                 let b = Bytes::try_from(v.clone())?;
@@ -512,6 +505,43 @@ fn write_ints(out: &mut std::string::String, ints: &[i64]) {
     out.push(']');
 }
 
+/// A device as `[device_type, device_id]`.
+fn write_device(out: &mut std::string::String, d: Device) {
+    out.push('[');
+    json::write_i64(out, d.device_type.into());
+    out.push_str(", ");
+    json::write_i64(out, d.device_id.into());
+    out.push(']');
+}
+
+/// A device from `[device_type, device_id]` (both in `i32`).
+fn read_device(v: &Json<'_>) -> Option<Device> {
+    match v {
+        Json::Array(v) => match v.as_slice() {
+            [Json::Int(t), Json::Int(i)] => Some(Device::new(
+                i32::try_from(*t).ok()?,
+                i32::try_from(*i).ok()?,
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An array of integers.
+fn read_ints(v: &Json<'_>) -> Option<Vec<i64>> {
+    match v {
+        Json::Array(items) => items
+            .iter()
+            .map(|d| match d {
+                Json::Int(d) => Some(*d),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
 /// An NDArray's data: `{"dtype": …, "shape": […], "device": [type, id], "data": base64}`,
 /// the bytes contiguous, row-major, little-endian.
 fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error> {
@@ -525,12 +555,9 @@ fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error>
     json::write_str(out, &data_type_text(a.dtype())?);
     out.push_str(", \"shape\": ");
     write_ints(out, a.shape());
-    let d = a.device();
-    out.push_str(", \"device\": [");
-    json::write_i64(out, d.device_type.into());
-    out.push_str(", ");
-    json::write_i64(out, d.device_id.into());
-    out.push_str("], \"data\": ");
+    out.push_str(", \"device\": ");
+    write_device(out, a.device());
+    out.push_str(", \"data\": ");
     json::write_str(out, &B64.encode(&bytes));
     out.push('}');
     Ok(())
@@ -557,26 +584,14 @@ fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> 
         Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| format!("dtype: {e}"))?,
         _ => return Err("`dtype` must be a data type string".into()),
     };
-    let shape = match data.get("shape") {
-        Some(Json::Array(items)) => items
-            .iter()
-            .map(|d| match d {
-                Json::Int(d) => Ok(*d),
-                _ => Err("`shape` must be an array of integers".to_owned()),
-            })
-            .collect::<Result<Vec<i64>, _>>()?,
-        _ => return Err("`shape` must be an array of integers".into()),
-    };
-    let device = match data.get("device") {
-        Some(Json::Array(v)) => match v.as_slice() {
-            [Json::Int(t), Json::Int(i)] => Device::new(
-                i32::try_from(*t).map_err(|_| "device type out of range")?,
-                i32::try_from(*i).map_err(|_| "device id out of range")?,
-            ),
-            _ => return Err("`device` must be [device_type, device_id]".into()),
-        },
-        _ => return Err("`device` must be [device_type, device_id]".into()),
-    };
+    let shape = data
+        .get("shape")
+        .and_then(read_ints)
+        .ok_or("`shape` must be an array of integers")?;
+    let device = data
+        .get("device")
+        .and_then(read_device)
+        .ok_or("`device` must be [device_type, device_id] (in the i32 range)")?;
     let bytes = match data.get("data") {
         Some(Json::Str(s)) => B64
             .decode(s.as_bytes())
@@ -605,11 +620,7 @@ fn canonical_nan(v: Any) -> Any {
 
 /// The node type of a value: its type key, with inline strings as `ffi.String`.
 fn graph_key(v: &Any) -> &'static str {
-    match v.type_index() {
-        ti::SMALL_STR => "ffi.String",
-        ti::SMALL_BYTES => "ffi.Bytes",
-        _ => v.type_key(),
-    }
+    ti::canonical_key(v.type_key())
 }
 
 fn cannot_save(v: &Any) -> Error {
@@ -829,12 +840,16 @@ impl<'d, 'a> Loader<'d, 'a> {
         }
     }
 
+    /// `node 3 (`tour.Add`)`, or `node 3` when the node has no type string.
+    fn node_label(&self, node: usize) -> std::string::String {
+        match self.nodes.get(node).and_then(|n| n.get("type")) {
+            Some(Json::Str(k)) => format!("node {node} (`{k}`)"),
+            _ => format!("node {node}"),
+        }
+    }
+
     fn node_error(&self, node: usize, message: impl std::fmt::Display) -> Error {
-        let key = match self.nodes.get(node).and_then(|n| n.get("type")) {
-            Some(Json::Str(k)) => format!(" (`{k}`)"),
-            _ => std::string::String::new(),
-        };
-        graph_error(format!("node {node}{key}: {message}"))
+        graph_error(format!("{}: {message}", self.node_label(node)))
     }
 
     fn load(mut self, root: usize) -> Result<Any, Error> {
@@ -846,13 +861,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 match self.state[child] {
                     State::Done => {}
                     State::Active => {
-                        let node = top.node;
-                        let key = match self.nodes[node].get("type") {
-                            Some(Json::Str(k)) => format!(" (`{k}`)"),
-                            _ => std::string::String::new(),
-                        };
                         return Err(graph_error(format!(
-                            "node {node}{key} refers to node {child}, which refers back to it (a cycle)"
+                            "{} refers to node {child}, which refers back to it (a cycle)",
+                            self.node_label(top.node)
                         )));
                     }
                     State::New => {
@@ -1162,17 +1173,10 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 _ => return Err(bad("a data type string")),
             },
-            Kind::Device => match data {
-                Some(Json::Array(v)) => match v.as_slice() {
-                    [Json::Int(t), Json::Int(d)] => {
-                        let t = i32::try_from(*t).map_err(|_| bad("[device_type, device_id]"))?;
-                        let d = i32::try_from(*d).map_err(|_| bad("[device_type, device_id]"))?;
-                        Any::from(Device::new(t, d))
-                    }
-                    _ => return Err(bad("[device_type, device_id]")),
-                },
-                _ => return Err(bad("[device_type, device_id]")),
-            },
+            Kind::Device => Any::from(
+                data.and_then(read_device)
+                    .ok_or_else(|| bad("[device_type, device_id]"))?,
+            ),
             // Always an `ffi.String` object, even when short: typed views
             // (`Map<String, _>`, `Array<String>`) take only objects, not inline strings.
             Kind::Str => match data {
@@ -1188,19 +1192,11 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 _ => return Err(bad("a base64 string")),
             },
-            Kind::Shape => match data {
-                Some(Json::Array(items)) => {
-                    let mut dims = Vec::with_capacity(items.len());
-                    for item in items {
-                        match item {
-                            Json::Int(d) => dims.push(*d),
-                            _ => return Err(bad("an array of integers")),
-                        }
-                    }
-                    Any::from(Shape::new(&dims))
-                }
-                _ => return Err(bad("an array of integers")),
-            },
+            Kind::Shape => Any::from(Shape::new(
+                &data
+                    .and_then(read_ints)
+                    .ok_or_else(|| bad("an array of integers"))?,
+            )),
             Kind::Tensor => Any::from(read_tensor(data).map_err(|m| self.node_error(i, m))?),
             Kind::Array => {
                 let items: Vec<Any> = kids.iter().map(|&c| self.child(c)).collect();

@@ -173,14 +173,9 @@ impl TypeError {
     /// Inline short strings and bytes are reported as the string and bytes types they
     /// stand for.
     pub fn new(expected: impl Into<std::borrow::Cow<'static, str>>, actual: &'static str) -> Self {
-        let actual = match actual {
-            "ffi.SmallStr" => "ffi.String",
-            "ffi.SmallBytes" => "ffi.Bytes",
-            other => other,
-        };
         TypeError {
             expected: expected.into(),
-            actual,
+            actual: ti::canonical_key(actual),
         }
     }
 }

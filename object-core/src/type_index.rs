@@ -57,6 +57,16 @@ pub const DYNAMIC_OBJECT_BEGIN: u32 = 128;
 /// The root's key.
 pub const OBJECT_KEY: &str = "ffi.Object";
 
+/// The type a value kind stands for in messages and files: inline short strings are
+/// `ffi.String`, inline short bytes `ffi.Bytes`; every other key is itself.
+pub fn canonical_key(key: &'static str) -> &'static str {
+    match key {
+        "ffi.SmallStr" => "ffi.String",
+        "ffi.SmallBytes" => "ffi.Bytes",
+        other => other,
+    }
+}
+
 /// The value kinds and their keys, registered so that `type_key` names them.
 pub(crate) const VALUE_KINDS: &[(u32, &str)] = &[
     (NONE, "None"),
