@@ -3,9 +3,7 @@
 use std::collections::HashSet;
 use std::mem::size_of;
 
-use object_core::{
-    make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType,
-};
+use object_core::{make_object, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType};
 
 #[derive(Object, Clone)]
 #[repr(C)]
@@ -152,14 +150,15 @@ fn process_expr_pattern() {
 }
 
 #[test]
-fn unique_access_is_pinned_and_projected() {
+fn unique_access_is_a_field_projection() {
     let mut a = int(1);
     {
-        let f = ObjectPtr::fields_mut(&mut a).expect("unique");
+        let f = ObjectPtr::get_mut(&mut a).expect("unique");
         *f.value = 5;
-        // The parent stays pinned; its own fields are reachable through it.
-        let parent = f.base.fields_mut();
-        *parent.span = 9;
+        // The parent part is the parent's projection; its own fields are reachable
+        // through it, its header is not.
+        let (): () = f.base.base;
+        *f.base.span = 9;
     }
     assert_eq!(a.value, 5);
     assert_eq!(a.base.span, 9);
@@ -180,9 +179,7 @@ fn copy_on_write() {
     let mut a = int(1);
     let b = a.clone();
     {
-        let f = ObjectPtr::make_mut(&mut a)
-            .expect("exact type: cloned")
-            .fields_mut();
+        let f = ObjectPtr::make_mut(&mut a).expect("exact type: cloned");
         *f.value = 2;
     }
     assert!(!ObjectPtr::ptr_eq(&a, &b));
@@ -195,7 +192,7 @@ fn copy_on_write() {
     assert_eq!(ObjectPtr::strong_count(&a), 1);
     // Unique: mutated in place.
     let before = ObjectPtr::as_ptr(&a);
-    *ObjectPtr::make_mut(&mut a).unwrap().fields_mut().value = 3;
+    *ObjectPtr::make_mut(&mut a).unwrap().value = 3;
     assert_eq!(ObjectPtr::as_ptr(&a), before);
 
     // A shared object seen through a base type cannot be cloned as that base.

@@ -774,7 +774,7 @@ fn unsigned_beyond_i64_max_is_an_error_on_read() {
     let o = make_all(all_entries(&objects)).unwrap();
     let mut o = o.downcast::<AllTypes>().ok().unwrap();
     {
-        let fields = ObjectPtr::fields_mut(&mut o).expect("unique");
+        let fields = ObjectPtr::get_mut(&mut o).expect("unique");
         *fields.a_u64 = u64::MAX;
         *fields.a_usize = i64::MAX as usize + 1;
     }
@@ -1588,7 +1588,7 @@ fn chain(depth: u32) -> ObjectPtr<Chain> {
 /// Drops a chain link by link, so that no drop recurses.
 fn dismantle(mut head: ObjectPtr<Chain>) {
     loop {
-        let next = match ObjectPtr::fields_mut(&mut head) {
+        let next = match ObjectPtr::get_mut(&mut head) {
             Some(fields) => fields.next.take(),
             None => return, // Shared: someone else drops it.
         };

@@ -98,7 +98,7 @@ impl MapInner {
 }
 
 /// The object behind [`Map`].
-#[derive(object_core::Object, Clone)]
+#[derive(object_core::Object)]
 #[repr(C)]
 #[object(key = "ffi.Map", index = 72, final, opaque)]
 pub struct MapObj {
@@ -187,11 +187,12 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     }
 
     fn inner_mut(&mut self) -> &mut MapInner {
-        // `MapObj` is final, so `make_mut` (copying when shared) always succeeds.
-        if ObjectPtr::strong_count(&self.obj) != 1 {
-            self.obj = make_object(MapObj::clone(&self.obj));
-        }
-        match ObjectPtr::fields_mut(&mut self.obj) {
+        // `MapObj` is final, so copy-on-write always succeeds.
+        let copy = |m: &MapObj| MapObj {
+            base: Object::new(),
+            inner: m.inner.clone(),
+        };
+        match ObjectPtr::make_mut_with(&mut self.obj, copy) {
             Some(fields) => fields.inner,
             None => unreachable!("a freshly copied map is unique"),
         }

@@ -6,7 +6,7 @@ use core::fmt;
 use crate::{make_object, Object, ObjectPtr, TypeError};
 
 /// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
-#[derive(crate::Object, Clone)]
+#[derive(crate::Object)]
 #[repr(C)]
 #[object(key = "ffi.Error", index = 67, final, opaque)]
 pub struct ErrorObj {
@@ -82,8 +82,14 @@ impl Error {
 
     /// The same error with one more frame (copied first if shared).
     pub fn with_frame(mut self, frame: impl Into<std::string::String>) -> Self {
-        match ObjectPtr::make_mut(&mut self.0) {
-            Some(obj) => obj.fields_mut().frames.push(frame.into()),
+        let copy = |e: &ErrorObj| ErrorObj {
+            base: Object::new(),
+            kind: e.kind.clone(),
+            message: e.message.clone(),
+            frames: e.frames.clone(),
+        };
+        match ObjectPtr::make_mut_with(&mut self.0, copy) {
+            Some(obj) => obj.frames.push(frame.into()),
             None => unreachable!("ErrorObj is final, so copy-on-write always succeeds"),
         }
         self
@@ -94,8 +100,6 @@ impl Error {
         &self.0
     }
 }
-
-use crate::FieldsMut as _;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

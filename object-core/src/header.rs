@@ -6,7 +6,6 @@
 //! field by field at compile time below.
 
 use core::fmt;
-use core::marker::PhantomPinned;
 use core::mem::{align_of, offset_of, size_of};
 use core::sync::atomic::{fence, AtomicU32, Ordering};
 
@@ -37,10 +36,12 @@ pub fn live_objects() -> isize {
 /// is a valid pointer to this header. A blank header ([`Object::new`]) is what user code
 /// writes when it builds a value; the allocator fills it in (`make_object`).
 ///
-/// `Object` is `!Unpin`: once an object lives behind an [`ObjectPtr`](crate::ObjectPtr)
-/// its header must never be moved or swapped with another object's (that would swap
-/// type indices or deleters between allocations), so unique access is handed out as
-/// `Pin<&mut T>` and only the non-header fields are reachable mutably.
+/// Once an object lives behind an [`ObjectPtr`](crate::ObjectPtr) its header must never
+/// be overwritten, moved or swapped with another object's (that would change its count,
+/// or swap type indices or deleters between allocations). No safe API hands out
+/// `&mut Object`, `&mut T` or `Pin<&mut T>` of a live object: unique access is the
+/// derive's field projection ([`FieldsMut`](crate::FieldsMut)), which reaches only the
+/// non-header fields.
 ///
 /// # Examples
 ///
@@ -56,7 +57,6 @@ pub struct Object {
     type_index: u32,
     ref_count: AtomicU32,
     deleter: Option<Deleter>,
-    _pinned: PhantomPinned,
 }
 
 // The header is ABI: 16 bytes, 8-aligned, fields where C expects them.
@@ -77,7 +77,6 @@ impl Object {
             type_index: 0,
             ref_count: AtomicU32::new(0),
             deleter: None,
-            _pinned: PhantomPinned,
         }
     }
 
@@ -177,7 +176,7 @@ impl Default for Object {
 
 /// Cloning a header gives a blank one: the clone is a new value, not a new reference
 /// to the same object. This is what lets `#[derive(Clone)]` work on object structs
-/// (used by copy-on-write, `ObjectPtr::make_mut`).
+/// (used by copy-on-write, `ObjectPtr::make_mut`, which allocates the clone afresh).
 impl Clone for Object {
     fn clone(&self) -> Self {
         Object::new()

@@ -97,8 +97,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::registry::{LinkedType, TypeRegistration};
     pub use core::any::TypeId;
-    pub use core::marker::{PhantomData, Send, Sync, Unpin};
-    pub use core::pin::Pin;
+    pub use core::marker::{PhantomData, Send, Sync};
+    pub use core::ptr::NonNull;
     pub use inventory;
 
     /// Compile-time check that the first field of an object struct is its parent.

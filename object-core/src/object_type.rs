@@ -239,19 +239,63 @@ where
 {
 }
 
-/// Mutable access to an object's fields through `Pin<&mut Self>`: the parent part stays
-/// pinned (so no header can be moved or swapped), every other field is a plain
-/// `&mut`. `#[derive(Object)]` implements it with a projection struct whose fields have
-/// the same names and visibility as the object's.
+/// Unique access to an object's fields: a *projection* that reaches every field except
+/// the header. `#[derive(Object)]` implements it with a struct whose fields have the same
+/// names and visibility as the object's: `&mut F` for each of the type's own fields, and
+/// for the first field (the parent) the parent's projection, recursively, down to
+/// [`Object`](crate::Object), whose projection is `()`.
+///
+/// So no safe code ever holds `&mut T`, `Pin<&mut T>` or `&mut Object` of anything that
+/// lives in an object: `mem::swap`, `mem::replace` and `Pin::set` cannot reach a header
+/// (its count, type index or deleter).
+///
+/// Reached through [`ObjectPtr::get_mut`](crate::ObjectPtr::get_mut) and
+/// [`ObjectPtr::make_mut`](crate::ObjectPtr::make_mut).
 ///
 /// ```
-/// use object_core::{make_object, FieldsMut, Object, ObjectPtr, ObjectRef};
-/// let mut o: ObjectRef = make_object(Object::new());
-/// let _fields: () = ObjectPtr::get_mut(&mut o).unwrap().fields_mut();
+/// use object_core::prelude::*;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.fields.Base")]
+/// struct Base { base: Object, name: String }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.fields.Leaf", parent = Base)]
+/// struct Leaf { base: Base, value: i64 }
+///
+/// let mut p = make_object(Leaf { base: Base { base: Object::new(), name: "a".into() }, value: 1 });
+/// let fields = ObjectPtr::get_mut(&mut p).unwrap();
+/// *fields.value = 2;
+/// fields.base.name.push('b'); // the parent's projection
+/// assert_eq!((p.value, p.base.name.as_str()), (2, "ab"));
 /// ```
-pub trait FieldsMut: ObjectType {
-    /// The projection: `Pin<&mut Parent>` for the parent field, `&mut F` for the rest.
+///
+/// # Safety
+///
+/// `Mut<'a>` must give access to nothing but the non-header fields of `Self`: no
+/// `&mut Self`, no `Pin<&mut Self>`, no `&mut` of the parent struct or of the header, and
+/// no way to move or overwrite any of them. `project` must only create references to
+/// disjoint fields of the object it is given.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an object type",
+    label = "not an object type",
+    note = "object types are `#[repr(C)]` structs with `#[derive(Object)]`, which gives them their field projection"
+)]
+pub unsafe trait FieldsMut: ObjectType {
+    /// The projection: the parent's projection for the parent field, `&mut F` for the
+    /// rest.
     type Mut<'a>;
-    /// Projects unique, pinned access to the fields.
-    fn fields_mut(self: core::pin::Pin<&mut Self>) -> Self::Mut<'_>;
+
+    /// Projects unique access to the fields of the object at `this`. Called by
+    /// `ObjectPtr`'s unique-access methods; not meant to be called directly.
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a live object whose dynamic type is `Self` or a subtype, with
+    /// provenance over the whole object, and nothing else reads or writes its fields for
+    /// `'a` (the caller holds the only handle, uniquely borrowed, for `'a`).
+    #[doc(hidden)]
+    unsafe fn project<'a>(this: core::ptr::NonNull<Self>) -> Self::Mut<'a>;
 }

@@ -4,11 +4,10 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 use core::ops::Deref;
-use core::pin::Pin;
 use core::ptr::NonNull;
 
 use crate::header::Object;
-use crate::object_type::{is_instance, IsA, ObjectType};
+use crate::object_type::{is_instance, FieldsMut, IsA, ObjectType};
 use crate::registry::TypeInfo;
 
 /// An intrusive, atomically reference-counted pointer to an object of type `T` (or of a
@@ -17,8 +16,9 @@ use crate::registry::TypeInfo;
 /// Eight bytes (`Option<ObjectPtr<T>>` too). Cloning increments the count in the
 /// object's header; dropping the last handle calls the deleter the allocator installed.
 /// The handle is shared: it derefs to `&T` and never to `&mut T`. Unique access goes
-/// through [`ObjectPtr::get_mut`] / [`ObjectPtr::make_mut`], which hand out
-/// `Pin<&mut T>` so that an object's header can never be moved or swapped.
+/// through [`ObjectPtr::get_mut`] / [`ObjectPtr::make_mut`], which hand out the
+/// derive's field projection ([`FieldsMut`]): `&mut` to each field, never to the object
+/// or its header, so a header can never be overwritten, moved or swapped.
 ///
 /// Methods that could shadow `T`'s own are associated functions
 /// (`ObjectPtr::ptr_eq(&a, &b)`, `ObjectPtr::strong_count(&a)`); the type-check and cast
@@ -259,60 +259,86 @@ impl<T: ObjectType> ObjectPtr<T> {
         unsafe { &*(self as *const Self as *const ObjectRef) }
     }
 
-    /// Unique access, when this is the only handle: `Pin<&mut T>`, so fields can be
-    /// changed (through the derive's [`FieldsMut`](crate::FieldsMut) projection) but the
-    /// header cannot be moved or swapped with another object's.
+    /// Unique access to the fields, when this is the only handle: the derive's
+    /// [`FieldsMut`] projection (`&mut` to each field, the parent part as the parent's
+    /// projection), never the object itself, so its header can never be overwritten,
+    /// moved or swapped.
+    ///
+    /// `None` when other handles exist (the object is shared).
     ///
     /// ```
-    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
-    /// let mut a: ObjectRef = make_object(Object::new());
-    /// assert!(ObjectPtr::get_mut(&mut a).is_some());
+    /// use object_core::prelude::*;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Counter")]
+    /// struct Counter { base: Object, n: u32 }
+    ///
+    /// let mut a = make_object(Counter { base: Object::new(), n: 0 });
+    /// *ObjectPtr::get_mut(&mut a).unwrap().n += 1;
     /// let b = a.clone();
-    /// assert!(ObjectPtr::get_mut(&mut a).is_none());
+    /// assert!(ObjectPtr::get_mut(&mut a).is_none()); // shared
     /// drop(b);
+    /// assert_eq!(a.n, 1);
     /// ```
     #[inline]
-    pub fn get_mut(this: &mut Self) -> Option<Pin<&mut T>> {
+    pub fn get_mut(this: &mut Self) -> Option<T::Mut<'_>>
+    where
+        T: FieldsMut,
+    {
         if Self::strong_count(this) == 1 {
             // SAFETY: the count is one and we hold `&mut` to the only handle, so no other
-            // reference to the object exists (Acquire in `strong_count` orders us after
-            // the other handles' last uses). Objects never move, so pinning is honest.
-            Some(unsafe { Pin::new_unchecked(this.ptr.as_mut()) })
+            // reference to the object exists for the borrow (Acquire in `strong_count`
+            // orders us after the other handles' last uses); the pointer came from the
+            // allocator, with provenance over the whole object.
+            Some(unsafe { T::project(this.ptr) })
         } else {
             None
         }
     }
 
-    /// Unique access by [`ObjectPtr::get_mut`], projected to the fields.
-    #[inline]
-    pub fn fields_mut(this: &mut Self) -> Option<<T as crate::FieldsMut>::Mut<'_>>
-    where
-        T: crate::FieldsMut,
-    {
-        Self::get_mut(this).map(crate::FieldsMut::fields_mut)
-    }
-
-    /// Copy-on-write: unique access, cloning the object first if it is shared.
+    /// Copy-on-write: unique access to the fields (as [`ObjectPtr::get_mut`]), cloning the
+    /// object into a fresh one first if it is shared.
     ///
     /// Returns `None` only when the object is shared *and* its dynamic type is a strict
     /// subtype of `T`: cloning just the `T` part would silently change its type.
     ///
     /// ```
-    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
-    /// let mut a: ObjectRef = make_object(Object::new());
+    /// use object_core::prelude::*;
+    ///
+    /// #[derive(Object, Clone)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Cell")]
+    /// struct Cell { base: Object, value: i64 }
+    ///
+    /// let mut a = make_object(Cell { base: Object::new(), value: 1 });
     /// let b = a.clone();
-    /// ObjectPtr::make_mut(&mut a).unwrap();
+    /// *ObjectPtr::make_mut(&mut a).unwrap().value = 2; // copies: `b` is shared
     /// assert!(!ObjectPtr::ptr_eq(&a, &b));
+    /// assert_eq!((a.value, b.value), (2, 1));
     /// ```
-    pub fn make_mut(this: &mut Self) -> Option<Pin<&mut T>>
+    #[inline]
+    pub fn make_mut(this: &mut Self) -> Option<T::Mut<'_>>
     where
-        T: Clone,
+        T: FieldsMut + Clone,
+    {
+        Self::make_mut_with(this, T::clone)
+    }
+
+    /// [`ObjectPtr::make_mut`] with the copy made by `copy` instead of `Clone` (for types
+    /// that are not `Clone`, or copy differently).
+    ///
+    /// The copy becomes a fresh object with a fresh header, so nothing `copy` returns can
+    /// affect the shared object.
+    pub fn make_mut_with(this: &mut Self, copy: impl FnOnce(&T) -> T) -> Option<T::Mut<'_>>
+    where
+        T: FieldsMut,
     {
         if Self::strong_count(this) != 1 {
             if this.type_index() != T::type_index() {
                 return None;
             }
-            *this = crate::alloc::make_object(T::clone(this));
+            *this = crate::alloc::make_object(copy(this));
         }
         Self::get_mut(this)
     }

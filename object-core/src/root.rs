@@ -46,7 +46,9 @@ unsafe impl ObjectType for Object {
 // SAFETY: `Object` is not final.
 unsafe impl NonFinal for Object {}
 
-impl FieldsMut for Object {
+// SAFETY: the root's projection is `()`: the header's fields are never handed out.
+unsafe impl FieldsMut for Object {
     type Mut<'a> = ();
-    fn fields_mut(self: core::pin::Pin<&mut Self>) -> Self::Mut<'_> {}
+    #[inline(always)]
+    unsafe fn project<'a>(_: core::ptr::NonNull<Self>) -> Self::Mut<'a> {}
 }

@@ -86,14 +86,19 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     };
 
-    // Pinned projection: the parent stays pinned, the other fields are `&mut`.
+    // The field projection: the parent's projection for the parent field (so no header
+    // is ever reachable mutably), `&mut` for the others.
     let proj = format_ident!("__{}FieldsMut", name);
+    let parent_proj = respan(
+        quote!(<#parent as #krate::FieldsMut>::Mut<'__a>),
+        parent_span,
+    );
     let proj_fields = input.fields.iter().enumerate().map(|(i, f)| {
         let fvis = &f.field.vis;
         let id = f.ident;
         let ty = &f.field.ty;
         if i == 0 {
-            quote!(#fvis #id: #private::Pin<&'__a mut #ty>)
+            quote!(#fvis #id: #parent_proj)
         } else {
             quote!(#fvis #id: &'__a mut #ty)
         }
@@ -101,13 +106,14 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     let proj_init = input.fields.iter().enumerate().map(|(i, f)| {
         let id = f.ident;
         if i == 0 {
-            // SAFETY (in the generated block below): the parent is structurally pinned.
-            quote!(#id: unsafe { #private::Pin::new_unchecked(&mut this.#id) })
+            // SAFETY (in the generated block below): the parent is the first field, at
+            // offset 0, so `this` is the parent object; its projection only reaches the
+            // parent's own fields, disjoint from ours.
+            quote!(#id: unsafe { <#parent as #krate::FieldsMut>::project(this.cast::<#parent>()) })
         } else {
-            quote!(#id: &mut this.#id)
+            quote!(#id: unsafe { &mut *::core::ptr::addr_of_mut!((*__p).#id) })
         }
     });
-    let pinned = format_ident!("__{}Pinned", name);
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
 
     quote! {
@@ -161,30 +167,23 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             #first_is_parent
             const _: () = #private::assert_first_field(::core::mem::offset_of!(#name, #first_ident));
 
-            // A user `impl Unpin` would let safe code move a pinned header; this impl
-            // (never satisfied, since the parent is `!Unpin`) makes such an impl conflict.
-            #[doc(hidden)]
-            pub struct #pinned<'__a> {
-                __parent: #parent,
-                __lifetime: #private::PhantomData<&'__a ()>,
-            }
-            #[automatically_derived]
-            impl<'__a> #private::Unpin for #name where #pinned<'__a>: #private::Unpin {}
-
             #[doc(hidden)]
             #vis struct #proj<'__a> {
                 #(#proj_fields,)*
             }
 
+            // SAFETY: the projection holds the parent's projection (which reaches no
+            // header, by the parent's own impl) and `&mut` to each of this type's own
+            // fields, disjoint from each other and from the parent part.
             #[automatically_derived]
-            impl #krate::FieldsMut for #name {
+            unsafe impl #krate::FieldsMut for #name {
                 type Mut<'__a> = #proj<'__a>;
-                #[inline]
-                fn fields_mut(self: #private::Pin<&mut Self>) -> #proj<'_> {
-                    // SAFETY: the object is not moved out of the pin: the parent is handed
-                    // out pinned again, and the other fields are not structurally pinned
-                    // (only headers must stay put, and they all live in the parent chain).
-                    let this = unsafe { #private::Pin::get_unchecked_mut(self) };
+                #[inline(always)]
+                unsafe fn project<'__a>(this: #private::NonNull<Self>) -> #proj<'__a> {
+                    let __p = this.as_ptr();
+                    // SAFETY: the caller guarantees a live object of this type (or a
+                    // subtype), with provenance over it, uniquely accessed for `'__a`;
+                    // each reference below is to a distinct field.
                     #proj { #(#proj_init,)* }
                 }
             }

@@ -1,7 +1,5 @@
 //! Every valid `#[object(...)]` attribute, and the types they make actually work.
 
-use std::pin::Pin;
-
 use object_core::{make_object, FieldsMut, Object, ObjectPtr, ObjectRef, ObjectType};
 
 // `crate = path` for a renamed dependency.
@@ -83,7 +81,7 @@ fn main() {
     assert!(Expr::type_index() >= 128);
     assert_eq!(StrCrate::TYPE_KEY, "pass.StrCrate");
 
-    // The pinned field projection.
+    // The field projection.
     let mut p = make_object(IntImm {
         base: Expr {
             base: Object::new(),
@@ -92,8 +90,8 @@ fn main() {
         value: 1,
         cache: None,
     });
-    let fields = ObjectPtr::get_mut(&mut p).expect("unique").fields_mut();
-    let _: Pin<&mut Expr> = fields.base;
+    let fields = ObjectPtr::get_mut(&mut p).expect("unique");
+    let _: <Expr as FieldsMut>::Mut<'_> = fields.base;
     *fields.value = 2;
     *fields.cache = Some("x".to_owned());
     assert_eq!(p.value, 2);

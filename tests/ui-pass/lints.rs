@@ -1,8 +1,8 @@
 //! The expansion is warning-free under strict lints, even with every trait it names
 //! already in scope (so that no path in it looks needlessly qualified).
 //!
-//! `forbid(unsafe_code)` holds too: the `unsafe impl`s and the pinned projection's
-//! `unsafe` block carry the derive's call-site spans, and rustc does not report lints
+//! `forbid(unsafe_code)` holds too: the `unsafe impl`s and the field projection's
+//! `unsafe` blocks carry the derive's call-site spans, and rustc does not report lints
 //! inside an external macro's output. (A token re-spanned to user code would be.)
 
 #![deny(warnings)]

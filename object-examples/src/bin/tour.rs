@@ -146,18 +146,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ObjectPtr::ptr_eq(&fold_constants(&shared), &shared)
     );
     let mut c = ObjectPtr::downcast::<IntImm>(int(41)).map_err(|_| "an IntImm")?;
-    if let Some(fields) = ObjectPtr::fields_mut(&mut c) {
+    if let Some(fields) = ObjectPtr::get_mut(&mut c) {
         *fields.value += 1;
     }
     println!(
-        "a unique IntImm changed in place through Pin<&mut IntImm>: {}",
+        "a unique IntImm changed in place through its field projection: {}",
         c.value
     );
     let keep = c.clone();
-    *ObjectPtr::make_mut(&mut c)
-        .ok_or("exact type")?
-        .fields_mut()
-        .value = 0;
+    *ObjectPtr::make_mut(&mut c).ok_or("exact type")?.value = 0;
     println!(
         "a shared one is copied on write: the copy says {}, the original still {}",
         c.value, keep.value
