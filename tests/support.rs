@@ -148,3 +148,26 @@ impl Drop for LeakCheck {
         }
     }
 }
+
+/// The stack size deep-graph tests run on: 2 MiB, a common thread default (DESIGN
+/// §16: nothing recurses in proportion to graph depth).
+pub const SMALL_STACK: usize = 2 << 20;
+
+/// Runs `f` on a fresh thread with a [`SMALL_STACK`], returning its result (and
+/// re-raising its panic on this thread).
+pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let handle = std::thread::Builder::new()
+        .name("small-stack".to_owned())
+        .stack_size(SMALL_STACK)
+        .spawn(f)
+        .expect("spawning a thread");
+    match handle.join() {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// How deep the deep-graph tests go: 10,000,000 at full scale.
+pub fn deep() -> usize {
+    scaled(10_000_000, 10_000)
+}

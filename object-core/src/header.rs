@@ -5,6 +5,7 @@
 //! the C ABI, so it is `#[repr(C)]` (future-proof against field reordering) and asserted
 //! field by field at compile time below.
 
+use core::cell::Cell;
 use core::fmt;
 use core::mem::{align_of, offset_of, size_of};
 use core::sync::atomic::{fence, AtomicU32, Ordering};
@@ -161,10 +162,109 @@ impl Object {
         true
     }
 
-    /// The deleter the allocator installed.
-    #[inline]
-    pub(crate) fn deleter(&self) -> Option<Deleter> {
-        self.deleter
+}
+
+// ---------------------------------------------------------------------------------
+// Release without recursion in proportion to graph depth.
+// ---------------------------------------------------------------------------------
+
+/// How many deleters may run nested inside one another on a thread before further
+/// releases are deferred to the outermost one. Each level is a deleter's frame plus the
+/// payload's drop glue (a few hundred bytes for the library's types), so this bounds
+/// the stack a release can take, whatever the depth of the graph being freed.
+const MAX_NESTED_RELEASES: u32 = 16;
+
+/// Per-thread release state: how many deleters are running (nested) on this thread, and
+/// the objects whose release was deferred, linked through their dead headers.
+struct ReleaseState {
+    depth: Cell<u32>,
+    pending: Cell<*mut Object>,
+}
+
+std::thread_local! {
+    // `const`-initialized and without `Drop`: usable at any point of a thread's life,
+    // including from other thread-locals' destructors, and cheap to reach.
+    static RELEASE: ReleaseState = const {
+        ReleaseState { depth: Cell::new(0), pending: Cell::new(core::ptr::null_mut()) }
+    };
+}
+
+/// Runs the deleter of an object whose last reference just went, without recursing in
+/// proportion to the depth of the graph it frees.
+///
+/// A deleter drops the payload, which releases the objects it holds, whose deleters
+/// release theirs, and so on: freeing a chain of a million objects would nest a million
+/// deleters. Instead, up to [`MAX_NESTED_RELEASES`] deleters run nested; a release
+/// deeper than that is *deferred*: the dead object is pushed on a per-thread list,
+/// linked through its header's first eight bytes (its type index and count, no longer
+/// needed: the allocator contract says deleters do not read the header), and the
+/// outermost release runs the deferred deleters one after the other, each starting
+/// again at the bottom. No allocation, nothing to fail, and it holds for objects freed
+/// by any deleter (Rust allocators, pools, foreign ones calling back into a release).
+///
+/// The objects of a graph are thus all freed before the outermost release returns,
+/// though not strictly innermost-first.
+///
+/// # Safety
+///
+/// `obj` is an object whose count just reached zero (the caller held its last
+/// reference, and nobody else can reach it), with the deleter its allocator installed.
+#[inline]
+pub(crate) unsafe fn release(obj: *mut Object) {
+    // SAFETY: the object is alive until its deleter runs; we are its only user.
+    let Some(deleter) = (unsafe { (*obj).deleter }) else {
+        return; // statically allocated: never freed
+    };
+    let ran = RELEASE.try_with(|state| {
+        let depth = state.depth.get();
+        if depth >= MAX_NESTED_RELEASES {
+            // SAFETY: the object is dead and ours; its first 8 bytes (type index and
+            // count, 8-aligned) become the link, its deleter stays where it is.
+            unsafe { (obj as *mut *mut Object).write(state.pending.get()) };
+            state.pending.set(obj);
+            return;
+        }
+        state.depth.set(depth + 1);
+        // SAFETY: the caller's guarantee: the last reference is gone and this is the
+        // deleter its allocator installed.
+        unsafe { deleter(obj) };
+        if depth == 0 {
+            // SAFETY: only this thread's releases push on its list, each a dead object
+            // with its deleter intact.
+            unsafe { run_deferred(state) };
+        }
+        state.depth.set(depth);
+    });
+    if ran.is_err() {
+        // The thread's storage is gone (cannot happen for a const thread-local without
+        // a destructor, but never leak on that account): release directly.
+        // SAFETY: as above.
+        unsafe { deleter(obj) }
+    }
+}
+
+/// Runs the deferred releases until none are left (they may defer more).
+///
+/// # Safety
+///
+/// Every object on `state`'s list is dead, linked through its first 8 bytes, with its
+/// deleter intact; called by the outermost release, at depth 1.
+#[cold]
+#[inline(never)]
+unsafe fn run_deferred(state: &ReleaseState) {
+    loop {
+        let obj = state.pending.get();
+        if obj.is_null() {
+            return;
+        }
+        // SAFETY: a deferred object: the link is in its first 8 bytes, its deleter in
+        // the header's deleter field, untouched.
+        let (next, deleter) = unsafe { ((obj as *const *mut Object).read(), (*obj).deleter) };
+        state.pending.set(next);
+        if let Some(deleter) = deleter {
+            // SAFETY: a dead object, released once (it left the list above).
+            unsafe { deleter(obj) };
+        }
     }
 }
 
@@ -201,7 +301,7 @@ mod tests {
         let h = Object::new();
         assert_eq!(h.type_index(), 0);
         assert_eq!(h.strong_count(), 0);
-        assert!(h.deleter().is_none());
+        assert!(h.deleter.is_none());
         assert_eq!(h.clone().type_index(), 0);
     }
 

@@ -361,11 +361,10 @@ impl<T: ObjectType> Drop for ObjectPtr<T> {
         if self.header().dec_ref() {
             #[cfg(feature = "live-count")]
             crate::header::LIVE.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
-            if let Some(deleter) = self.header().deleter() {
-                // SAFETY: this was the last reference, so nobody else can reach the
-                // object; the deleter is the one its allocator installed for it.
-                unsafe { deleter(self.ptr.as_ptr() as *mut Object) }
-            }
+            // SAFETY: this was the last reference, so nobody else can reach the object;
+            // `release` runs the deleter its allocator installed (or defers it, so that
+            // freeing a deep graph does not recurse once per level).
+            unsafe { crate::header::release(self.ptr.as_ptr() as *mut Object) }
         }
     }
 }
