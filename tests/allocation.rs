@@ -299,3 +299,72 @@ fn items_grow_in_place_when_unique() {
     drop(t);
     assert_eq!(DROPS.get(), 101);
 }
+
+/// A value whose `Drop` panics.
+#[derive(Default)]
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("boom");
+    }
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "alloc.PanicsOnDrop")]
+struct PanicsOnDrop {
+    base: Object,
+    #[object(skip)]
+    _bomb: Bomb,
+}
+
+/// Releases one `PanicsOnDrop` made by `make` in a child process, which must abort
+/// with a message that names the type.
+fn assert_release_aborts_naming_the_type(test: &str, make: fn() -> ObjectRef) {
+    if object_tests::in_child() {
+        drop(make());
+        eprintln!("still running after the release");
+        return;
+    }
+    let (status, stderr) = object_tests::run_in_child(test);
+    assert!(object_tests::aborted(&status), "{status:?}\n{stderr}");
+    assert!(
+        stderr.contains("an object of type `alloc.PanicsOnDrop` was released")
+            && stderr.contains("Bomb"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("still running"), "{stderr}");
+}
+
+/// A deleter cannot unwind (it is `extern "C"`): a panicking `Drop` on the last release
+/// aborts, and the message names the object's type (it used to be only "panic in a
+/// function that cannot unwind").
+#[test]
+#[cfg_attr(miri, ignore = "spawns a process")]
+fn a_panicking_drop_aborts_naming_the_type() {
+    assert_release_aborts_naming_the_type("a_panicking_drop_aborts_naming_the_type", || {
+        make_object(PanicsOnDrop {
+            base: Object::new(),
+            _bomb: Bomb,
+        })
+        .into_object_ref()
+    });
+}
+
+/// The same for a pooled object (its own deleter).
+#[test]
+#[cfg_attr(miri, ignore = "spawns a process")]
+fn a_panicking_drop_of_a_pooled_object_aborts_naming_the_type() {
+    assert_release_aborts_naming_the_type(
+        "a_panicking_drop_of_a_pooled_object_aborts_naming_the_type",
+        || {
+            let pool = ObjectPool::<PanicsOnDrop>::new();
+            pool.make(PanicsOnDrop {
+                base: Object::new(),
+                _bomb: Bomb,
+            })
+            .into_object_ref()
+        },
+    );
+}

@@ -171,3 +171,41 @@ pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static)
 pub fn deep() -> usize {
     scaled(10_000_000, 10_000)
 }
+
+/// The environment variable that marks a test's child process (see [`run_in_child`]).
+const CHILD_ENV: &str = "OBJECT_TEST_CHILD";
+
+/// Whether this process is the child [`run_in_child`] started: the test then runs the
+/// scenario that is expected to end the process (an abort).
+pub fn in_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// Runs the test `name` of the current test binary again, alone, in a child process
+/// (where [`in_child`] is true), and returns how it exited and what it wrote to stderr.
+/// For scenarios that abort the process by design.
+pub fn run_in_child(name: &str) -> (std::process::ExitStatus, std::string::String) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, "1")
+        .output()
+        .expect("running the test binary again");
+    (
+        out.status,
+        std::string::String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Whether `status` is an abort (`SIGABRT` on Unix).
+pub fn aborted(status: &std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        status.signal() == Some(6)
+    }
+    #[cfg(not(unix))]
+    {
+        !status.success()
+    }
+}

@@ -26,7 +26,9 @@ use crate::registry::{self, RegistryError};
 /// and used by nothing else, together with a deleter that — called once, from any
 /// thread, with that address cast to `*mut Object` after a `T` was written there —
 /// drops the `T` in place exactly once and releases the storage. The deleter must not
-/// read the header (it may run after the header was reused for bookkeeping).
+/// read the header (it may run after the header was reused for bookkeeping: the release
+/// path links deferred objects through it) and must not unwind: drop the value with
+/// [`drop_object_in_place`], which aborts, naming the type, if a `Drop` panics.
 pub unsafe trait Allocator<T: ObjectType> {
     /// Storage for one `T` and the deleter that will release it.
     fn allocate(&self) -> (NonNull<T>, Deleter);
@@ -48,6 +50,57 @@ pub unsafe trait Allocator<T: ObjectType> {
     }
 }
 
+/// Drops the value of a dying object in place, for a deleter. If the value's `Drop`
+/// panics, prints which object type it was and aborts the process: a deleter is
+/// `extern "C"` (it may be called from C, or from another library's copy of this crate)
+/// and must not unwind, and a half-dropped object cannot be put back.
+///
+/// Every deleter of this crate drops through it; an [`Allocator`] written elsewhere
+/// should too.
+///
+/// # Safety
+///
+/// As for [`core::ptr::drop_in_place`]: `p` points to a live `T` that is dropped once,
+/// here, and not used afterwards.
+#[inline(always)]
+pub unsafe fn drop_object_in_place<T: ObjectType>(p: *mut T) {
+    // SAFETY: the caller's guarantee.
+    unsafe { drop_or_abort(p, T::TYPE_KEY) }
+}
+
+/// [`drop_object_in_place`] for any value dropped by the deleter of an object of type
+/// `key` (its trailing items, a function's callable).
+///
+/// # Safety
+///
+/// As for [`core::ptr::drop_in_place`].
+#[inline(always)]
+pub(crate) unsafe fn drop_or_abort<V: ?Sized>(p: *mut V, key: &'static str) {
+    /// Armed while the value drops; its own `drop` runs only if that unwinds.
+    struct AbortOnUnwind(&'static str, &'static str);
+    impl Drop for AbortOnUnwind {
+        fn drop(&mut self) {
+            abort_in_deleter(self.0, self.1);
+        }
+    }
+    let guard = AbortOnUnwind(key, core::any::type_name::<V>());
+    // SAFETY: the caller's guarantee.
+    unsafe { ptr::drop_in_place(p) };
+    core::mem::forget(guard);
+}
+
+#[cold]
+#[inline(never)]
+fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "fatal: a `Drop` panicked while an object of type `{key}` was released (dropping a \
+         `{rust_type}`); deleters cannot unwind, so the process aborts"
+    );
+    std::process::abort()
+}
+
 /// The global allocator (`std::alloc`), used by [`make_object`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalAllocator;
@@ -57,7 +110,7 @@ unsafe extern "C" fn global_deleter<T: ObjectType>(obj: *mut Object) {
     // SAFETY: the header's deleter is called once, on the last release, with the
     // address `GlobalAllocator::allocate` returned for a `Layout::new::<T>()` block.
     unsafe {
-        ptr::drop_in_place(p);
+        drop_object_in_place(p);
         dealloc(p as *mut u8, Layout::new::<T>());
     }
 }
@@ -81,6 +134,19 @@ unsafe impl<T: ObjectType> Allocator<T> for GlobalAllocator {
 ///
 /// The header is filled in: the type index (registered on first use), a count of one
 /// and the global deleter. Whatever header `value` carried is overwritten.
+///
+/// # Release
+///
+/// When the last handle goes, the deleter drops the value and frees the block. Freeing
+/// a deep graph does not recurse once per level: deleters nest at most a few levels,
+/// further releases run after the outermost one, before it returns.
+///
+/// # Aborts
+///
+/// If the value's `Drop` (or that of anything it owns) panics on its last release, the
+/// process aborts, after printing the object's type key and Rust type: deleters are
+/// `extern "C"` (they are called across the C ABI and from other libraries) and cannot
+/// unwind. This holds for every allocator of this crate. Do not panic in `Drop`.
 ///
 /// ```
 /// use object_core::{make_object, Object};
@@ -165,14 +231,15 @@ unsafe extern "C" fn extra_deleter<T: ObjectType, E>(obj: *mut Object) {
     // SAFETY: called once on the last release of a block that `make_object_with_extra`
     // allocated for exactly this `WithExtra<T, E>`.
     unsafe {
-        ptr::drop_in_place(p);
+        drop_or_abort(p, T::TYPE_KEY);
         dealloc(p as *mut u8, Layout::new::<WithExtra<T, E>>());
     }
 }
 
 /// Allocates `value` (registered type `T`, a final type) followed by `extra`, in one
 /// block whose deleter drops both. Only code that knows `E` can reach `extra`, through
-/// [`extra_of`].
+/// [`extra_of`]. A `Drop` of either that panics aborts the process, naming `T` (see
+/// [`make_object`]).
 ///
 /// `T` must be final: a subtype's fields would overlap `extra`.
 pub fn make_object_with_extra<T: ObjectType, E: Send + Sync + 'static>(
@@ -267,7 +334,8 @@ struct PoolShared<T> {
 /// `Sync`), but the objects it makes are ordinary handles: they can be sent anywhere
 /// and dropped on any thread (a chunk freed elsewhere goes back through a lock-free
 /// stack). Objects may outlive the handle; the memory is released when the handle and
-/// the last object are both gone.
+/// the last object are both gone. As with [`make_object`], a `Drop` that panics on an
+/// object's last release aborts the process, naming the type.
 ///
 /// ```
 /// use object_core::{Object, ObjectPool, ObjectPtr};
@@ -464,7 +532,7 @@ unsafe extern "C" fn pool_deleter<T: ObjectType>(obj: *mut Object) {
     // SAFETY: pool objects are the first field of a `Chunk<T>` (repr(C)), the deleter runs
     // once on the last release, and the chunk's pool outlives its chunks.
     unsafe {
-        ptr::drop_in_place(c as *mut T);
+        drop_object_in_place(c as *mut T);
         let pool = (*c).pool;
         (*pool).release(c);
     }
@@ -608,8 +676,8 @@ unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
     unsafe {
         let (len, cap) = ((*p).item_len(), (*p).item_capacity());
         let items = (p as *mut u8).add(items_offset::<T>()) as *mut T::Item;
-        ptr::drop_in_place(ptr::slice_from_raw_parts_mut(items, len));
-        ptr::drop_in_place(p);
+        drop_or_abort(ptr::slice_from_raw_parts_mut(items, len), T::TYPE_KEY);
+        drop_object_in_place(p);
         let (layout, _) = items_layout::<T>(cap).unwrap_unchecked();
         dealloc(p as *mut u8, layout);
     }
@@ -618,9 +686,11 @@ unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
 /// Allocates `value` with room for `capacity` items, and up to that many items from
 /// `items`, in one block.
 ///
-/// The value's capacity and count are set here (whatever it said before); the count it is set as items are written (so a panicking
-/// iterator leaves a consistent object that is dropped normally). Items beyond the
-/// capacity are not taken from the iterator.
+/// The value's capacity and count are set here (whatever it said before); the count is
+/// set as items are written (so a panicking iterator leaves a consistent object that is
+/// dropped normally). Items beyond the capacity are not taken from the iterator. A `Drop`
+/// of the value or an item that panics on release aborts the process, naming `T` (see
+/// [`make_object`]).
 ///
 /// # Panics
 ///
