@@ -227,12 +227,13 @@ pub(crate) unsafe fn release(obj: *mut Object) {
         // SAFETY: the caller's guarantee: the last reference is gone and this is the
         // deleter its allocator installed.
         unsafe { deleter(obj) };
-        if depth == 0 {
+        state.depth.set(depth);
+        // Rarely true: only past `MAX_NESTED_RELEASES` levels.
+        if !state.pending.get().is_null() && depth == 0 {
             // SAFETY: only this thread's releases push on its list, each a dead object
             // with its deleter intact.
             unsafe { run_deferred(state) };
         }
-        state.depth.set(depth);
     });
     if ran.is_err() {
         // The thread's storage is gone (cannot happen for a const thread-local without
@@ -247,14 +248,15 @@ pub(crate) unsafe fn release(obj: *mut Object) {
 /// # Safety
 ///
 /// Every object on `state`'s list is dead, linked through its first 8 bytes, with its
-/// deleter intact; called by the outermost release, at depth 1.
+/// deleter intact; called by the outermost release, once its own deleter returned.
 #[cold]
 #[inline(never)]
 unsafe fn run_deferred(state: &ReleaseState) {
+    state.depth.set(1);
     loop {
         let obj = state.pending.get();
         if obj.is_null() {
-            return;
+            break;
         }
         // SAFETY: a deferred object: the link is in its first 8 bytes, its deleter in
         // the header's deleter field, untouched.
@@ -265,6 +267,7 @@ unsafe fn run_deferred(state: &ReleaseState) {
             unsafe { deleter(obj) };
         }
     }
+    state.depth.set(0);
 }
 
 impl Default for Object {
