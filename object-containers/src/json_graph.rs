@@ -57,10 +57,6 @@ use crate::{Array, Map, NDArray, Shape};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
-/// Objects nested deeper than this in a loaded graph are refused: dropping such a
-/// chain recurses once per level, and very deep chains would overflow the stack.
-pub const MAX_GRAPH_DEPTH: usize = 2000;
-
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 fn graph_error(message: impl Into<std::string::String>) -> Error {
@@ -688,8 +684,7 @@ fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
 ///
 /// A `ValueError` for text that is not JSON (with line and column), a document
 /// without the graph's keys, a node index out of range, a cycle, a node whose data does
-/// not match its type, or objects nested deeper than [`MAX_GRAPH_DEPTH`]; a
-/// `KeyError` for an unknown type key; and the errors of
+/// not match its type; a `KeyError` for an unknown type key; and the errors of
 /// [`create`](object_core::reflection::create) (missing, extra or wrong-kind field),
 /// each naming the node.
 pub fn from_json_graph(text: &str) -> Result<Any, Error> {
@@ -754,8 +749,8 @@ fn load_general(text: &str) -> Result<Any, Error> {
 ///
 /// When it succeeds, the general path would have built the same value: it builds the
 /// nodes the root reaches, each from the same data by the same code (`children` and
-/// `build`), and every node here is built after its children, none deeper than the
-/// limit, so there is no cycle and no error to find.
+/// `build`), and every node here is built after its children, so there is no cycle and
+/// no error to find.
 fn load_in_order(text: &str) -> Option<Any> {
     let mut loader = Loader::new(&[]);
     loader.count = usize::MAX; // not known yet: `build_in_order` checks `c < i`
@@ -817,7 +812,6 @@ struct Loader<'d, 'a> {
     /// How many nodes the graph has: child indices are below.
     count: usize,
     values: Vec<Option<Any>>,
-    depth: Vec<u32>,
     state: Vec<State>,
     arena: Vec<usize>,
     /// Kinds by type key (keys read without escapes only: they borrow the text).
@@ -832,7 +826,6 @@ impl<'d, 'a> Loader<'d, 'a> {
             nodes,
             count: n,
             values: vec![None; n],
-            depth: vec![0; n],
             state: vec![State::New; n],
             arena: Vec::new(),
             types: FastMap::default(),
@@ -877,22 +870,6 @@ impl<'d, 'a> Loader<'d, 'a> {
             let nodes = self.nodes;
             let data = nodes[frame.node].get("data");
             let value = self.build(frame.node, frame.kind, data, frame.start)?;
-            let depth = self.arena[frame.start..frame.start + frame.len]
-                .iter()
-                .map(|&c| self.depth[c])
-                .max()
-                .unwrap_or(0)
-                + u32::from(matches!(
-                    frame.kind,
-                    Kind::Object(_) | Kind::Array | Kind::Map
-                ));
-            if depth as usize > MAX_GRAPH_DEPTH {
-                return Err(self.node_error(
-                    frame.node,
-                    format!("objects nested deeper than {MAX_GRAPH_DEPTH} levels"),
-                ));
-            }
-            self.depth[frame.node] = depth;
             self.values[frame.node] = Some(value);
             self.state[frame.node] = State::Done;
             self.arena.truncate(frame.start);
@@ -950,20 +927,11 @@ impl<'d, 'a> Loader<'d, 'a> {
         }
         self.arena.clear();
         self.children(i, kind, data).ok()?;
-        let mut depth = 0;
-        for &c in &self.arena {
-            if c >= i {
-                return None;
-            }
-            depth = depth.max(self.depth[c]);
-        }
-        let depth = depth + u32::from(matches!(kind, Kind::Object(_) | Kind::Array | Kind::Map));
-        if depth as usize > MAX_GRAPH_DEPTH {
+        if self.arena.iter().any(|&c| c >= i) {
             return None;
         }
         let value = self.build(i, kind, data, 0).ok()?;
         self.values.push(Some(value));
-        self.depth.push(depth);
         Some(())
     }
 
@@ -980,7 +948,6 @@ impl<'d, 'a> Loader<'d, 'a> {
         let mut in_order = refl.reflected_fields();
         let mut entries = std::mem::take(&mut self.entries);
         entries.clear();
-        let mut depth = 0;
         let mut ok = true;
         for (name, value) in members {
             let field = match in_order.next() {
@@ -1003,11 +970,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
             } else {
                 match value {
-                    Json::Int(c) if (0..i as i64).contains(c) => {
-                        let c = *c as usize;
-                        depth = depth.max(self.depth[c]);
-                        self.child(c)
-                    }
+                    Json::Int(c) if (0..i as i64).contains(c) => self.child(*c as usize),
                     _ => {
                         ok = false;
                         break;
@@ -1016,7 +979,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             };
             entries.push((field.name(), Some(v)));
         }
-        let built = if ok && depth < MAX_GRAPH_DEPTH as u32 {
+        let built = if ok {
             let mut src = FieldSource::new(info.key(), &mut entries);
             reflection::create_from_source(info, &mut src).ok()
         } else {
@@ -1025,7 +988,6 @@ impl<'d, 'a> Loader<'d, 'a> {
         entries.clear();
         self.entries = entries;
         self.values.push(Some(Any::from(built?)));
-        self.depth.push(depth + 1);
         Some(())
     }
 
