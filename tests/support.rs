@@ -21,10 +21,16 @@ pub fn scale() -> f64 {
         .unwrap_or(1.0)
 }
 
-/// `n` scaled by [`scale`], but never below `min`.
+/// `n` scaled by [`scale`], but never below `min` — except under Miri, which runs
+/// some thousand times slower than native code: there the floor is at most
+/// [`MIRI_FLOOR`].
 pub fn scaled(n: usize, min: usize) -> usize {
+    let min = if cfg!(miri) { min.min(MIRI_FLOOR) } else { min };
     ((n as f64 * scale()) as usize).max(min)
 }
+
+/// The largest floor [`scaled`] keeps under Miri.
+pub const MIRI_FLOOR: usize = 64;
 
 /// The seed from `OBJECT_TEST_SEED`, or `default`; printed so a failure can be replayed.
 pub fn seed(test: &str, default: u64) -> u64 {

@@ -9,15 +9,23 @@ use object_core::{
     make_object_with_items, Any, AnyItem, InlineItems, Object, ObjectPtr, TypeError,
 };
 
-/// The object behind [`Array`]: header, length, capacity, then the `Any` slots.
+/// The object behind [`Array`]: header, a pointer to the slots (for C readers and for
+/// `Debug`, which only has `&self`), length, capacity, then the `Any` slots.
 #[derive(object_core::Object)]
 #[repr(C)]
 #[object(key = "ffi.Array", index = 71, final, opaque)]
 pub struct ArrayObj {
     base: Object,
+    data: *const Any,
     len: usize,
     cap: usize,
 }
+
+// SAFETY: the slots are owned by the object and `data` only ever points at them, in
+// the object's own block; they change only through a unique handle (copy-on-write).
+unsafe impl Send for ArrayObj {}
+// SAFETY: as above; shared access reads only.
+unsafe impl Sync for ArrayObj {}
 
 // SAFETY: `ArrayObj` values are built only in this module (private fields) and only
 // through `make_object_with_items`; `len`/`cap` change only through the setters.
@@ -39,14 +47,19 @@ unsafe impl InlineItems for ArrayObj {
     unsafe fn set_item_capacity(&mut self, cap: usize) {
         self.cap = cap;
     }
+    #[inline]
+    fn set_items_ptr(&mut self, ptr: *const Any) {
+        self.data = ptr;
+    }
 }
 
 /// The items, as a list (what an `ffi.Array` held in an `Any` prints as).
 impl fmt::Debug for ArrayObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: `ArrayObj` values are built only in this module, and moved straight
-        // into `make_object_with_items`; no reference to a bare value is ever formed.
-        let items = unsafe { object_core::items_of(self) };
+        // into `make_object_with_items`, which points `data` at the `len` initialized
+        // slots (a pointer from the allocation, not from a reference to the value).
+        let items = unsafe { core::slice::from_raw_parts(self.data, self.len) };
         f.debug_list().entries(items.iter().map(Any::view)).finish()
     }
 }
@@ -55,6 +68,7 @@ fn new_obj(capacity: usize, items: impl IntoIterator<Item = Any>) -> ObjectPtr<A
     make_object_with_items(
         ArrayObj {
             base: Object::new(),
+            data: core::ptr::null(),
             len: 0,
             cap: 0,
         },

@@ -42,12 +42,19 @@ unsafe impl InlineItems for ShapeObj {
     }
 }
 
+impl ShapeObj {
+    /// The dimensions.
+    fn dims(&self) -> &[i64] {
+        // SAFETY: `data` points at the `size` dimensions in this object's own block
+        // (set by the allocator from the allocation's pointer), immutable while it lives.
+        unsafe { core::slice::from_raw_parts(self.data, self.size) }
+    }
+}
+
 /// The dimensions, as a list.
 impl fmt::Debug for ShapeObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // SAFETY: `ShapeObj` values are built only in this module, and moved straight
-        // into `make_object_with_slice`; no reference to a bare value is ever formed.
-        fmt::Debug::fmt(unsafe { object_core::items_of(self) }, f)
+        fmt::Debug::fmt(self.dims(), f)
     }
 }
 

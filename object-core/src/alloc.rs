@@ -366,7 +366,10 @@ impl<T: ObjectType> ObjectPool<T> {
             missing: AtomicUsize::new(0),
         });
         ObjectPool {
-            shared: NonNull::from(Box::leak(shared)),
+            // A raw pointer from `Box::into_raw` (not from a reference): the chunks keep
+            // copies of it, and the last one out frees the box through it.
+            // SAFETY: `Box::into_raw` never returns null.
+            shared: unsafe { NonNull::new_unchecked(Box::into_raw(shared)) },
             _not_send: PhantomData,
         }
     }
@@ -399,6 +402,7 @@ impl<T: ObjectType> ObjectPool<T> {
 
     #[cold]
     fn grow(&self, n: usize) {
+        let raw = self.shared.as_ptr() as *const PoolShared<T>;
         let s = self.shared();
         let layout = match Layout::array::<Chunk<T>>(n) {
             Ok(l) => l,
@@ -413,7 +417,7 @@ impl<T: ObjectType> ObjectPool<T> {
             // SAFETY: `i < n`, inside the fresh block; only this thread sees it.
             unsafe {
                 let c = base.as_ptr().add(i);
-                ptr::addr_of_mut!((*c).pool).write(s as *const PoolShared<T>);
+                ptr::addr_of_mut!((*c).pool).write(raw);
                 s.push_local(c);
             }
         }
@@ -452,7 +456,7 @@ impl<T: ObjectType> ObjectPool<T> {
     }
 }
 
-impl<T: ObjectType> PoolShared<T> {
+impl<T> PoolShared<T> {
     /// Owner thread only.
     #[inline]
     unsafe fn push_local(&self, c: *mut Chunk<T>) {
@@ -462,41 +466,58 @@ impl<T: ObjectType> PoolShared<T> {
         self.local_len.set(self.local_len.get() + 1);
     }
 
-    /// Returns a chunk whose value was already dropped.
-    #[inline]
-    unsafe fn release(&self, c: *mut Chunk<T>) {
-        if self.owner == current_thread_id() && !self.closed.get() {
-            // SAFETY: we are on the owner thread (ids are never reused) and the pool is
-            // open, so the owner-only fields are ours.
-            unsafe { self.push_local(c) };
+}
+
+/// Returns a chunk whose value was already dropped to its pool.
+///
+/// Works on the raw pointer throughout: the last chunk home after the handle is gone
+/// frees the pool, so no reference to it may be live across that.
+///
+/// # Safety
+///
+/// `pool` is the (raw, `Box::into_raw`) pointer of the chunk's live pool; `c` is one of
+/// its chunks, out, whose value was dropped.
+#[inline]
+unsafe fn release_chunk<T>(pool: *const PoolShared<T>, c: *mut Chunk<T>) {
+    // SAFETY: the pool is alive while any chunk is out; `owner` never changes, and
+    // `closed` (owner-only) is read only on the owner thread; neither borrow outlives
+    // the condition.
+    if unsafe { (*pool).owner } == current_thread_id() && !unsafe { (*pool).closed.get() } {
+        // SAFETY: we are on the owner thread (ids are never reused) and the pool is
+        // open, so the owner-only fields are ours; the pool outlives this call.
+        unsafe { (*pool).push_local(c) };
+        return;
+    }
+    // SAFETY: the chunk is free; the pool is alive while any chunk is out.
+    unsafe { release_remote(pool, c) }
+}
+
+/// [`release_chunk`] off the owner thread, or after the handle is gone.
+///
+/// # Safety
+///
+/// As for [`release_chunk`].
+#[cold]
+unsafe fn release_remote<T>(pool: *const PoolShared<T>, c: *mut Chunk<T>) {
+    // SAFETY: the pool is alive until the last chunk is home (below); these are shared
+    // borrows of its atomic fields, ended before it can be freed.
+    let (remote, missing) = unsafe { (&(*pool).remote, &(*pool).missing) };
+    let mut head = remote.load(Ordering::Relaxed);
+    loop {
+        if head.addr() == CLOSED {
+            // The handle is gone: count down; the last one frees the pool.
+            if missing.fetch_sub(1, Ordering::AcqRel) == 1 {
+                // SAFETY: every chunk is home or accounted for, nobody else can reach
+                // the pool any more; `pool` is the `Box::into_raw` pointer.
+                unsafe { free_pool(pool as *mut PoolShared<T>) };
+            }
             return;
         }
-        // SAFETY: the chunk is free; the pool is alive while any chunk is out.
-        unsafe { self.release_remote(c) }
-    }
-
-    #[cold]
-    unsafe fn release_remote(&self, c: *mut Chunk<T>) {
-        let mut head = self.remote.load(Ordering::Relaxed);
-        loop {
-            if head as usize == CLOSED {
-                // The handle is gone: count down; the last one frees the pool.
-                if self.missing.fetch_sub(1, Ordering::AcqRel) == 1 {
-                    // SAFETY: every chunk is home or accounted for, nobody else can
-                    // reach the pool any more.
-                    unsafe { free_pool(self as *const Self as *mut Self) };
-                }
-                return;
-            }
-            // SAFETY: the chunk is free; its first word becomes the link.
-            unsafe { (c as *mut *mut Chunk<T>).write(head) };
-            match self
-                .remote
-                .compare_exchange_weak(head, c, Ordering::Release, Ordering::Relaxed)
-            {
-                Ok(_) => return,
-                Err(h) => head = h,
-            }
+        // SAFETY: the chunk is free; its first word becomes the link.
+        unsafe { (c as *mut *mut Chunk<T>).write(head) };
+        match remote.compare_exchange_weak(head, c, Ordering::Release, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(h) => head = h,
         }
     }
 }
@@ -507,7 +528,7 @@ impl<T: ObjectType> PoolShared<T> {
 ///
 /// No chunk may be in use and nobody else may hold a pointer to the pool.
 unsafe fn free_pool<T>(s: *mut PoolShared<T>) {
-    // SAFETY: the caller guarantees exclusive ownership; `s` came from `Box::leak`.
+    // SAFETY: the caller guarantees exclusive ownership; `s` came from `Box::into_raw`.
     let shared = unsafe { Box::from_raw(s) };
     for &(base, n) in shared.slabs_ref() {
         // SAFETY: each slab was allocated in `grow` with this exact layout.
@@ -533,8 +554,8 @@ unsafe extern "C" fn pool_deleter<T: ObjectType>(obj: *mut Object) {
     // once on the last release, and the chunk's pool outlives its chunks.
     unsafe {
         drop_object_in_place(c as *mut T);
-        let pool = (*c).pool;
-        (*pool).release(c);
+        let pool = ptr::addr_of!((*c).pool).read();
+        release_chunk(pool, c);
     }
 }
 
@@ -570,12 +591,13 @@ impl<T: ObjectType> Default for ObjectPool<T> {
 impl<T: ObjectType> Drop for ObjectPool<T> {
     fn drop(&mut self) {
         let s = self.shared.as_ptr();
-        // SAFETY: the shared part is alive (we are its owner handle).
+        // SAFETY: the shared part is alive (we are its owner handle); the borrow is not
+        // used once it may be freed below.
         let sh = unsafe { &*s };
         sh.closed.set(true);
         // From here on every free goes through `missing`; chunks that made it onto the
         // remote list before the swap are home.
-        let list = sh.remote.swap(CLOSED as *mut Chunk<T>, Ordering::AcqRel);
+        let list = sh.remote.swap(ptr::without_provenance_mut(CLOSED), Ordering::AcqRel);
         let mut home = sh.local_len.get();
         let mut p = list;
         while !p.is_null() {
@@ -768,28 +790,15 @@ where
     obj
 }
 
-/// The initialized trailing items of an object given by reference (for a `Debug` impl
-/// of the object struct, say).
-///
-/// # Safety
-///
-/// `obj` is inside an object made by [`make_object_with_items`] (not a value that has
-/// not been moved into one yet).
-pub unsafe fn items_of<T: InlineItems>(obj: &T) -> &[T::Item] {
-    let p = obj as *const T;
-    // SAFETY: the caller guarantees `len` initialized items follow at `items_offset`.
-    unsafe {
-        let base = (p as *const u8).add(items_offset::<T>()) as *const T::Item;
-        core::slice::from_raw_parts(base, obj.item_len())
-    }
-}
-
 impl<T: InlineItems> ObjectPtr<T> {
     /// The initialized trailing items.
     #[inline]
     pub fn items(this: &Self) -> &[T::Item] {
-        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`.
-        unsafe { items_of(&**this) }
+        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`,
+        // so `item_len` initialized items follow at `items_offset`; the pointer is the
+        // handle's, with provenance over the whole block (not from a `&T`, which would
+        // cover the value only); the borrow is tied to the handle.
+        unsafe { core::slice::from_raw_parts(Self::items_base(this), this.item_len()) }
     }
 
     #[inline]

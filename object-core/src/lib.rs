@@ -59,7 +59,7 @@ mod string;
 pub mod type_index;
 
 pub use crate::alloc::{
-    drop_object_in_place, extra_of, items_of, make_object, make_object_as, make_object_with_extra,
+    drop_object_in_place, extra_of, make_object, make_object_as, make_object_with_extra,
     make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
     ObjectPool, WithExtra,
 };
