@@ -2196,3 +2196,71 @@ fn modules_as_values_and_debug() {
         assert!(dbg.contains(part), "{part} in {dbg}");
     }
 }
+
+#[test]
+fn diamond_imports_are_searched_once_each() {
+    let _guard = LeakCheck::new();
+    // Level i imports level i - 1 twice (two paths to every lower module, a "diamond"
+    // at each level): a search that does not remember visited modules makes 2^k visits.
+    let levels = 64;
+    let bottom = Module::builder("m0")
+        .function("found", tagged("m0.found"))
+        .build();
+    let mut top = bottom.clone();
+    for i in 1..=levels {
+        top = Module::builder(&format!("m{i}"))
+            .function(&format!("own{i}"), tagged(&format!("m{i}.own")))
+            .import(top.clone())
+            .import(top)
+            .build();
+    }
+    let (missing, found, own) = within_timeout("a search through shared imports", {
+        let top = top.clone();
+        move || {
+            (
+                top.get_function("missing", true).is_none(),
+                top.get_function("found", true).map(|f| tag_of(&f)),
+                top.get_function("own1", true).map(|f| tag_of(&f)),
+            )
+        }
+    });
+    assert!(missing);
+    assert_eq!(found.as_deref(), Some("m0.found"));
+    assert_eq!(own.as_deref(), Some("m1.own"));
+    drop((top, bottom));
+}
+
+#[test]
+fn import_search_order_with_shared_modules() {
+    let _guard = LeakCheck::new();
+    // root imports [a, b, s]; a imports [s, c]; b imports [s]; s is shared. Depth-first
+    // in import order, each module once: root, a, s, c, b.
+    let s = Module::builder("s").function("x", tagged("s.x")).build();
+    let c = Module::builder("c")
+        .function("x", tagged("c.x"))
+        .function("y", tagged("c.y"))
+        .build();
+    let a = Module::builder("a")
+        .import(s.clone())
+        .import(c.clone())
+        .build();
+    let b = Module::builder("b")
+        .function("y", tagged("b.y"))
+        .function("z", tagged("b.z"))
+        .import(s.clone())
+        .build();
+    let root = Module::builder("root")
+        .import(a)
+        .import(b)
+        .import(s)
+        .build();
+    let lookup = |name: &str| root.get_function(name, true).map(|f| tag_of(&f));
+    assert_eq!(
+        lookup("x").as_deref(),
+        Some("s.x"),
+        "s (through a) before c"
+    );
+    assert_eq!(lookup("y").as_deref(), Some("c.y"), "a's subtree before b");
+    assert_eq!(lookup("z").as_deref(), Some("b.z"));
+    assert_eq!(lookup("w"), None);
+}
