@@ -508,6 +508,19 @@ pub enum RegistryError {
         /// The key.
         key: String,
     },
+    /// The key is a value kind's (`"int"`, `"None"`, `"ffi.SmallStr"`, …: the types
+    /// `Any` carries below index 64), which can never name an object type.
+    ValueKindKey {
+        /// The key.
+        key: String,
+    },
+    /// A final type asked for reserved slots, which only descendants could use.
+    FinalWithSlots {
+        /// The key.
+        key: String,
+        /// The slots asked for.
+        slots: u32,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -552,6 +565,14 @@ impl fmt::Display for RegistryError {
                 "Rust type `{rust}` cannot claim type `{key}`: objects of it were already made with a parent's layout"
             ),
             RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
+            RegistryError::ValueKindKey { key } => write!(
+                f,
+                "type key `{key}` names a value kind carried by `Any`, not an object type; it cannot be registered"
+            ),
+            RegistryError::FinalWithSlots { key, slots } => write!(
+                f,
+                "type `{key}` is final but reserves {slots} slot(s) for descendants; a final type has none"
+            ),
         }
     }
 }
@@ -777,11 +798,11 @@ pub fn types() -> Vec<&'static TypeInfo> {
     out
 }
 
-/// Link-time registrations that were refused (a key claimed by two Rust types, unknown
-/// or final parents, bad static indices), so a program can report them all at
-/// start-up. A Rust type whose registration is listed here panics on first use instead
-/// of getting an index that would let down-casts confuse it with another type; a key
-/// claimed twice is registered for neither claimant.
+/// Link-time registrations that were refused (a key claimed by two Rust types, a value
+/// kind's key, unknown or final parents, bad or taken static indices), so a program can
+/// report them all at start-up. A Rust type whose registration is listed here panics on
+/// first use instead of getting an index that would let down-casts confuse it with
+/// another type; a key claimed twice is registered for neither claimant.
 pub fn link_errors() -> Vec<RegistryError> {
     registry().lock().link_errors.values().cloned().collect()
 }
@@ -795,8 +816,9 @@ pub fn link_errors() -> Vec<RegistryError> {
 ///
 /// # Errors
 ///
-/// [`RegistryError`] naming the key: a duplicate key that differs, an unknown, final or
-/// non-object parent, slots exhausted where overflow is refused, a full table.
+/// [`RegistryError`] naming the key: a duplicate key that differs, a value kind's key
+/// (`"int"`, …), an unknown, final or non-object parent, a final type with slots, slots
+/// exhausted where overflow is refused, a full table.
 ///
 /// ```
 /// use object_core::registry::{register_type, RegistryError, TypeSpec};
@@ -815,6 +837,11 @@ pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError
     let reg = registry();
     let mut w = reg.lock();
     if let Some(existing) = reg.lookup(&spec.key) {
+        if !existing.is_object() {
+            return Err(RegistryError::ValueKindKey {
+                key: spec.key.clone(),
+            });
+        }
         return same_or_duplicate(existing, spec);
     }
     let key = KeyName::Owned(&spec.key);
@@ -875,6 +902,11 @@ pub(crate) fn resolve_rust_type(
     }
     let tid = (r.rust_type)();
     let info = match reg.lookup(r.key) {
+        Some(existing) if !existing.is_object() => {
+            return Err(RegistryError::ValueKindKey {
+                key: r.key.to_owned(),
+            });
+        }
         Some(existing) => {
             let spec = spec_of(r);
             same_or_duplicate(existing, &spec)?;
@@ -1029,10 +1061,9 @@ fn place_runtime(
     let name = key.as_str();
     check_parent(name, parent)?;
     if is_final && slots != 0 {
-        return Err(RegistryError::BadStaticIndex {
+        return Err(RegistryError::FinalWithSlots {
             key: name.to_owned(),
-            index: 0,
-            reason: "a final type cannot reserve slots".to_owned(),
+            slots,
         });
     }
     let need = slots
@@ -1176,6 +1207,27 @@ fn build() -> Registry {
     all.sort_by(|a, b| (a.key, a.rust_name).cmp(&(b.key, b.rust_name)));
     let mut by_key: HashMap<&'static str, &'static TypeRegistration> = HashMap::new();
     for r in &all {
+        // Registrations that can never be placed, whatever else is linked.
+        if reg.keys.get(r.key).is_some() {
+            // Only the value kinds are registered yet.
+            w.link_errors.insert(
+                r.key,
+                RegistryError::ValueKindKey {
+                    key: r.key.to_owned(),
+                },
+            );
+            continue;
+        }
+        if r.is_final && r.slots != 0 {
+            w.link_errors.insert(
+                r.key,
+                RegistryError::FinalWithSlots {
+                    key: r.key.to_owned(),
+                    slots: r.slots,
+                },
+            );
+            continue;
+        }
         match by_key.get(r.key) {
             None => {
                 by_key.insert(r.key, r);
