@@ -16,8 +16,8 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use object_containers::{
     get_global, list_globals, register_global, register_global_override, remove_global,
-    set_last_error, take_last_error, Array, ArrayObj, Error, Function, FunctionObj, Map, Module,
-    String,
+    set_last_error, take_last_error, Array, ArrayObj, Error, FromArg, Function, FunctionObj, Map,
+    Module, String,
 };
 use object_core::{make_object, Any, AnyView, Object, ObjectPtr, TypeError};
 use object_tests::{scaled, DropCounter, Tracked};
@@ -2195,4 +2195,278 @@ fn modules_as_values_and_debug() {
     for part in [r#""lib""#, r#"["neg", "sq"]"#, "[]"] {
         assert!(dbg.contains(part), "{part} in {dbg}");
     }
+}
+
+#[test]
+fn diamond_imports_are_searched_once_each() {
+    let _guard = LeakCheck::new();
+    // Level i imports level i - 1 twice (two paths to every lower module, a "diamond"
+    // at each level): a search that does not remember visited modules makes 2^k visits.
+    let levels = 64;
+    let bottom = Module::builder("m0")
+        .function("found", tagged("m0.found"))
+        .build();
+    let mut top = bottom.clone();
+    for i in 1..=levels {
+        top = Module::builder(&format!("m{i}"))
+            .function(&format!("own{i}"), tagged(&format!("m{i}.own")))
+            .import(top.clone())
+            .import(top)
+            .build();
+    }
+    let (missing, found, own) = within_timeout("a search through shared imports", {
+        let top = top.clone();
+        move || {
+            (
+                top.get_function("missing", true).is_none(),
+                top.get_function("found", true).map(|f| tag_of(&f)),
+                top.get_function("own1", true).map(|f| tag_of(&f)),
+            )
+        }
+    });
+    assert!(missing);
+    assert_eq!(found.as_deref(), Some("m0.found"));
+    assert_eq!(own.as_deref(), Some("m1.own"));
+    drop((top, bottom));
+}
+
+#[test]
+fn import_search_order_with_shared_modules() {
+    let _guard = LeakCheck::new();
+    // root imports [a, b, s]; a imports [s, c]; b imports [s]; s is shared. Depth-first
+    // in import order, each module once: root, a, s, c, b.
+    let s = Module::builder("s").function("x", tagged("s.x")).build();
+    let c = Module::builder("c")
+        .function("x", tagged("c.x"))
+        .function("y", tagged("c.y"))
+        .build();
+    let a = Module::builder("a")
+        .import(s.clone())
+        .import(c.clone())
+        .build();
+    let b = Module::builder("b")
+        .function("y", tagged("b.y"))
+        .function("z", tagged("b.z"))
+        .import(s.clone())
+        .build();
+    let root = Module::builder("root")
+        .import(a)
+        .import(b)
+        .import(s)
+        .build();
+    let lookup = |name: &str| root.get_function(name, true).map(|f| tag_of(&f));
+    assert_eq!(
+        lookup("x").as_deref(),
+        Some("s.x"),
+        "s (through a) before c"
+    );
+    assert_eq!(lookup("y").as_deref(), Some("c.y"), "a's subtree before b");
+    assert_eq!(lookup("z").as_deref(), Some("b.z"));
+    assert_eq!(lookup("w"), None);
+}
+
+// ---------------------------------------------------------------------------------
+// 6. Nothing a caller gives can abort the process.
+// ---------------------------------------------------------------------------------
+
+/// Runs the `#[ignore]`d test `name` of this binary in a child process (so that an abort
+/// fails this test instead of killing the whole binary) and checks that it exited
+/// normally and printed `"<name>: done"`.
+fn run_child(name: &str) {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("FTEST_ABORT_CHILD", name)
+        .output()
+        .unwrap();
+    let stdout = std::string::String::from_utf8_lossy(&out.stdout);
+    let stderr = std::string::String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains(&format!("{name}: done")),
+        "child `{name}` failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+}
+
+/// Whether this process is the child started by [`run_child`] for `name`.
+fn is_child(name: &str) -> bool {
+    std::env::var("FTEST_ABORT_CHILD").is_ok_and(|v| v == name)
+}
+
+/// An argument type whose conversion panics on 13.
+#[derive(Debug)]
+struct PanicsOnThirteen(i64);
+
+impl FromArg for PanicsOnThirteen {
+    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+        let x = i64::from_arg(v)?;
+        assert!(x != 13, "converting 13");
+        Ok(PanicsOnThirteen(x))
+    }
+}
+
+/// An argument type whose drop panics when it holds a negative number.
+#[derive(Debug)]
+struct PanicsOnDrop(i64);
+
+impl FromArg for PanicsOnDrop {
+    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+        i64::from_arg(v).map(PanicsOnDrop)
+    }
+}
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        assert!(self.0 >= 0, "dropping {}", self.0);
+    }
+}
+
+/// A return type whose conversion panics.
+struct PanicsOnReturn;
+
+impl object_containers::IntoRet for PanicsOnReturn {
+    fn into_ret(self) -> Result<Any, Error> {
+        panic!("returning")
+    }
+}
+
+/// An argument type the quick conversion always leaves to the full one.
+struct SlowOnly(i64);
+
+impl FromArg for SlowOnly {
+    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+        i64::from_arg(v).map(SlowOnly)
+    }
+    fn from_arg_quick(_: AnyView<'_>) -> Option<Self> {
+        None
+    }
+}
+
+/// The `Panic` error of a call that must fail, with the function's frame.
+#[track_caller]
+fn panicked<T: std::fmt::Debug>(r: Result<T, Error>, message: &str, frame: &str) {
+    let e = r.expect_err("the call must fail");
+    assert_eq!((e.kind(), e.message()), ("Panic", message), "{e}");
+    assert_eq!(e.frames(), [frame]);
+    assert!(take_last_error().is_none());
+}
+
+#[test]
+#[ignore = "helper: run in a child process by user_conversions_that_panic_are_errors"]
+fn user_conversions_that_panic_child() {
+    const NAME: &str = "user_conversions_that_panic_child";
+    if !is_child(NAME) {
+        return;
+    }
+    let one = Function::from_typed_named("one", |x: PanicsOnThirteen| x.0);
+    let two = Function::from_typed_named("two", |x: i64, y: PanicsOnThirteen| x + y.0);
+    let eight = Function::from_typed_named(
+        "eight",
+        |a: i64, b: i64, c: i64, d: i64, e: i64, f: i64, g: i64, h: PanicsOnThirteen| {
+            a + b + c + d + e + f + g + h.0
+        },
+    );
+    let dropper = Function::from_typed_named("dropper", |x: PanicsOnDrop, y: i64| x.0 + y);
+    let ret = Function::from_typed_named("ret", |_: i64| PanicsOnReturn);
+    // A `FromArg` that panics: through the C entry point and through the typed views'
+    // fast entries alike.
+    panicked(one.call_with([13i64]), "converting 13", "one");
+    panicked(
+        one.typed::<(i64,), i64>().call((13,)),
+        "converting 13",
+        "one",
+    );
+    panicked(
+        two.typed::<(i64, i64), i64>().call((1, 13)),
+        "converting 13",
+        "two",
+    );
+    panicked(two.call_with([1i64, 13]), "converting 13", "two");
+    panicked(
+        eight
+            .typed::<(i64, i64, i64, i64, i64, i64, i64, i64), i64>()
+            .call((1, 2, 3, 4, 5, 6, 7, 13)),
+        "converting 13",
+        "eight",
+    );
+    // The drop of an argument that panics: after the call, and when a later argument
+    // fails to convert (the earlier one is dropped before the full conversion).
+    panicked(
+        dropper.typed::<(i64, i64), i64>().call((-1, 1)),
+        "dropping -1",
+        "dropper",
+    );
+    panicked(
+        dropper.typed::<(i64, &str), i64>().call((-2, "x")),
+        "dropping -2",
+        "dropper",
+    );
+    panicked(dropper.call_with([-3i64, 1]), "dropping -3", "dropper");
+    // An `IntoRet` that panics.
+    panicked(ret.typed::<(i64,), Any>().call((1,)), "returning", "ret");
+    panicked(ret.call_with([1i64]), "returning", "ret");
+    // The functions work on.
+    assert_eq!(one.typed::<(i64,), i64>().call((12,)).unwrap(), 12);
+    assert_eq!(two.typed::<(i64, i64), i64>().call((1, 2)).unwrap(), 3);
+    assert_eq!(dropper.typed::<(i64, i64), i64>().call((1, 2)).unwrap(), 3);
+    let e = dropper
+        .typed::<(i64, &str), i64>()
+        .call((1, "x"))
+        .unwrap_err();
+    assert_eq!(e.kind(), "TypeError");
+    println!("{NAME}: done");
+}
+
+#[test]
+fn user_conversions_that_panic_are_errors() {
+    run_child("user_conversions_that_panic_child");
+}
+
+/// A panic payload whose drop panics, with a payload whose drop panics in turn.
+struct LoudPayload(u32);
+
+impl Drop for LoudPayload {
+    fn drop(&mut self) {
+        if self.0 > 0 {
+            std::panic::panic_any(LoudPayload(self.0 - 1));
+        }
+    }
+}
+
+#[test]
+#[ignore = "helper: run in a child process by panic_payloads_that_panic_on_drop_are_errors"]
+fn panic_payload_drop_child() {
+    const NAME: &str = "panic_payload_drop_child";
+    if !is_child(NAME) {
+        return;
+    }
+    let message = "a panic with a non-string payload";
+    let packed = Function::from_packed_named(Some("packed"), |_: &[AnyView<'_>]| {
+        std::panic::panic_any(LoudPayload(3))
+    });
+    let typed = Function::from_typed_named("typed", |x: i64| -> i64 {
+        std::panic::panic_any(LoudPayload(x as u32))
+    });
+    panicked(packed.call(&[]), message, "packed");
+    panicked(typed.call_with([2i64]), message, "typed");
+    panicked(typed.typed::<(i64,), i64>().call((2,)), message, "typed");
+    // The slow paths (a conversion the quick one leaves to the full one): the C entry
+    // point's, and the fast entry's way through the C entry point.
+    let slow = Function::from_typed_named("slow", |x: SlowOnly| -> i64 {
+        std::panic::panic_any(LoudPayload(x.0 as u32))
+    });
+    panicked(slow.call_with([2i64]), message, "slow");
+    panicked(slow.typed::<(i64,), i64>().call((2,)), message, "slow");
+    println!("{NAME}: done");
+}
+
+#[test]
+fn panic_payloads_that_panic_on_drop_are_errors() {
+    run_child("panic_payload_drop_child");
 }

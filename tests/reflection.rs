@@ -1702,3 +1702,70 @@ fn custom_debug_is_used_for_the_struct_and_its_handles() {
     );
     assert_eq!(field_names(s.as_object_ref()), ["password"]);
 }
+
+/// Runs only in a child process started by
+/// [`printing_works_in_a_thread_local_destructor`]: a thread whose thread-local value's
+/// destructor prints objects after the printer's own thread-local state may be gone.
+#[test]
+#[ignore = "helper: run in a child process by printing_works_in_a_thread_local_destructor"]
+fn print_in_tls_destructor_child() {
+    if std::env::var_os("RTEST_TLS_CHILD").is_none() {
+        return;
+    }
+    struct PrintsOnDrop(ObjectPtr<Expr>, Array<ObjectPtr<Expr>>);
+    impl Drop for PrintsOnDrop {
+        fn drop(&mut self) {
+            println!("object: {:?}", self.0);
+            println!("array: {:?}", self.1);
+            println!("pretty: {:#?}", self.0.downcast_ref::<Add>().unwrap());
+        }
+    }
+    std::thread_local! {
+        static GUARD: std::cell::RefCell<Option<PrintsOnDrop>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    std::thread::spawn(|| {
+        let x = var("x");
+        let e = add(x.clone(), x.clone());
+        let arr: Array<ObjectPtr<Expr>> = vec![x.clone(), x].into_iter().collect();
+        // Registered first, so destroyed after whatever the print below registers.
+        GUARD.with(|g| *g.borrow_mut() = Some(PrintsOnDrop(e.clone(), arr)));
+        assert_eq!(
+            format!("{e:?}"),
+            r#"rtest.Add { lhs: rtest.Var #1 { name: "x" }, rhs: #1 }"#
+        );
+    })
+    .join()
+    .unwrap();
+    println!("child: done");
+}
+
+#[test]
+fn printing_works_in_a_thread_local_destructor() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "print_in_tls_destructor_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("RTEST_TLS_CHILD", "1")
+        .output()
+        .unwrap();
+    let stdout = std::string::String::from_utf8_lossy(&out.stdout);
+    let stderr = std::string::String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("child: done"),
+        "child failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    for line in [
+        r#"object: rtest.Add { lhs: rtest.Var #1 { name: "x" }, rhs: #1 }"#,
+        r#"array: [rtest.Var #1 { name: "x" }, #1]"#,
+        "pretty: rtest.Add {\n    lhs: rtest.Var #1 {\n        name: \"x\",\n    },\n    rhs: #1,\n}",
+    ] {
+        assert!(stdout.contains(line), "`{line}` in:\n{stdout}");
+    }
+}

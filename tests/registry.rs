@@ -233,15 +233,23 @@ fn registration_errors_name_the_key() {
     assert!(
         matches!(e, RegistryError::SlotsExhausted { ref ancestor, .. } if ancestor == "err.Closed")
     );
-    // A final type with slots.
-    check(
+    // A final type with slots: its own error, not a bad static index.
+    let e = check(
         register_type(
             &TypeSpec::new("err.FinalSlots", "ffi.Object")
                 .final_type(true)
-                .slots(1),
+                .slots(3),
         ),
         "err.FinalSlots",
     );
+    assert_eq!(
+        e,
+        RegistryError::FinalWithSlots {
+            key: "err.FinalSlots".into(),
+            slots: 3
+        }
+    );
+    assert!(!e.to_string().contains("static index"), "{e}");
     // Unknown key look-ups.
     let e = check(type_index_of("err.NoSuchKey"), "err.NoSuchKey");
     assert!(matches!(e, RegistryError::UnknownKey { .. }));
@@ -280,6 +288,53 @@ fn registration_errors_name_the_key() {
         "a value kind is not an object type"
     );
     assert!(make_object_as(Object::new(), 3_000_000).is_err());
+}
+
+/// A derive on a value kind's key: refused at link time, the value kind keeps its key.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "float")]
+struct NotAFloat {
+    base: Object,
+}
+
+/// A value kind's key (the types `Any` carries below 64) is never an object type:
+/// registering it is refused whatever the spec says, and the value kind is unchanged.
+#[test]
+fn value_kind_keys_cannot_be_registered() {
+    for key in ["int", "None", "bool", "float", "DLTensor*", "ffi.SmallStr"] {
+        let index = type_index_of(key).unwrap();
+        for spec in [
+            TypeSpec::new(key, ""),
+            TypeSpec::new(key, "").final_type(true).overflow(false),
+            TypeSpec::new(key, "ffi.Object"),
+            TypeSpec::new(key, "ffi.Object").slots(2),
+        ] {
+            assert_eq!(
+                register_type(&spec).map(|i| i.key()),
+                Err(RegistryError::ValueKindKey { key: key.into() }),
+                "{spec:?}"
+            );
+        }
+        assert_eq!(type_index_of(key), Ok(index));
+        assert!(!registry::type_info(index).unwrap().is_object());
+    }
+    let e = register_type(&TypeSpec::new("int", "")).unwrap_err();
+    assert!(e.to_string().contains("`int`"), "{e}");
+    // At link time too.
+    assert!(
+        registry::link_errors().contains(&RegistryError::ValueKindKey {
+            key: "float".into()
+        })
+    );
+    assert_eq!(type_index_of("float"), Ok(3));
+    assert_eq!(registry::type_info(3).unwrap().key(), "float");
+    let first_use = std::panic::catch_unwind(NotAFloat::type_index).unwrap_err();
+    let msg = first_use.downcast_ref::<std::string::String>().unwrap();
+    assert!(
+        msg.contains("`float`") && msg.contains("value kind"),
+        "{msg}"
+    );
 }
 
 // Two Rust types claiming one key: the registry refuses to give either an index

@@ -11,6 +11,10 @@
 //! (`FromArg::from_arg_quick`) and fall back to the full ones, out of line, only when
 //! those fail, so that their common path calls nothing and needs no stack frame.
 //!
+//! Nothing unwinds out of an entry point (which would abort the process): a panic in the
+//! callable, in an argument's `FromArg` or `Drop`, in the result's `IntoRet`, or in the
+//! `Drop` of a panic's own payload is caught and becomes a `Panic` error.
+//!
 //! This module holds the FFI entry points, hence its `unsafe` blocks.
 
 use core::cell::RefCell;
@@ -264,7 +268,7 @@ unsafe fn finish(
             -1
         }
         Err(panic) => {
-            fail_with(this, Error::new("Panic", panic_message(&*panic)));
+            fail_with_panic(this, panic);
             -2
         }
     }
@@ -287,26 +291,62 @@ unsafe fn finish_fast(
             RawRet::failed(-1)
         }
         Err(panic) => {
-            fail_with(this, Error::new("Panic", panic_message(&*panic)));
+            fail_with_panic(this, panic);
             RawRet::failed(-2)
         }
     }
 }
 
-/// The error path of [`call_packed`], out of line: adds the function's frame to `e` and
-/// leaves it in the error slot.
+/// The error path of every entry point, out of line: adds the function's frame to `e`
+/// and leaves it in the error slot. Never unwinds (it runs inside `extern "C"`
+/// functions): should anything in it panic, the error is lost and the caller reports a
+/// failure whose error could not be delivered.
 #[cold]
 #[inline(never)]
 fn fail_with(this: *const FunctionObj, e: Error) {
+    never_unwind(|| set_last_error(e.with_frame(frame_name(this))));
+}
+
+/// The panic path of every entry point, out of line: a `Panic` error with the payload's
+/// message, in the error slot. The payload is dropped here, where a panic in its own
+/// `Drop` is caught too (see [`drop_payload`]). Never unwinds.
+#[cold]
+#[inline(never)]
+fn fail_with_panic(this: *const FunctionObj, payload: Box<dyn core::any::Any + Send>) {
+    let message = panic_message(&*payload);
+    drop_payload(payload);
+    never_unwind(|| set_last_error(Error::new("Panic", message).with_frame(frame_name(this))));
+}
+
+/// The name of the function being called, for its error frame.
+fn frame_name(this: *const FunctionObj) -> std::string::String {
     // SAFETY: `this` is alive for the call (see `call_packed`).
-    let name = unsafe {
+    unsafe {
         (*this)
             .name
             .as_ref()
             .map_or("<anonymous function>", |s| s.as_str())
             .to_owned()
-    };
-    set_last_error(e.with_frame(name));
+    }
+}
+
+/// Runs `f`, catching a panic (whose payload is dropped with [`drop_payload`]): for the
+/// work an `extern "C"` entry point does after its callable returned, so that nothing
+/// unwinds through the C ABI (which would abort the process).
+fn never_unwind(f: impl FnOnce()) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+        drop_payload(payload);
+    }
+}
+
+/// Drops a caught panic's payload without unwinding: a payload whose `Drop` panics
+/// would otherwise unwind out of the entry point that caught it. The payload of that
+/// second panic is forgotten (leaked) rather than dropped, since its `Drop` may panic
+/// too.
+fn drop_payload(payload: Box<dyn core::any::Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        core::mem::forget(again);
+    }
 }
 
 /// A packed function: an object holding a callable behind a C entry point. Cloning is a
@@ -860,19 +900,30 @@ macro_rules! arity {
             R: IntoRet,
             $($a: FromArg,)*
         {
+            // One `catch_unwind` around everything that runs user code: the quick
+            // conversions (`FromArg`), the drops of converted arguments when a later
+            // one does not convert, the call, and `IntoRet`. Nothing may unwind out of
+            // this `extern "C"` function.
             #[allow(unreachable_patterns)]
-            match ($(<$a as FromArg>::from_arg_quick($v),)*) {
-                ($(Some($x),)*) => {
-                    // SAFETY: installed only by `Function::from_typed_named` for this
-                    // `F`, whose object is a `WithExtra<FunctionObj, F>` (see
-                    // `call_packed`).
-                    let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
-                    let r = catch_unwind(AssertUnwindSafe(|| (f)($($x),*).into_ret()));
-                    // SAFETY: `this` is live for the call.
-                    unsafe { finish_fast(this, r) }
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                match ($(<$a as FromArg>::from_arg_quick($v),)*) {
+                    ($(Some($x),)*) => {
+                        // SAFETY: installed only by `Function::from_typed_named` for
+                        // this `F`, whose object is a `WithExtra<FunctionObj, F>` (see
+                        // `call_packed`).
+                        let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+                        Some((f)($($x),*).into_ret())
+                    }
+                    _ => None,
                 }
+            }));
+            match r {
+                // SAFETY: `this` is live for the call.
+                Ok(Some(r)) => unsafe { finish_fast(this, Ok(r)) },
                 // SAFETY: as above.
-                _ => unsafe { through_packed(this, [$($v),*]) },
+                Ok(None) => unsafe { through_packed(this, [$($v),*]) },
+                // SAFETY: as above.
+                Err(panic) => unsafe { finish_fast(this, Err(panic)) },
             }
         }
 

@@ -1,7 +1,7 @@
 //! `Module` (`ffi.Module`, static index 73): a named table of functions with imports.
 
 use core::fmt;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use object_core::{make_object, Object, ObjectPtr};
 
@@ -100,17 +100,38 @@ impl Module {
         &self.0.imports
     }
     /// The function `name`: this module's own first, then (if `query_imports`) the
-    /// imports' depth-first, in import order.
+    /// imports' depth-first, in import order (an import's own functions, then its
+    /// imports, before the next import).
+    ///
+    /// Each module is searched once however many modules import it, so shared
+    /// ("diamond") imports cost one visit each, and the search keeps an explicit work
+    /// list instead of recursing, so a chain of imports of any depth cannot overflow the
+    /// stack.
     pub fn get_function(&self, name: &str, query_imports: bool) -> Option<Function> {
         if let Some(f) = self.0.functions.get(name) {
             return Some(f.clone());
         }
         if query_imports {
-            return self
-                .0
-                .imports
-                .iter()
-                .find_map(|m| m.get_function(name, true));
+            return self.find_in_imports(name);
+        }
+        None
+    }
+
+    /// The imports' part of [`Module::get_function`]: a pre-order depth-first search
+    /// with a stack (pushed in reverse import order, so the first import is searched
+    /// first) and a set of the modules already searched.
+    fn find_in_imports(&self, name: &str) -> Option<Function> {
+        let mut visited: HashSet<*const ModuleObj> = HashSet::new();
+        visited.insert(ObjectPtr::as_ptr(&self.0));
+        let mut stack: Vec<&Module> = self.0.imports.iter().rev().collect();
+        while let Some(m) = stack.pop() {
+            if !visited.insert(ObjectPtr::as_ptr(&m.0)) {
+                continue;
+            }
+            if let Some(f) = m.0.functions.get(name) {
+                return Some(f.clone());
+            }
+            stack.extend(m.0.imports.iter().rev());
         }
         None
     }

@@ -40,7 +40,7 @@
 //! assert_eq!(err.to_string(), "TypeError: field `x` of `doc.refl.Point`: expected int, got ffi.String");
 //! ```
 
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 use core::fmt;
 use std::collections::HashMap;
 
@@ -1004,7 +1004,29 @@ struct PrintState {
 }
 
 thread_local! {
-    static PRINT: RefCell<Option<PrintState>> = const { RefCell::new(None) };
+    /// The print in progress on this thread: the state on the stack of the outermost
+    /// [`print_graph`], or null. A `Cell` of a raw pointer has no destructor, so this
+    /// slot is never torn down: printing works at any point of a thread's life, also
+    /// from other thread-locals' destructors (a slot with a destructor may already be
+    /// gone then, and `with` on it panics, which aborts in a destructor).
+    static PRINT: Cell<*const RefCell<PrintState>> = const { Cell::new(core::ptr::null()) };
+}
+
+/// Runs `f` on the state of the print in progress: `Some(None)` if there is none,
+/// `None` if this thread's slot cannot be reached (not expected on any platform with
+/// native thread-locals; the printer then degrades to a plain `key { … }`).
+fn with_state<R>(f: impl FnOnce(Option<&mut PrintState>) -> R) -> Option<R> {
+    let p = PRINT.try_with(Cell::get).ok()?;
+    if p.is_null() {
+        return Some(f(None));
+    }
+    // SAFETY: a non-null pointer is set only by `print_graph`, to state on its own stack
+    // frame, and reset to null before that frame ends (on unwinding too); everything
+    // that reaches here runs inside that call, on the same thread. The state is only
+    // borrowed here, for `f`, which calls no `Debug` impl.
+    let state = unsafe { &*p };
+    let mut s = state.borrow_mut();
+    Some(f(Some(&mut s)))
 }
 
 /// Discards output (the counting pass).
@@ -1027,30 +1049,32 @@ pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result 
 /// Prints `root` with graph state: a counting pass, then the printing pass. Nested
 /// calls (an object inside a container inside an object) join the outermost print.
 fn print_graph(root: &dyn fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    if PRINT.with(|p| p.borrow().is_some()) {
-        return root.fmt(f);
+    match PRINT.try_with(Cell::get) {
+        // Join the print in progress.
+        Ok(p) if !p.is_null() => return root.fmt(f),
+        Ok(_) => {}
+        // No slot: `reach` degrades every object to `key { … }`.
+        Err(_) => return root.fmt(f),
     }
-    /// Clears the state even if a `Debug` impl panics.
+    let state = RefCell::new(PrintState {
+        counting: true,
+        ..PrintState::default()
+    });
+    /// Clears the slot before `state` goes, even if a `Debug` impl panics.
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
-            let _ = PRINT.try_with(|p| *p.borrow_mut() = None);
+            let _ = PRINT.try_with(|p| p.set(core::ptr::null()));
         }
     }
+    let _ = PRINT.try_with(|p| p.set(&state));
     let _reset = Reset;
-    PRINT.with(|p| {
-        *p.borrow_mut() = Some(PrintState {
-            counting: true,
-            ..PrintState::default()
-        })
-    });
     let _ = fmt::write(&mut Sink, format_args!("{root:?}"));
-    PRINT.with(|p| {
-        if let Some(s) = p.borrow_mut().as_mut() {
-            s.counting = false;
-            s.depth = 0;
-        }
-    });
+    {
+        let mut s = state.borrow_mut();
+        s.counting = false;
+        s.depth = 0;
+    }
     root.fmt(f)
 }
 
@@ -1062,9 +1086,8 @@ enum Reach {
 }
 
 fn reach(addr: usize) -> Reach {
-    PRINT.with(|p| {
-        let mut p = p.borrow_mut();
-        let Some(s) = p.as_mut() else {
+    with_state(|s| {
+        let Some(s) = s else {
             return Reach::Full(None);
         };
         if s.depth >= MAX_PRINT_DEPTH {
@@ -1090,19 +1113,20 @@ fn reach(addr: usize) -> Reach {
         }
         Reach::Full(None)
     })
+    .unwrap_or(Reach::TooDeep)
 }
 
 fn enter() {
-    PRINT.with(|p| {
-        if let Some(s) = p.borrow_mut().as_mut() {
+    with_state(|s| {
+        if let Some(s) = s {
             s.depth += 1;
         }
     });
 }
 
 fn leave() {
-    PRINT.with(|p| {
-        if let Some(s) = p.borrow_mut().as_mut() {
+    with_state(|s| {
+        if let Some(s) = s {
             s.depth -= 1;
         }
     });

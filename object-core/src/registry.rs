@@ -18,6 +18,11 @@
 //! subtree, then `slots` further indices reserved for descendants registered *later*
 //! with [`register_type`].
 //!
+//! Static indices (`64..128`) are fixed by the types themselves. When two link-time
+//! types claim one, the outcome does not depend on link or hash order: a core type
+//! ([`CORE_STATIC_TYPES`]) always keeps its index, otherwise the smaller key does, and
+//! the other type is refused (listed by [`link_errors`], an error on its first use).
+//!
 //! A run-time type takes `slots + 1` indices from the reserved slots of its parent, or
 //! of the nearest ancestor that still has room; failing that it *overflows* to the end
 //! of the table. Every ancestor whose range it then falls outside must allow overflow
@@ -468,7 +473,7 @@ pub enum RegistryError {
         /// The ancestor that refuses overflow.
         ancestor: String,
     },
-    /// A static index outside `65..128`, already taken, or combined with slots.
+    /// A static index outside `65..128`, or combined with slots.
     BadStaticIndex {
         /// The key.
         key: String,
@@ -507,6 +512,30 @@ pub enum RegistryError {
     UnknownKey {
         /// The key.
         key: String,
+    },
+    /// The key is a value kind's (`"int"`, `"None"`, `"ffi.SmallStr"`, …: the types
+    /// `Any` carries below index 64), which can never name an object type.
+    ValueKindKey {
+        /// The key.
+        key: String,
+    },
+    /// A final type asked for reserved slots, which only descendants could use.
+    FinalWithSlots {
+        /// The key.
+        key: String,
+        /// The slots asked for.
+        slots: u32,
+    },
+    /// Two link-time types claim one static index. A core type (see
+    /// [`CORE_STATIC_TYPES`]) always keeps its index; between other types, the one
+    /// with the smaller key does. The other is refused with this error.
+    StaticIndexTaken {
+        /// The refused type's key.
+        key: String,
+        /// The index both claim.
+        index: u32,
+        /// The key of the type that holds the index.
+        holder: String,
     },
 }
 
@@ -552,6 +581,18 @@ impl fmt::Display for RegistryError {
                 "Rust type `{rust}` cannot claim type `{key}`: objects of it were already made with a parent's layout"
             ),
             RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
+            RegistryError::ValueKindKey { key } => write!(
+                f,
+                "type key `{key}` names a value kind carried by `Any`, not an object type; it cannot be registered"
+            ),
+            RegistryError::FinalWithSlots { key, slots } => write!(
+                f,
+                "type `{key}` is final but reserves {slots} slot(s) for descendants; a final type has none"
+            ),
+            RegistryError::StaticIndexTaken { key, index, holder } => write!(
+                f,
+                "type `{key}` asks for static index {index}, which `{holder}` holds"
+            ),
         }
     }
 }
@@ -777,11 +818,11 @@ pub fn types() -> Vec<&'static TypeInfo> {
     out
 }
 
-/// Link-time registrations that were refused (a key claimed by two Rust types, unknown
-/// or final parents, bad static indices), so a program can report them all at
-/// start-up. A Rust type whose registration is listed here panics on first use instead
-/// of getting an index that would let down-casts confuse it with another type; a key
-/// claimed twice is registered for neither claimant.
+/// Link-time registrations that were refused (a key claimed by two Rust types, a value
+/// kind's key, unknown or final parents, bad or taken static indices), so a program can
+/// report them all at start-up. A Rust type whose registration is listed here panics on
+/// first use instead of getting an index that would let down-casts confuse it with
+/// another type; a key claimed twice is registered for neither claimant.
 pub fn link_errors() -> Vec<RegistryError> {
     registry().lock().link_errors.values().cloned().collect()
 }
@@ -795,8 +836,9 @@ pub fn link_errors() -> Vec<RegistryError> {
 ///
 /// # Errors
 ///
-/// [`RegistryError`] naming the key: a duplicate key that differs, an unknown, final or
-/// non-object parent, slots exhausted where overflow is refused, a full table.
+/// [`RegistryError`] naming the key: a duplicate key that differs, a value kind's key
+/// (`"int"`, …), an unknown, final or non-object parent, a final type with slots, slots
+/// exhausted where overflow is refused, a full table.
 ///
 /// ```
 /// use object_core::registry::{register_type, RegistryError, TypeSpec};
@@ -815,6 +857,11 @@ pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError
     let reg = registry();
     let mut w = reg.lock();
     if let Some(existing) = reg.lookup(&spec.key) {
+        if !existing.is_object() {
+            return Err(RegistryError::ValueKindKey {
+                key: spec.key.clone(),
+            });
+        }
         return same_or_duplicate(existing, spec);
     }
     let key = KeyName::Owned(&spec.key);
@@ -875,6 +922,11 @@ pub(crate) fn resolve_rust_type(
     }
     let tid = (r.rust_type)();
     let info = match reg.lookup(r.key) {
+        Some(existing) if !existing.is_object() => {
+            return Err(RegistryError::ValueKindKey {
+                key: r.key.to_owned(),
+            });
+        }
         Some(existing) => {
             let spec = spec_of(r);
             same_or_duplicate(existing, &spec)?;
@@ -948,6 +1000,31 @@ fn spec_of(r: &TypeRegistration) -> TypeSpec {
     }
 }
 
+/// The static object types this workspace defines (in `object-core` and
+/// `object-containers`), with the indices the tvm-ffi ecosystem gives them. A link-time
+/// registration with exactly one of these (key, index) pairs is a *core* type: it always
+/// keeps its index, and any other type claiming that index is refused with
+/// [`RegistryError::StaticIndexTaken`], whatever the order of registration. (A type that
+/// only borrows a core key, e.g. `ffi.Tensor` from another Rust type, is a
+/// [`RegistryError::RustTypeConflict`] instead.) Between two non-core types on one
+/// index, the smaller key keeps it.
+pub const CORE_STATIC_TYPES: &[(u32, &str)] = &[
+    (type_index::STRING, "ffi.String"),
+    (type_index::BYTES, "ffi.Bytes"),
+    (type_index::ERROR, "ffi.Error"),
+    (type_index::FUNCTION, "ffi.Function"),
+    (type_index::SHAPE, "ffi.Shape"),
+    (type_index::TENSOR, "ffi.Tensor"),
+    (type_index::ARRAY, "ffi.Array"),
+    (type_index::MAP, "ffi.Map"),
+    (type_index::MODULE, "ffi.Module"),
+];
+
+/// Whether `r` is one of the [`CORE_STATIC_TYPES`].
+fn is_core_static(r: &TypeRegistration) -> bool {
+    CORE_STATIC_TYPES.contains(&(r.static_index, r.key))
+}
+
 fn check_static_index(r: &TypeRegistration) -> Result<(), RegistryError> {
     let bad = |reason: &str| RegistryError::BadStaticIndex {
         key: r.key.to_owned(),
@@ -962,8 +1039,12 @@ fn check_static_index(r: &TypeRegistration) -> Result<(), RegistryError> {
     if r.slots != 0 {
         return Err(bad("static types cannot reserve slots"));
     }
-    if let Some(other) = table_get(r.static_index) {
-        return Err(bad(&format!("index taken by `{}`", other.key)));
+    if let Some(holder) = table_get(r.static_index) {
+        return Err(RegistryError::StaticIndexTaken {
+            key: r.key.to_owned(),
+            index: r.static_index,
+            holder: holder.key.to_owned(),
+        });
     }
     Ok(())
 }
@@ -1029,10 +1110,9 @@ fn place_runtime(
     let name = key.as_str();
     check_parent(name, parent)?;
     if is_final && slots != 0 {
-        return Err(RegistryError::BadStaticIndex {
+        return Err(RegistryError::FinalWithSlots {
             key: name.to_owned(),
-            index: 0,
-            reason: "a final type cannot reserve slots".to_owned(),
+            slots,
         });
     }
     let need = slots
@@ -1176,6 +1256,27 @@ fn build() -> Registry {
     all.sort_by(|a, b| (a.key, a.rust_name).cmp(&(b.key, b.rust_name)));
     let mut by_key: HashMap<&'static str, &'static TypeRegistration> = HashMap::new();
     for r in &all {
+        // Registrations that can never be placed, whatever else is linked.
+        if reg.keys.get(r.key).is_some() {
+            // Only the value kinds are registered yet.
+            w.link_errors.insert(
+                r.key,
+                RegistryError::ValueKindKey {
+                    key: r.key.to_owned(),
+                },
+            );
+            continue;
+        }
+        if r.is_final && r.slots != 0 {
+            w.link_errors.insert(
+                r.key,
+                RegistryError::FinalWithSlots {
+                    key: r.key.to_owned(),
+                    slots: r.slots,
+                },
+            );
+            continue;
+        }
         match by_key.get(r.key) {
             None => {
                 by_key.insert(r.key, r);
@@ -1219,13 +1320,15 @@ fn build() -> Registry {
     }
 
     // Static types, parents before children (ascending index, parents must be lower).
-    // The root has a static index too, but is placed above.
+    // The root has a static index too, but is placed above. Of two types claiming one
+    // index, the first placed keeps it and the other is refused (`StaticIndexTaken`):
+    // a core type first, then by key, so the outcome never depends on hash order.
     let mut statics: Vec<_> = by_key
         .values()
         .copied()
         .filter(|r| r.static_index != 0 && r.key != root_key)
         .collect();
-    statics.sort_by_key(|r| r.static_index);
+    statics.sort_by_key(|r| (r.static_index, !is_core_static(r), r.key));
     for r in statics {
         let res = check_static_index(r).and_then(|()| {
             let parent = reg
