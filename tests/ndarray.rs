@@ -22,8 +22,8 @@ use object_containers::dlpack::{
     DLPACK_MINOR_VERSION,
 };
 use object_containers::{
-    Array, Error, Function, Map, NDArray, NDArrayError, NDArrayObj, String, TensorView, ALIGNMENT,
-    MAX_NDIM,
+    Array, Error, Function, Map, NDArray, NDArrayError, NDArrayObj, Shape, String, TensorView,
+    ALIGNMENT, MAX_NDIM,
 };
 use object_core::{make_object, type_index, Any, AnyView, DataType, Device, Object, ObjectPtr};
 use object_tests::{scaled, LeakCheck};
@@ -1220,4 +1220,130 @@ fn arrays_round_trip_through_the_json_graph() {
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
         assert!(e.message().to_lowercase().contains(want), "{want}: {e}");
     }
+}
+
+// ---------------------------------------------------------------------------------
+// Edge cases: host-readable devices, empty arrays with huge extents, device views
+// with negative strides, copies too large for memory (issue 10 §3).
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn empty_arrays_with_huge_extents_work_everywhere() {
+    let _leaks = LeakCheck::new();
+    let f32t = DataType::float(32);
+    let cpu = Device::cpu();
+    // Shapes with a zero extent whose other extents overflow any product, and the
+    // compact strides they get (extents 0 and 1 count as 1; saturated at i64::MAX).
+    let cases: [(&[i64], &[i64]); 5] = [
+        (&[0, i64::MAX, 7], &[i64::MAX, 7, 1]),
+        (&[1 << 62, 4, 0], &[4, 1, 1]),
+        (&[i64::MAX, i64::MAX, 0], &[i64::MAX, 1, 1]),
+        (
+            &[3, 0, i64::MAX, i64::MAX],
+            &[i64::MAX, i64::MAX, i64::MAX, 1],
+        ),
+        (&[2, 3, 0], &[3, 1, 1]),
+    ];
+    for (shape, strides) in cases {
+        let check = |a: &NDArray, what: &str| {
+            assert_eq!(a.shape(), shape, "{what} {shape:?}");
+            assert_eq!((a.numel(), a.nbytes()), (0, 0), "{what} {shape:?}");
+            assert!(a.is_contiguous(), "{what} {shape:?}");
+            assert_eq!(a.as_slice::<f32>().unwrap(), &[] as &[f32]);
+            assert_eq!(a.as_bytes().unwrap(), &[] as &[u8]);
+            assert_eq!(a.to_bytes().unwrap(), Vec::<u8>::new());
+            assert_eq!(a.view().numel(), 0);
+        };
+        // Made here, in every way.
+        let e = NDArray::empty(shape, f32t, cpu).unwrap_or_else(|e| panic!("{shape:?}: {e}"));
+        check(&e, "empty");
+        assert_eq!(e.strides(), strides, "{shape:?}");
+        assert!(e.as_dl_tensor().data.is_null());
+        check(
+            &NDArray::from_bytes(shape, f32t, cpu, &[]).unwrap(),
+            "from_bytes",
+        );
+        check(
+            &NDArray::from_slice::<f32>(shape, &[]).unwrap(),
+            "from_slice",
+        );
+        check(
+            &NDArray::from_vec::<f32>(shape, Vec::new()).unwrap(),
+            "from_vec",
+        );
+        assert_eq!(
+            NDArray::from_bytes(shape, f32t, cpu, &[0; 4]).unwrap_err(),
+            NDArrayError::LengthMismatch {
+                expected: 0,
+                actual: 4
+            }
+        );
+        // Copies, views and reshapes.
+        check(&e.deep_copy().unwrap(), "deep_copy");
+        check(&e.view().to_ndarray().unwrap(), "to_ndarray");
+        check(&e.slice(..).unwrap(), "slice");
+        let r = NDArray::empty(&[0], f32t, cpu)
+            .unwrap()
+            .reshape(shape)
+            .unwrap();
+        check(&r, "reshape");
+        assert_eq!(e.reshape(&[0, 5]).unwrap().shape(), &[0, 5]);
+        // The JSON graph.
+        let text = object_containers::to_json_graph(&Any::from(e.clone())).unwrap();
+        let back = object_containers::from_json_graph(&text)
+            .unwrap_or_else(|err| panic!("{shape:?}: {err}\n{text}"));
+        let back = NDArray::try_from(back).unwrap();
+        check(&back, "loaded");
+        assert_eq!(
+            object_containers::to_json_graph(&Any::from(back)).unwrap(),
+            text
+        );
+        // DLPack: our export comes back as itself.
+        let again = import_versioned(e.to_dlpack_versioned()).unwrap();
+        assert!(again.ptr_eq(&e));
+        // Imported, with and without strides, both struct versions.
+        for given in [None, Some(vec![1i64; shape.len()])] {
+            let (m, deleted) = foreign_versioned(shape, given.as_deref(), Vec::new(), 0, |_| {});
+            let a = import_versioned(m).unwrap_or_else(|e| panic!("{shape:?} {given:?}: {e}"));
+            check(&a, "import");
+            check(&a.deep_copy().unwrap(), "deep_copy of an import");
+            let text = object_containers::to_json_graph(&Any::from(a.clone())).unwrap();
+            let back = NDArray::try_from(object_containers::from_json_graph(&text).unwrap());
+            check(&back.unwrap(), "import, saved and loaded");
+            drop(a);
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+            let (m, deleted) = foreign_legacy(shape, given.as_deref(), Vec::new(), |_| {});
+            check(&import_legacy(m).unwrap(), "legacy import");
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+        }
+        // A raw DLTensor*.
+        let mut dims = shape.to_vec();
+        let t = describe(&mut dims, None, &mut []);
+        // SAFETY: `t` and its shape outlive the view; there is no data.
+        let v = unsafe { TensorView::from_raw(&t) }.unwrap();
+        assert_eq!(v.numel(), 0);
+        check(&v.to_ndarray().unwrap(), "to_ndarray of a raw tensor");
+    }
+    // Slicing keeps the zero extent.
+    let e = NDArray::empty(&[1 << 62, 4, 0], f32t, cpu).unwrap();
+    assert_eq!(e.slice(5..9).unwrap().shape(), &[4, 4, 0]);
+    // With elements, the same extents still overflow.
+    assert_eq!(
+        NDArray::empty(&[1 << 62, 4, 1], f32t, cpu).unwrap_err(),
+        NDArrayError::TooLarge
+    );
+    assert_eq!(
+        NDArray::empty(&[1, i64::MAX, 7], f32t, cpu).unwrap_err(),
+        NDArrayError::TooLarge
+    );
+    // A negative extent is refused even next to a zero one.
+    assert_eq!(
+        NDArray::empty(&[0, -1], f32t, cpu).unwrap_err(),
+        NDArrayError::NegativeDim { axis: 1, dim: -1 }
+    );
+    // `Shape::numel` agrees: a zero extent makes 0, whatever the others.
+    let s = Shape::from(vec![1 << 62, 4, 0]);
+    assert_eq!(s.numel(), Some(0));
+    assert_eq!(Shape::from(vec![1 << 62, 4, 1]).numel(), None);
+    assert_eq!(Shape::from(vec![0, -1]).numel(), None);
 }

@@ -308,25 +308,35 @@ fn host_accessible(device: Device) -> bool {
     )
 }
 
-/// The element count of a shape; checks the rank and each extent.
+/// The element count of a shape; checks the rank and each extent. A shape with a zero
+/// extent has no elements, whatever the product of the others (`[1 << 62, 4, 0]` is
+/// empty, not an overflow).
 pub(crate) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
     if shape.len() > MAX_NDIM {
         return Err(NDArrayError::BadNdim {
             ndim: shape.len() as i64,
         });
     }
-    let mut n: usize = 1;
-    for (axis, &dim) in shape.iter().enumerate() {
-        let d = usize::try_from(dim).map_err(|_| NDArrayError::NegativeDim { axis, dim })?;
-        n = n.checked_mul(d).ok_or(NDArrayError::TooLarge)?;
+    if let Some((axis, &dim)) = shape.iter().enumerate().find(|(_, &d)| d < 0) {
+        return Err(NDArrayError::NegativeDim { axis, dim });
     }
-    Ok(n)
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d as usize))
+        .ok_or(NDArrayError::TooLarge)
 }
 
 /// Checks that compact row-major strides for `shape` fit in `i64` (rank already
-/// checked). Axes of extent 0 or 1 count as 1, as in PyTorch, so an empty array's
-/// strides do not overflow needlessly.
+/// checked). Axes of extent 0 or 1 count as 1, as in PyTorch. An empty array always
+/// passes: no element is ever addressed through its strides, so where the product
+/// overflows [`write_compact_strides`] saturates instead.
 fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
+    if shape.contains(&0) {
+        return Ok(());
+    }
     let mut acc: i64 = 1;
     for &d in shape.iter().skip(1).rev() {
         acc = acc.checked_mul(d.max(1)).ok_or(NDArrayError::TooLarge)?;
@@ -335,12 +345,13 @@ fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
 }
 
 /// Writes compact row-major strides for `shape` into `out` (as long as the shape),
-/// after [`check_compact`] passed.
+/// after [`check_compact`] passed. The products saturate at `i64::MAX`, which only an
+/// empty array's strides can reach (`[0, i64::MAX, 7]` gets `[i64::MAX, 7, 1]`).
 fn write_compact_strides(shape: &[i64], out: &mut [i64]) {
     let mut acc: i64 = 1;
     for (o, &d) in out.iter_mut().zip(shape).rev() {
         *o = acc;
-        acc = acc.wrapping_mul(d.max(1));
+        acc = acc.saturating_mul(d.max(1));
     }
 }
 
@@ -1143,9 +1154,14 @@ impl NDArray {
         first_element(self.as_dl_tensor()) as *mut c_void
     }
 
-    /// The number of elements.
+    /// The number of elements: 0 if any extent is 0, whatever the others are.
     pub fn numel(&self) -> usize {
-        self.shape().iter().map(|&d| d as usize).product()
+        let shape = self.shape();
+        if shape.contains(&0) {
+            return 0;
+        }
+        // Without a zero extent the product was checked to fit at construction.
+        shape.iter().map(|&d| d as usize).product()
     }
 
     /// The size of the elements in bytes (`numel × element size`).
@@ -1774,7 +1790,18 @@ mod tests {
             compact_strides(&[1 << 40, 1 << 40, 0]).is_ok(),
             "the first extent is never multiplied"
         );
-        assert!(compact_strides(&[2, 1 << 40, 1 << 40, 0]).is_err());
+        assert_eq!(
+            compact_strides(&[2, 1 << 40, 1 << 40, 0]).unwrap(),
+            &[i64::MAX, 1 << 40, 1, 1],
+            "an empty array's strides saturate instead of overflowing"
+        );
+        assert!(compact_strides(&[2, 1 << 40, 1 << 40, 1]).is_err());
+        assert_eq!(numel_of(&[1 << 62, 4, 0]), Ok(0));
+        assert_eq!(numel_of(&[1 << 62, 4, 1]), Err(NDArrayError::TooLarge));
+        assert_eq!(
+            numel_of(&[0, -2]),
+            Err(NDArrayError::NegativeDim { axis: 1, dim: -2 })
+        );
         assert!(is_compact(&[2, 3], &[3, 1]));
         assert!(!is_compact(&[2, 3], &[1, 2]));
         assert!(
