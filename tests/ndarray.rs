@@ -1228,6 +1228,67 @@ fn arrays_round_trip_through_the_json_graph() {
 // ---------------------------------------------------------------------------------
 
 #[test]
+fn host_readable_devices_save_and_load_through_the_json_graph() {
+    let _leaks = LeakCheck::new();
+    const ROCM_HOST: i32 = 11; // kDLROCMHost
+    for device in [
+        Device::new(Device::CUDA_HOST, 0),
+        Device::new(Device::CUDA_HOST, 3),
+        Device::new(ROCM_HOST, 0),
+        Device::new(Device::CPU, 1),
+    ] {
+        let (m, deleted) =
+            foreign_versioned(&[2, 2], None, f32s(4), 0, |m| m.dl_tensor.device = device);
+        let a = import_versioned(m).unwrap();
+        assert_eq!(a.device(), device);
+        assert_eq!(a.as_slice::<f32>().unwrap(), &[0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(a.deep_copy().unwrap().device(), Device::cpu());
+        // Saved as the CPU copy of its bytes that loading makes (as `deep_copy` does).
+        let text = object_containers::to_json_graph(&Any::from(a.clone()))
+            .unwrap_or_else(|e| panic!("{device}: {e}"));
+        assert!(text.contains(r#""device": [1, 0]"#), "{device}: {text}");
+        let back =
+            object_containers::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
+        let back = NDArray::try_from(back).unwrap();
+        assert_eq!(back.device(), Device::cpu());
+        assert_eq!((back.shape(), back.dtype()), (a.shape(), a.dtype()));
+        assert_eq!(
+            back.as_slice::<f32>().unwrap(),
+            a.as_slice::<f32>().unwrap()
+        );
+        assert_eq!(
+            object_containers::to_json_graph(&Any::from(back)).unwrap(),
+            text,
+            "{device}: save, load, save is a fixed point"
+        );
+        drop(a);
+        assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    }
+    // Text that names a host-readable device loads as a CPU array; devices the host
+    // cannot read, unknown ones and negative ids are still refused.
+    let node = |device: &str| {
+        format!(
+            r#"{{"root_index": 0, "nodes": [{{"type": "ffi.Tensor", "data": {{"dtype": "int8", "shape": [2], "device": {device}, "data": "AQI="}}}}]}}"#
+        )
+    };
+    for device in ["[1, 0]", "[1, 5]", "[3, 0]", "[3, 7]", "[11, 0]"] {
+        let a = object_containers::from_json_graph(&node(device))
+            .map(NDArray::try_from)
+            .unwrap_or_else(|e| panic!("{device}: {e}"))
+            .unwrap();
+        assert_eq!(a.device(), Device::cpu(), "{device}");
+        assert_eq!(a.as_slice::<i8>().unwrap(), &[1, 2], "{device}");
+    }
+    for device in [
+        "[2, 0]", "[10, 0]", "[4, 0]", "[99, 0]", "[1, -1]", "[3, -1]",
+    ] {
+        let e = object_containers::from_json_graph(&node(device)).unwrap_err();
+        assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
+        assert!(e.message().contains("unsupported device"), "{device}: {e}");
+    }
+}
+
+#[test]
 fn empty_arrays_with_huge_extents_work_everywhere() {
     let _leaks = LeakCheck::new();
     let f32t = DataType::float(32);

@@ -301,7 +301,7 @@ fn check_device(device: Device) -> Result<(), NDArrayError> {
 /// Whether the host reads the device's memory directly: CPU, CUDA pinned host memory,
 /// ROCm pinned host memory. Only these are read or written from Rust.
 #[inline]
-fn host_accessible(device: Device) -> bool {
+pub(crate) fn host_accessible(device: Device) -> bool {
     matches!(
         device.device_type,
         Device::CPU | Device::CUDA_HOST | ROCM_HOST
