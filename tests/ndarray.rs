@@ -1408,3 +1408,90 @@ fn empty_arrays_with_huge_extents_work_everywhere() {
     assert_eq!(Shape::from(vec![1 << 62, 4, 1]).numel(), None);
     assert_eq!(Shape::from(vec![0, -1]).numel(), None);
 }
+
+#[test]
+fn device_views_with_negative_strides() {
+    let _leaks = LeakCheck::new();
+    // Three rows of two, last row first: the first element is row 2 of the buffer and
+    // the first stride is -2. The producer puts the first element at `data +
+    // byte_offset` with a byte offset smaller than the step back to the next row.
+    for device in [
+        Device::cpu(),
+        Device::new(Device::CUDA, 0),
+        Device::new(Device::ROCM, 1),
+    ] {
+        for byte_offset in [0u64, 4, 8, 16] {
+            let mut first = 0usize;
+            let (m, deleted) = foreign_versioned(&[3, 2], Some(&[-2, 1]), f32s(6), 0, |m| {
+                let t = &mut m.dl_tensor;
+                first = t.data as usize + 16;
+                t.data = (t.data as *mut u8)
+                    .wrapping_add(16 - byte_offset as usize)
+                    .cast();
+                t.byte_offset = byte_offset;
+                t.device = device;
+            });
+            let a = import_versioned(m).unwrap();
+            assert_eq!(a.data_ptr() as usize, first);
+            for start in 0..3 {
+                for end in start + 1..=3 {
+                    let v = a.slice(start..end).unwrap_or_else(|e| {
+                        panic!("{device}, byte offset {byte_offset}, {start}..{end}: {e}")
+                    });
+                    assert_eq!(v.shape(), &[(end - start) as i64, 2]);
+                    assert_eq!(v.strides(), &[-2, 1]);
+                    assert_eq!(
+                        v.data_ptr() as usize,
+                        first - 8 * start,
+                        "{device}, byte offset {byte_offset}, {start}..{end}"
+                    );
+                    // And a view of the view.
+                    let w = v.slice(end - start - 1..).unwrap();
+                    assert_eq!(w.data_ptr() as usize, first - 8 * (end - 1));
+                    if device == Device::cpu() {
+                        let rows: Vec<f32> = (start..end)
+                            .flat_map(|r| [(4 - 2 * r) as f32, (5 - 2 * r) as f32])
+                            .collect();
+                        assert_eq!(v.to_bytes().unwrap(), bytes_of(&rows));
+                    }
+                }
+            }
+            // Positive steps on a device keep the pointer and grow the offset.
+            if device != Device::cpu() {
+                let v = a.slice(2..).unwrap();
+                let back = v.slice(..).unwrap();
+                assert_eq!(back.data_ptr(), v.data_ptr());
+            }
+            drop(a);
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+        }
+    }
+    // A device array whose rows go forward keeps its data pointer (the offset grows).
+    let (m, _) = foreign_versioned(&[3, 2], None, f32s(6), 0, |m| {
+        m.dl_tensor.device = Device::new(Device::CUDA, 0);
+        m.dl_tensor.byte_offset = 4;
+    });
+    let a = import_versioned(m).unwrap();
+    let v = a.slice(2..).unwrap();
+    assert_eq!(
+        (v.as_dl_tensor().data, v.byte_offset()),
+        (a.as_dl_tensor().data, 4 + 16)
+    );
+    // A view's byte offset stays one an import accepts (at most isize::MAX): past it,
+    // the pointer moves instead, so the view's description checks like an import.
+    let (m, _) = foreign_versioned(&[3], None, f32s(3), 0, |m| {
+        m.dl_tensor.device = Device::new(Device::CUDA, 0);
+        m.dl_tensor.byte_offset = isize::MAX as u64 - 3;
+    });
+    let a = import_versioned(m).unwrap();
+    let v = a.slice(2..).unwrap();
+    assert!(v.byte_offset() <= isize::MAX as u64);
+    assert_eq!(v.data_ptr(), a.data_ptr().wrapping_byte_add(8));
+    // SAFETY: `v`'s description, valid while `v` lives; its data is never read.
+    let raw = unsafe { TensorView::from_raw(v.as_dl_tensor()) };
+    assert_eq!(raw.unwrap().numel(), 1);
+}
+
+fn bytes_of(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}

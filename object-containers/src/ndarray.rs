@@ -1420,7 +1420,9 @@ impl NDArray {
     /// A view of the rows `range` along the first axis (same memory, same strides).
     ///
     /// On host devices the view's data pointer is its first element (byte offset 0, the
-    /// form every DLPack consumer reads); elsewhere the byte offset grows instead.
+    /// form every DLPack consumer reads); elsewhere the byte offset grows instead, unless
+    /// the first element is before the data pointer (a negative first stride) or the
+    /// offset would pass `isize::MAX`: then the pointer moves, as on the host.
     ///
     /// # Errors
     ///
@@ -1459,9 +1461,22 @@ impl NDArray {
             let first = first_element(t).wrapping_offset(delta as isize);
             (first as *mut c_void, 0)
         } else {
+            // `|byte_offset| <= isize::MAX` (checked at import) and `|delta| <= isize::MAX`.
             let off = t.byte_offset as i128 + delta;
-            let off = u64::try_from(off).map_err(|_| NDArrayError::TooLarge)?;
-            (t.data, off)
+            if (0..=isize::MAX as i128).contains(&off) {
+                (t.data, off as u64)
+            } else {
+                // The first element is before `data` (a negative first stride: the
+                // layout already reaches below the pointer, so it is an address, not an
+                // opaque handle), or past the offsets an import accepts: move the
+                // pointer instead, as on the host (wrapping; never dereferenced here).
+                let first = if off < 0 {
+                    (t.data as *mut u8).wrapping_sub(off.unsigned_abs() as usize)
+                } else {
+                    (t.data as *mut u8).wrapping_add(off as usize)
+                };
+                (first as *mut c_void, 0)
+            }
         };
         Ok(self.view_of(&shape, Some(self.strides()), data, byte_offset))
     }
