@@ -1495,3 +1495,77 @@ fn device_views_with_negative_strides() {
 fn bytes_of(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_ne_bytes()).collect()
 }
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "asks the allocator for 2^60 bytes, which Miri reports as resource exhaustion"
+)]
+fn copies_too_large_for_memory_are_errors_not_aborts() {
+    let _leaks = LeakCheck::new();
+    // A valid broadcast (stride 0, as `expand` exports): 2^58 f32 elements, 2^60 bytes
+    // when copied (past any address space), over one element of memory.
+    let n = 1i64 << 58;
+    let want = NDArrayError::AllocationFailed { bytes: 1 << 60 };
+    let (m, deleted) = foreign_versioned(&[n], Some(&[0]), vec![1.5], 0, |_| {});
+    let a = import_versioned(m).unwrap();
+    assert_eq!((a.numel(), a.nbytes()), (1 << 58, 1 << 60));
+    assert_eq!(a.as_bytes().unwrap_err(), NDArrayError::NotContiguous);
+    assert_eq!(a.to_bytes().unwrap_err(), want);
+    assert_eq!(a.deep_copy().unwrap_err(), want);
+    assert_eq!(a.view().to_ndarray().unwrap_err(), want);
+    let e = Error::from(want.clone());
+    assert_eq!(e.kind(), "MemoryError");
+    assert_eq!(
+        e.message(),
+        "cannot allocate 1152921504606846976 bytes for the array"
+    );
+    // The JSON graph reports it, at the root and inside a container.
+    let err = object_containers::to_json_graph(&Any::from(a.clone())).unwrap_err();
+    assert_eq!(err.kind(), "MemoryError", "{err}");
+    let list = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(a.clone())]));
+    let err = object_containers::to_json_graph(&list).unwrap_err();
+    assert_eq!(err.kind(), "MemoryError", "{err}");
+    // Views of it, 2-D broadcasts, and raw DLTensor*s of the same description.
+    let tail = a.slice(1..).unwrap();
+    assert_eq!(
+        tail.to_bytes().unwrap_err(),
+        NDArrayError::AllocationFailed {
+            bytes: ((1 << 58) - 1) * 4
+        }
+    );
+    let (m, _) = foreign_versioned(&[1 << 29, 1 << 29], Some(&[0, 0]), vec![2.0], 0, |_| {});
+    let b = import_versioned(m).unwrap();
+    assert_eq!(b.deep_copy().unwrap_err(), want);
+    let mut shape = vec![n];
+    let mut strides = vec![0i64];
+    let mut one = vec![1.5f32];
+    let t = describe(&mut shape, Some(&mut strides), &mut one);
+    // SAFETY: `t`, its shape, strides and data outlive the view and are not written.
+    let v = unsafe { TensorView::from_raw(&t) }.unwrap();
+    assert_eq!(v.to_ndarray().unwrap_err(), want);
+    drop((a, tail, list));
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    // New arrays of an impossible size: an error, not an abort.
+    assert_eq!(
+        NDArray::empty(&[1 << 60], DataType::uint(8), Device::cpu()).unwrap_err(),
+        want
+    );
+    assert_eq!(
+        NDArray::empty(&[1 << 27, 1 << 30], DataType::float(64), Device::cpu()).unwrap_err(),
+        want
+    );
+    let v = NDArray::from_slice(&[2], &[1u8, 2]).unwrap();
+    assert!(v.deep_copy().is_ok(), "the error left nothing behind");
+    // A small broadcast copies.
+    let (m, _) = foreign_versioned(&[3, 2], Some(&[0, 1]), vec![7.0, 8.0], 0, |_| {});
+    let c = import_versioned(m).unwrap();
+    assert_eq!(
+        c.to_bytes().unwrap(),
+        bytes_of(&[7.0, 8.0, 7.0, 8.0, 7.0, 8.0])
+    );
+    assert_eq!(
+        c.deep_copy().unwrap().as_slice::<f32>().unwrap(),
+        &[7.0, 8.0, 7.0, 8.0, 7.0, 8.0]
+    );
+}

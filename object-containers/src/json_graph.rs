@@ -54,7 +54,7 @@ use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
-use crate::{Array, Map, NDArray, Shape};
+use crate::{Array, Map, NDArray, NDArrayError, Shape};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
@@ -564,7 +564,16 @@ fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error>
     out.push_str(", \"device\": ");
     write_device(out, Device::cpu());
     out.push_str(", \"data\": ");
-    json::write_str(out, &B64.encode(&bytes));
+    // Base64 (no character of it needs escaping) straight into the text, after asking
+    // for the room without aborting: the size comes from the array's shape.
+    let room = base64::encoded_len(bytes.len(), true)
+        .and_then(|n| n.checked_add(2))
+        .ok_or(NDArrayError::TooLarge)?;
+    out.try_reserve(room)
+        .map_err(|_| NDArrayError::AllocationFailed { bytes: room })?;
+    out.push('"');
+    B64.encode_string(&bytes, out);
+    out.push('"');
     out.push('}');
     Ok(())
 }
