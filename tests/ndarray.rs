@@ -22,8 +22,8 @@ use object_containers::dlpack::{
     DLPACK_MINOR_VERSION,
 };
 use object_containers::{
-    Array, Error, Function, Map, NDArray, NDArrayError, NDArrayObj, String, TensorView, ALIGNMENT,
-    MAX_NDIM,
+    Array, Error, Function, Map, NDArray, NDArrayError, NDArrayObj, Shape, String, TensorView,
+    ALIGNMENT, MAX_NDIM,
 };
 use object_core::{make_object, type_index, Any, AnyView, DataType, Device, Object, ObjectPtr};
 use object_tests::{scaled, LeakCheck};
@@ -1220,4 +1220,352 @@ fn arrays_round_trip_through_the_json_graph() {
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
         assert!(e.message().to_lowercase().contains(want), "{want}: {e}");
     }
+}
+
+// ---------------------------------------------------------------------------------
+// Edge cases: host-readable devices, empty arrays with huge extents, device views
+// with negative strides, copies too large for memory (issue 10 §3).
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn host_readable_devices_save_and_load_through_the_json_graph() {
+    let _leaks = LeakCheck::new();
+    const ROCM_HOST: i32 = 11; // kDLROCMHost
+    for device in [
+        Device::new(Device::CUDA_HOST, 0),
+        Device::new(Device::CUDA_HOST, 3),
+        Device::new(ROCM_HOST, 0),
+        Device::new(Device::CPU, 1),
+    ] {
+        let (m, deleted) =
+            foreign_versioned(&[2, 2], None, f32s(4), 0, |m| m.dl_tensor.device = device);
+        let a = import_versioned(m).unwrap();
+        assert_eq!(a.device(), device);
+        assert_eq!(a.as_slice::<f32>().unwrap(), &[0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(a.deep_copy().unwrap().device(), Device::cpu());
+        // Saved as the CPU copy of its bytes that loading makes (as `deep_copy` does).
+        let text = object_containers::to_json_graph(&Any::from(a.clone()))
+            .unwrap_or_else(|e| panic!("{device}: {e}"));
+        assert!(text.contains(r#""device": [1, 0]"#), "{device}: {text}");
+        let back =
+            object_containers::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
+        let back = NDArray::try_from(back).unwrap();
+        assert_eq!(back.device(), Device::cpu());
+        assert_eq!((back.shape(), back.dtype()), (a.shape(), a.dtype()));
+        assert_eq!(
+            back.as_slice::<f32>().unwrap(),
+            a.as_slice::<f32>().unwrap()
+        );
+        assert_eq!(
+            object_containers::to_json_graph(&Any::from(back)).unwrap(),
+            text,
+            "{device}: save, load, save is a fixed point"
+        );
+        drop(a);
+        assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    }
+    // Text that names a host-readable device loads as a CPU array; devices the host
+    // cannot read, unknown ones and negative ids are still refused.
+    let node = |device: &str| {
+        format!(
+            r#"{{"root_index": 0, "nodes": [{{"type": "ffi.Tensor", "data": {{"dtype": "int8", "shape": [2], "device": {device}, "data": "AQI="}}}}]}}"#
+        )
+    };
+    for device in ["[1, 0]", "[1, 5]", "[3, 0]", "[3, 7]", "[11, 0]"] {
+        let a = object_containers::from_json_graph(&node(device))
+            .map(NDArray::try_from)
+            .unwrap_or_else(|e| panic!("{device}: {e}"))
+            .unwrap();
+        assert_eq!(a.device(), Device::cpu(), "{device}");
+        assert_eq!(a.as_slice::<i8>().unwrap(), &[1, 2], "{device}");
+    }
+    for device in [
+        "[2, 0]", "[10, 0]", "[4, 0]", "[99, 0]", "[1, -1]", "[3, -1]",
+    ] {
+        let e = object_containers::from_json_graph(&node(device)).unwrap_err();
+        assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
+        assert!(e.message().contains("unsupported device"), "{device}: {e}");
+    }
+}
+
+#[test]
+fn empty_arrays_with_huge_extents_work_everywhere() {
+    let _leaks = LeakCheck::new();
+    let f32t = DataType::float(32);
+    let cpu = Device::cpu();
+    // Shapes with a zero extent whose other extents overflow any product, and the
+    // compact strides they get (extents 0 and 1 count as 1; saturated at i64::MAX).
+    let cases: [(&[i64], &[i64]); 5] = [
+        (&[0, i64::MAX, 7], &[i64::MAX, 7, 1]),
+        (&[1 << 62, 4, 0], &[4, 1, 1]),
+        (&[i64::MAX, i64::MAX, 0], &[i64::MAX, 1, 1]),
+        (
+            &[3, 0, i64::MAX, i64::MAX],
+            &[i64::MAX, i64::MAX, i64::MAX, 1],
+        ),
+        (&[2, 3, 0], &[3, 1, 1]),
+    ];
+    for (shape, strides) in cases {
+        let check = |a: &NDArray, what: &str| {
+            assert_eq!(a.shape(), shape, "{what} {shape:?}");
+            assert_eq!((a.numel(), a.nbytes()), (0, 0), "{what} {shape:?}");
+            assert!(a.is_contiguous(), "{what} {shape:?}");
+            assert_eq!(a.as_slice::<f32>().unwrap(), &[] as &[f32]);
+            assert_eq!(a.as_bytes().unwrap(), &[] as &[u8]);
+            assert_eq!(a.to_bytes().unwrap(), Vec::<u8>::new());
+            assert_eq!(a.view().numel(), 0);
+        };
+        // Made here, in every way.
+        let e = NDArray::empty(shape, f32t, cpu).unwrap_or_else(|e| panic!("{shape:?}: {e}"));
+        check(&e, "empty");
+        assert_eq!(e.strides(), strides, "{shape:?}");
+        assert!(e.as_dl_tensor().data.is_null());
+        check(
+            &NDArray::from_bytes(shape, f32t, cpu, &[]).unwrap(),
+            "from_bytes",
+        );
+        check(
+            &NDArray::from_slice::<f32>(shape, &[]).unwrap(),
+            "from_slice",
+        );
+        check(
+            &NDArray::from_vec::<f32>(shape, Vec::new()).unwrap(),
+            "from_vec",
+        );
+        assert_eq!(
+            NDArray::from_bytes(shape, f32t, cpu, &[0; 4]).unwrap_err(),
+            NDArrayError::LengthMismatch {
+                expected: 0,
+                actual: 4
+            }
+        );
+        // Copies, views and reshapes.
+        check(&e.deep_copy().unwrap(), "deep_copy");
+        check(&e.view().to_ndarray().unwrap(), "to_ndarray");
+        check(&e.slice(..).unwrap(), "slice");
+        let r = NDArray::empty(&[0], f32t, cpu)
+            .unwrap()
+            .reshape(shape)
+            .unwrap();
+        check(&r, "reshape");
+        assert_eq!(e.reshape(&[0, 5]).unwrap().shape(), &[0, 5]);
+        // The JSON graph.
+        let text = object_containers::to_json_graph(&Any::from(e.clone())).unwrap();
+        let back = object_containers::from_json_graph(&text)
+            .unwrap_or_else(|err| panic!("{shape:?}: {err}\n{text}"));
+        let back = NDArray::try_from(back).unwrap();
+        check(&back, "loaded");
+        assert_eq!(
+            object_containers::to_json_graph(&Any::from(back)).unwrap(),
+            text
+        );
+        // DLPack: our export comes back as itself.
+        let again = import_versioned(e.to_dlpack_versioned()).unwrap();
+        assert!(again.ptr_eq(&e));
+        // Imported, with and without strides, both struct versions.
+        for given in [None, Some(vec![1i64; shape.len()])] {
+            let (m, deleted) = foreign_versioned(shape, given.as_deref(), Vec::new(), 0, |_| {});
+            let a = import_versioned(m).unwrap_or_else(|e| panic!("{shape:?} {given:?}: {e}"));
+            check(&a, "import");
+            check(&a.deep_copy().unwrap(), "deep_copy of an import");
+            let text = object_containers::to_json_graph(&Any::from(a.clone())).unwrap();
+            let back = NDArray::try_from(object_containers::from_json_graph(&text).unwrap());
+            check(&back.unwrap(), "import, saved and loaded");
+            drop(a);
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+            let (m, deleted) = foreign_legacy(shape, given.as_deref(), Vec::new(), |_| {});
+            check(&import_legacy(m).unwrap(), "legacy import");
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+        }
+        // A raw DLTensor*.
+        let mut dims = shape.to_vec();
+        let t = describe(&mut dims, None, &mut []);
+        // SAFETY: `t` and its shape outlive the view; there is no data.
+        let v = unsafe { TensorView::from_raw(&t) }.unwrap();
+        assert_eq!(v.numel(), 0);
+        check(&v.to_ndarray().unwrap(), "to_ndarray of a raw tensor");
+    }
+    // Slicing keeps the zero extent.
+    let e = NDArray::empty(&[1 << 62, 4, 0], f32t, cpu).unwrap();
+    assert_eq!(e.slice(5..9).unwrap().shape(), &[4, 4, 0]);
+    // With elements, the same extents still overflow.
+    assert_eq!(
+        NDArray::empty(&[1 << 62, 4, 1], f32t, cpu).unwrap_err(),
+        NDArrayError::TooLarge
+    );
+    assert_eq!(
+        NDArray::empty(&[1, i64::MAX, 7], f32t, cpu).unwrap_err(),
+        NDArrayError::TooLarge
+    );
+    // A negative extent is refused even next to a zero one.
+    assert_eq!(
+        NDArray::empty(&[0, -1], f32t, cpu).unwrap_err(),
+        NDArrayError::NegativeDim { axis: 1, dim: -1 }
+    );
+    // `Shape::numel` agrees: a zero extent makes 0, whatever the others.
+    let s = Shape::from(vec![1 << 62, 4, 0]);
+    assert_eq!(s.numel(), Some(0));
+    assert_eq!(Shape::from(vec![1 << 62, 4, 1]).numel(), None);
+    assert_eq!(Shape::from(vec![0, -1]).numel(), None);
+}
+
+#[test]
+fn device_views_with_negative_strides() {
+    let _leaks = LeakCheck::new();
+    // Three rows of two, last row first: the first element is row 2 of the buffer and
+    // the first stride is -2. The producer puts the first element at `data +
+    // byte_offset` with a byte offset smaller than the step back to the next row.
+    for device in [
+        Device::cpu(),
+        Device::new(Device::CUDA, 0),
+        Device::new(Device::ROCM, 1),
+    ] {
+        for byte_offset in [0u64, 4, 8, 16] {
+            let mut first = 0usize;
+            let (m, deleted) = foreign_versioned(&[3, 2], Some(&[-2, 1]), f32s(6), 0, |m| {
+                let t = &mut m.dl_tensor;
+                first = t.data as usize + 16;
+                t.data = (t.data as *mut u8)
+                    .wrapping_add(16 - byte_offset as usize)
+                    .cast();
+                t.byte_offset = byte_offset;
+                t.device = device;
+            });
+            let a = import_versioned(m).unwrap();
+            assert_eq!(a.data_ptr() as usize, first);
+            for start in 0..3 {
+                for end in start + 1..=3 {
+                    let v = a.slice(start..end).unwrap_or_else(|e| {
+                        panic!("{device}, byte offset {byte_offset}, {start}..{end}: {e}")
+                    });
+                    assert_eq!(v.shape(), &[(end - start) as i64, 2]);
+                    assert_eq!(v.strides(), &[-2, 1]);
+                    assert_eq!(
+                        v.data_ptr() as usize,
+                        first - 8 * start,
+                        "{device}, byte offset {byte_offset}, {start}..{end}"
+                    );
+                    // And a view of the view.
+                    let w = v.slice(end - start - 1..).unwrap();
+                    assert_eq!(w.data_ptr() as usize, first - 8 * (end - 1));
+                    if device == Device::cpu() {
+                        let rows: Vec<f32> = (start..end)
+                            .flat_map(|r| [(4 - 2 * r) as f32, (5 - 2 * r) as f32])
+                            .collect();
+                        assert_eq!(v.to_bytes().unwrap(), bytes_of(&rows));
+                    }
+                }
+            }
+            // Positive steps on a device keep the pointer and grow the offset.
+            if device != Device::cpu() {
+                let v = a.slice(2..).unwrap();
+                let back = v.slice(..).unwrap();
+                assert_eq!(back.data_ptr(), v.data_ptr());
+            }
+            drop(a);
+            assert_eq!(deleted.load(Ordering::SeqCst), 1);
+        }
+    }
+    // A device array whose rows go forward keeps its data pointer (the offset grows).
+    let (m, _) = foreign_versioned(&[3, 2], None, f32s(6), 0, |m| {
+        m.dl_tensor.device = Device::new(Device::CUDA, 0);
+        m.dl_tensor.byte_offset = 4;
+    });
+    let a = import_versioned(m).unwrap();
+    let v = a.slice(2..).unwrap();
+    assert_eq!(
+        (v.as_dl_tensor().data, v.byte_offset()),
+        (a.as_dl_tensor().data, 4 + 16)
+    );
+    // A view's byte offset stays one an import accepts (at most isize::MAX): past it,
+    // the pointer moves instead, so the view's description checks like an import.
+    let (m, _) = foreign_versioned(&[3], None, f32s(3), 0, |m| {
+        m.dl_tensor.device = Device::new(Device::CUDA, 0);
+        m.dl_tensor.byte_offset = isize::MAX as u64 - 3;
+    });
+    let a = import_versioned(m).unwrap();
+    let v = a.slice(2..).unwrap();
+    assert!(v.byte_offset() <= isize::MAX as u64);
+    assert_eq!(v.data_ptr(), a.data_ptr().wrapping_byte_add(8));
+    // SAFETY: `v`'s description, valid while `v` lives; its data is never read.
+    let raw = unsafe { TensorView::from_raw(v.as_dl_tensor()) };
+    assert_eq!(raw.unwrap().numel(), 1);
+}
+
+fn bytes_of(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "asks the allocator for 2^60 bytes, which Miri reports as resource exhaustion"
+)]
+fn copies_too_large_for_memory_are_errors_not_aborts() {
+    let _leaks = LeakCheck::new();
+    // A valid broadcast (stride 0, as `expand` exports): 2^58 f32 elements, 2^60 bytes
+    // when copied (past any address space), over one element of memory.
+    let n = 1i64 << 58;
+    let want = NDArrayError::AllocationFailed { bytes: 1 << 60 };
+    let (m, deleted) = foreign_versioned(&[n], Some(&[0]), vec![1.5], 0, |_| {});
+    let a = import_versioned(m).unwrap();
+    assert_eq!((a.numel(), a.nbytes()), (1 << 58, 1 << 60));
+    assert_eq!(a.as_bytes().unwrap_err(), NDArrayError::NotContiguous);
+    assert_eq!(a.to_bytes().unwrap_err(), want);
+    assert_eq!(a.deep_copy().unwrap_err(), want);
+    assert_eq!(a.view().to_ndarray().unwrap_err(), want);
+    let e = Error::from(want.clone());
+    assert_eq!(e.kind(), "MemoryError");
+    assert_eq!(
+        e.message(),
+        "cannot allocate 1152921504606846976 bytes for the array"
+    );
+    // The JSON graph reports it, at the root and inside a container.
+    let err = object_containers::to_json_graph(&Any::from(a.clone())).unwrap_err();
+    assert_eq!(err.kind(), "MemoryError", "{err}");
+    let list = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(a.clone())]));
+    let err = object_containers::to_json_graph(&list).unwrap_err();
+    assert_eq!(err.kind(), "MemoryError", "{err}");
+    // Views of it, 2-D broadcasts, and raw DLTensor*s of the same description.
+    let tail = a.slice(1..).unwrap();
+    assert_eq!(
+        tail.to_bytes().unwrap_err(),
+        NDArrayError::AllocationFailed {
+            bytes: ((1 << 58) - 1) * 4
+        }
+    );
+    let (m, _) = foreign_versioned(&[1 << 29, 1 << 29], Some(&[0, 0]), vec![2.0], 0, |_| {});
+    let b = import_versioned(m).unwrap();
+    assert_eq!(b.deep_copy().unwrap_err(), want);
+    let mut shape = vec![n];
+    let mut strides = vec![0i64];
+    let mut one = vec![1.5f32];
+    let t = describe(&mut shape, Some(&mut strides), &mut one);
+    // SAFETY: `t`, its shape, strides and data outlive the view and are not written.
+    let v = unsafe { TensorView::from_raw(&t) }.unwrap();
+    assert_eq!(v.to_ndarray().unwrap_err(), want);
+    drop((a, tail, list));
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    // New arrays of an impossible size: an error, not an abort.
+    assert_eq!(
+        NDArray::empty(&[1 << 60], DataType::uint(8), Device::cpu()).unwrap_err(),
+        want
+    );
+    assert_eq!(
+        NDArray::empty(&[1 << 27, 1 << 30], DataType::float(64), Device::cpu()).unwrap_err(),
+        want
+    );
+    let v = NDArray::from_slice(&[2], &[1u8, 2]).unwrap();
+    assert!(v.deep_copy().is_ok(), "the error left nothing behind");
+    // A small broadcast copies.
+    let (m, _) = foreign_versioned(&[3, 2], Some(&[0, 1]), vec![7.0, 8.0], 0, |_| {});
+    let c = import_versioned(m).unwrap();
+    assert_eq!(
+        c.to_bytes().unwrap(),
+        bytes_of(&[7.0, 8.0, 7.0, 8.0, 7.0, 8.0])
+    );
+    assert_eq!(
+        c.deep_copy().unwrap().as_slice::<f32>().unwrap(),
+        &[7.0, 8.0, 7.0, 8.0, 7.0, 8.0]
+    );
 }

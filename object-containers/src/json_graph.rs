@@ -18,7 +18,8 @@
 //!   node indices for `ffi.Array`, a flat `[k0, v0, k1, v1, …]` of node indices for
 //!   `ffi.Map`, integers for `ffi.Shape`, `{"dtype", "shape", "device", "data"}` for an
 //!   `ffi.Tensor` (`NDArray`; the bytes contiguous, little-endian, in base64: the one
-//!   node kind the C++ peer has no form for), and `{field: value}` for a reflected object,
+//!   node kind the C++ peer has no form for; the device is always `cpu:0`, that of the
+//!   copy loading makes), and `{field: value}` for a reflected object,
 //!   where non-optional `bool`, `int`, `float` and `DataType` fields are written inline
 //!   and every other field is a node index.
 //! - Strings load as `ffi.String` objects (short ones too), so that a map or array
@@ -53,7 +54,7 @@ use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
-use crate::{Array, Map, NDArray, Shape};
+use crate::{Array, Map, NDArray, NDArrayError, Shape};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
@@ -540,6 +541,11 @@ fn read_ints(v: &Json<'_>) -> Option<Vec<i64>> {
 
 /// An NDArray's data: `{"dtype": …, "shape": […], "device": [type, id], "data": base64}`,
 /// the bytes contiguous, row-major, little-endian.
+///
+/// The bytes are a host copy (only host-readable arrays — `cpu`, `cuda_host`,
+/// `rocm_host`, any device id — give them), and loading makes a CPU array of them, as
+/// [`NDArray::deep_copy`] does; so the device written is `cpu:0`, whatever the array's,
+/// and saving what was loaded writes the same text.
 fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error> {
     if cfg!(target_endian = "big") {
         return Err(Error::type_error(
@@ -552,14 +558,26 @@ fn write_tensor(out: &mut std::string::String, a: &NDArray) -> Result<(), Error>
     out.push_str(", \"shape\": ");
     write_ints(out, a.shape());
     out.push_str(", \"device\": ");
-    write_device(out, a.device());
+    write_device(out, Device::cpu());
     out.push_str(", \"data\": ");
-    json::write_str(out, &B64.encode(&bytes));
+    // Base64 (no character of it needs escaping) straight into the text, after asking
+    // for the room without aborting: the size comes from the array's shape.
+    let room = base64::encoded_len(bytes.len(), true)
+        .and_then(|n| n.checked_add(2))
+        .ok_or(NDArrayError::TooLarge)?;
+    out.try_reserve(room)
+        .map_err(|_| NDArrayError::AllocationFailed { bytes: room })?;
+    out.push('"');
+    B64.encode_string(&bytes, out);
+    out.push('"');
     out.push('}');
     Ok(())
 }
 
-/// An NDArray from its node data (see `write_tensor`).
+/// An NDArray from its node data (see `write_tensor`): a new CPU array. Any host-readable
+/// device (`cpu`, `cuda_host` or `rocm_host`, any id) loads as `cpu:0` (texts saved
+/// before the device written was always `cpu:0` may name one); any other device, or a
+/// negative id, is an error.
 fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> {
     let Some(Json::Object(_)) = data else {
         return Err(format!(
@@ -600,6 +618,11 @@ fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> 
                 .into(),
         );
     }
+    let device = if crate::ndarray::host_accessible(device) && device.device_id >= 0 {
+        Device::cpu()
+    } else {
+        device // refused by `from_bytes`, with the device in the message
+    };
     NDArray::from_bytes(&shape, dtype, device, &bytes).map_err(|e| e.to_string())
 }
 

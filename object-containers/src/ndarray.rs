@@ -141,6 +141,14 @@ pub enum NDArrayError {
         /// The extent of the first axis.
         len: usize,
     },
+    /// The allocator refused the memory for a new array or a copy: a size that is valid
+    /// but more than the machine has (a broadcast array, stride 0, copied out to
+    /// [`NDArray::to_bytes`] or [`NDArray::deep_copy`], or a huge [`NDArray::empty`]).
+    /// Converts into an [`Error`] of kind `MemoryError`.
+    AllocationFailed {
+        /// The bytes asked for (the data's size).
+        bytes: usize,
+    },
     /// A value of another type where a tensor was expected.
     WrongType(TypeError),
 }
@@ -197,6 +205,9 @@ impl fmt::Display for NDArrayError {
                 f,
                 "slice {start}..{end} is out of range for a first axis of extent {len}"
             ),
+            NDArrayError::AllocationFailed { bytes } => {
+                write!(f, "cannot allocate {bytes} bytes for the array")
+            }
             NDArrayError::WrongType(e) => fmt::Display::fmt(e, f),
         }
     }
@@ -210,13 +221,14 @@ impl From<TypeError> for NDArrayError {
     }
 }
 
-/// Type errors (a wrong data type or value kind) become `TypeError`s, the rest
-/// `ValueError`s.
+/// Type errors (a wrong data type or value kind) become `TypeError`s, a refused
+/// allocation a `MemoryError`, the rest `ValueError`s.
 impl From<NDArrayError> for Error {
     fn from(e: NDArrayError) -> Self {
         match e {
             NDArrayError::WrongType(t) => Error::from(t),
             NDArrayError::DataTypeMismatch { .. } => Error::type_error(e.to_string()),
+            NDArrayError::AllocationFailed { .. } => Error::new("MemoryError", e.to_string()),
             _ => Error::value_error(e.to_string()),
         }
     }
@@ -301,32 +313,42 @@ fn check_device(device: Device) -> Result<(), NDArrayError> {
 /// Whether the host reads the device's memory directly: CPU, CUDA pinned host memory,
 /// ROCm pinned host memory. Only these are read or written from Rust.
 #[inline]
-fn host_accessible(device: Device) -> bool {
+pub(crate) fn host_accessible(device: Device) -> bool {
     matches!(
         device.device_type,
         Device::CPU | Device::CUDA_HOST | ROCM_HOST
     )
 }
 
-/// The element count of a shape; checks the rank and each extent.
+/// The element count of a shape; checks the rank and each extent. A shape with a zero
+/// extent has no elements, whatever the product of the others (`[1 << 62, 4, 0]` is
+/// empty, not an overflow).
 pub(crate) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
     if shape.len() > MAX_NDIM {
         return Err(NDArrayError::BadNdim {
             ndim: shape.len() as i64,
         });
     }
-    let mut n: usize = 1;
-    for (axis, &dim) in shape.iter().enumerate() {
-        let d = usize::try_from(dim).map_err(|_| NDArrayError::NegativeDim { axis, dim })?;
-        n = n.checked_mul(d).ok_or(NDArrayError::TooLarge)?;
+    if let Some((axis, &dim)) = shape.iter().enumerate().find(|(_, &d)| d < 0) {
+        return Err(NDArrayError::NegativeDim { axis, dim });
     }
-    Ok(n)
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d as usize))
+        .ok_or(NDArrayError::TooLarge)
 }
 
 /// Checks that compact row-major strides for `shape` fit in `i64` (rank already
-/// checked). Axes of extent 0 or 1 count as 1, as in PyTorch, so an empty array's
-/// strides do not overflow needlessly.
+/// checked). Axes of extent 0 or 1 count as 1, as in PyTorch. An empty array always
+/// passes: no element is ever addressed through its strides, so where the product
+/// overflows [`write_compact_strides`] saturates instead.
 fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
+    if shape.contains(&0) {
+        return Ok(());
+    }
     let mut acc: i64 = 1;
     for &d in shape.iter().skip(1).rev() {
         acc = acc.checked_mul(d.max(1)).ok_or(NDArrayError::TooLarge)?;
@@ -335,12 +357,13 @@ fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
 }
 
 /// Writes compact row-major strides for `shape` into `out` (as long as the shape),
-/// after [`check_compact`] passed.
+/// after [`check_compact`] passed. The products saturate at `i64::MAX`, which only an
+/// empty array's strides can reach (`[0, i64::MAX, 7]` gets `[i64::MAX, 7, 1]`).
 fn write_compact_strides(shape: &[i64], out: &mut [i64]) {
     let mut acc: i64 = 1;
     for (o, &d) in out.iter_mut().zip(shape).rev() {
         *o = acc;
-        acc = acc.wrapping_mul(d.max(1));
+        acc = acc.saturating_mul(d.max(1));
     }
 }
 
@@ -665,6 +688,49 @@ unsafe fn free_vec<T>(ptr: NonNull<u8>, capacity: usize) {
     drop(unsafe { Vec::from_raw_parts(ptr.as_ptr() as *mut T, 0, capacity) });
 }
 
+/// Allocates the data of a new CPU array: `nbytes` (nonzero) bytes starting at a
+/// 64-byte boundary, owned by the returned storage. Zeroed memory comes from a
+/// 16-aligned block with room to skip to the boundary (the system allocator's `calloc`
+/// path: fresh pages, free until touched); otherwise the block is 64-aligned and
+/// uninitialized, for the caller to write in full before anyone reads it.
+///
+/// Never aborts: the sizes come from shapes and strides a caller or a producer chose,
+/// so a refusal is [`NDArrayError::AllocationFailed`].
+fn allocate_data(nbytes: usize, zeroed: bool) -> Result<(*mut u8, Storage), NDArrayError> {
+    debug_assert!(nbytes > 0);
+    let (size, align) = if zeroed {
+        (nbytes.checked_add(ALIGNMENT), 16)
+    } else {
+        (Some(nbytes), ALIGNMENT)
+    };
+    let layout = size
+        .and_then(|size| Layout::from_size_align(size, align).ok())
+        .ok_or(NDArrayError::TooLarge)?;
+    // SAFETY: a nonzero size.
+    let block = unsafe {
+        if zeroed {
+            alloc_zeroed(layout)
+        } else {
+            alloc(layout)
+        }
+    };
+    let block = NonNull::new(block).ok_or(NDArrayError::AllocationFailed { bytes: nbytes })?;
+    let skip = (ALIGNMENT - block.as_ptr() as usize % ALIGNMENT) % ALIGNMENT;
+    debug_assert!(zeroed || skip == 0);
+    // SAFETY: `skip < ALIGNMENT`, and a skip is only needed in a zeroed block, which has
+    // `ALIGNMENT` bytes beyond `nbytes`: the data is inside the block.
+    let data = unsafe { block.as_ptr().add(skip) };
+    Ok((data, Storage::Aligned { block, layout }))
+}
+
+/// A `Vec` with room for exactly `n` bytes, or [`NDArrayError::AllocationFailed`].
+fn try_byte_vec(n: usize) -> Result<Vec<u8>, NDArrayError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| NDArrayError::AllocationFailed { bytes: n })?;
+    Ok(v)
+}
+
 /// The object behind [`NDArray`]: the header, the DLPack description, what owns the
 /// data, and whether the array is read-only; shape and strides follow in the same
 /// allocation.
@@ -856,25 +922,15 @@ impl NDArray {
     ///
     /// A negative extent, more than [`MAX_NDIM`] dimensions, a size that overflows, an
     /// unsupported data type (elements must be whole bytes), or a device other than
-    /// `cpu:0`.
+    /// `cpu:0`; [`NDArrayError::AllocationFailed`] if the memory cannot be had (never an
+    /// abort).
     pub fn empty(shape: &[i64], dtype: DataType, device: Device) -> Result<NDArray, NDArrayError> {
         let (numel, nbytes) = Self::check_new(shape, dtype, device)?;
         let (data, storage) = if numel == 0 {
             (ptr::null_mut(), Storage::None)
         } else {
-            // A 16-aligned block (the `calloc` path of the system allocator) with room to
-            // start the data at the next 64-byte boundary.
-            let layout = Layout::from_size_align(nbytes + ALIGNMENT, 16)
-                .map_err(|_| NDArrayError::TooLarge)?;
-            // SAFETY: nonzero size.
-            let block = unsafe { alloc_zeroed(layout) };
-            let Some(block) = NonNull::new(block) else {
-                handle_alloc_error(layout)
-            };
-            let skip = (ALIGNMENT - block.as_ptr() as usize % ALIGNMENT) % ALIGNMENT;
-            // SAFETY: `skip < ALIGNMENT`, inside the block, which has `nbytes` after it.
-            let data = unsafe { block.as_ptr().add(skip) } as *mut c_void;
-            (data, Storage::Aligned { block, layout })
+            let (data, storage) = allocate_data(nbytes, true)?;
+            (data as *mut c_void, storage)
         };
         Ok(Self::from_parts(Parts {
             shape,
@@ -973,19 +1029,10 @@ impl NDArray {
         let (data, storage) = if bytes.is_empty() {
             (ptr::null_mut(), Storage::None)
         } else {
-            let layout = Layout::from_size_align(bytes.len(), ALIGNMENT)
-                .map_err(|_| NDArrayError::TooLarge)?;
-            // SAFETY: nonzero size.
-            let block = unsafe { alloc(layout) };
-            let Some(block) = NonNull::new(block) else {
-                handle_alloc_error(layout)
-            };
-            // SAFETY: a fresh block of `bytes.len()` bytes; every byte is written.
-            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr(), bytes.len()) };
-            (
-                block.as_ptr() as *mut c_void,
-                Storage::Aligned { block, layout },
-            )
+            let (data, storage) = allocate_data(bytes.len(), false)?;
+            // SAFETY: a fresh block of `bytes.len()` bytes at `data`; every byte is written.
+            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len()) };
+            (data as *mut c_void, storage)
         };
         Ok(Self::from_parts(Parts {
             shape,
@@ -1143,9 +1190,14 @@ impl NDArray {
         first_element(self.as_dl_tensor()) as *mut c_void
     }
 
-    /// The number of elements.
+    /// The number of elements: 0 if any extent is 0, whatever the others are.
     pub fn numel(&self) -> usize {
-        self.shape().iter().map(|&d| d as usize).product()
+        let shape = self.shape();
+        if shape.contains(&0) {
+            return 0;
+        }
+        // Without a zero extent the product was checked to fit at construction.
+        shape.iter().map(|&d| d as usize).product()
     }
 
     /// The size of the elements in bytes (`numel × element size`).
@@ -1290,21 +1342,29 @@ impl NDArray {
     /// The data's bytes in compact row-major order (native byte order), copied, whatever
     /// the layout: what [`NDArray::from_bytes`] takes back.
     ///
+    /// The copy has [`NDArray::nbytes`] bytes, which for a broadcast layout (a stride of
+    /// 0) can be far more than the memory the array spans.
+    ///
     /// # Errors
     ///
-    /// [`NDArrayError::NotHostAccessible`].
+    /// [`NDArrayError::NotHostAccessible`]; [`NDArrayError::AllocationFailed`] if the
+    /// memory for the copy cannot be had (never an abort).
     pub fn to_bytes(&self) -> Result<Vec<u8>, NDArrayError> {
         if let Ok(b) = self.as_bytes() {
-            return Ok(b.to_vec());
+            let mut v = try_byte_vec(b.len())?;
+            v.extend_from_slice(b);
+            return Ok(v);
         }
         self.view().gather()
     }
 
-    /// A compact, 64-byte-aligned, writable CPU copy.
+    /// A compact, 64-byte-aligned, writable CPU copy (of [`NDArray::nbytes`] bytes; see
+    /// [`NDArray::to_bytes`]).
     ///
     /// # Errors
     ///
-    /// [`NDArrayError::NotHostAccessible`].
+    /// [`NDArrayError::NotHostAccessible`]; [`NDArrayError::AllocationFailed`] if the
+    /// memory for the copy cannot be had (never an abort).
     pub fn deep_copy(&self) -> Result<NDArray, NDArrayError> {
         self.view().to_ndarray()
     }
@@ -1404,7 +1464,9 @@ impl NDArray {
     /// A view of the rows `range` along the first axis (same memory, same strides).
     ///
     /// On host devices the view's data pointer is its first element (byte offset 0, the
-    /// form every DLPack consumer reads); elsewhere the byte offset grows instead.
+    /// form every DLPack consumer reads); elsewhere the byte offset grows instead, unless
+    /// the first element is before the data pointer (a negative first stride) or the
+    /// offset would pass `isize::MAX`: then the pointer moves, as on the host.
     ///
     /// # Errors
     ///
@@ -1443,9 +1505,22 @@ impl NDArray {
             let first = first_element(t).wrapping_offset(delta as isize);
             (first as *mut c_void, 0)
         } else {
+            // `|byte_offset| <= isize::MAX` (checked at import) and `|delta| <= isize::MAX`.
             let off = t.byte_offset as i128 + delta;
-            let off = u64::try_from(off).map_err(|_| NDArrayError::TooLarge)?;
-            (t.data, off)
+            if (0..=isize::MAX as i128).contains(&off) {
+                (t.data, off as u64)
+            } else {
+                // The first element is before `data` (a negative first stride: the
+                // layout already reaches below the pointer, so it is an address, not an
+                // opaque handle), or past the offsets an import accepts: move the
+                // pointer instead, as on the host (wrapping; never dereferenced here).
+                let first = if off < 0 {
+                    (t.data as *mut u8).wrapping_sub(off.unsigned_abs() as usize)
+                } else {
+                    (t.data as *mut u8).wrapping_add(off as usize)
+                };
+                (first as *mut c_void, 0)
+            }
         };
         Ok(self.view_of(&shape, Some(self.strides()), data, byte_offset))
     }
@@ -1668,40 +1743,88 @@ impl<'a> TensorView<'a> {
         unsafe { typed_slice(self.tensor, self.numel) }
     }
 
-    /// The elements' bytes, compact row-major, copied.
-    fn gather(&self) -> Result<Vec<u8>, NDArrayError> {
+    /// The size of a compact copy, and the layouts of the copy (compact strides) and of
+    /// the source, after checking that the host reads the data.
+    #[allow(clippy::type_complexity)]
+    fn copy_plan(&self) -> Result<(usize, Vec<i64>, std::borrow::Cow<'a, [i64]>), NDArrayError> {
         if !host_accessible(self.device()) {
             return Err(NDArrayError::NotHostAccessible(self.device()));
         }
-        let n = self.numel * self.dtype().bytes();
-        let mut out: Vec<u8> = Vec::with_capacity(n);
-        let compact = compact_strides(self.shape())?;
-        let src_strides = self.strides_or_compact()?;
-        // SAFETY: the source is checked, on the host, readable for `'a`; the destination
-        // is `n` bytes of fresh capacity, all written by a compact copy of `numel`
-        // elements before the length is set.
+        // Checked at construction to fit; checked again, as it sizes an allocation.
+        let n = self
+            .numel
+            .checked_mul(self.dtype().bytes())
+            .ok_or(NDArrayError::TooLarge)?;
+        Ok((
+            n,
+            compact_strides(self.shape())?,
+            self.strides_or_compact()?,
+        ))
+    }
+
+    /// Copies the elements, compact row-major, to `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `dst` is writable for the copy's size (from [`TensorView::copy_plan`], which gave
+    /// `compact` and `src_strides`), and no reference to those bytes is alive.
+    unsafe fn copy_to(&self, dst: *mut u8, compact: &[i64], src_strides: &[i64]) {
+        // SAFETY: the source is checked, on the host (`copy_plan`), readable for `'a`;
+        // the destination is the caller's contract.
         unsafe {
             copy_strided(
                 self.shape(),
                 self.dtype().bytes(),
                 first_element(self.tensor),
-                &src_strides,
-                out.as_mut_ptr(),
-                &compact,
-            );
+                src_strides,
+                dst,
+                compact,
+            )
+        }
+    }
+
+    /// The elements' bytes, compact row-major, copied.
+    fn gather(&self) -> Result<Vec<u8>, NDArrayError> {
+        let (n, compact, src_strides) = self.copy_plan()?;
+        let mut out = try_byte_vec(n)?;
+        // SAFETY: `n` bytes of fresh capacity, all written by a compact copy of `numel`
+        // elements before the length is set.
+        unsafe {
+            self.copy_to(out.as_mut_ptr(), &compact, &src_strides);
             out.set_len(n);
         }
         Ok(out)
     }
 
-    /// A compact, 64-byte-aligned, writable CPU copy (for keeping a borrowed tensor).
+    /// A compact, 64-byte-aligned, writable CPU copy (for keeping a borrowed tensor), of
+    /// `numel × element size` bytes (see [`NDArray::to_bytes`]).
     ///
     /// # Errors
     ///
-    /// [`NDArrayError::NotHostAccessible`] for device memory.
+    /// [`NDArrayError::NotHostAccessible`] for device memory;
+    /// [`NDArrayError::AllocationFailed`] if the memory for the copy cannot be had (never
+    /// an abort).
     pub fn to_ndarray(&self) -> Result<NDArray, NDArrayError> {
-        let bytes = self.gather()?;
-        NDArray::copied(self.shape(), self.dtype(), &bytes)
+        let (n, compact, src_strides) = self.copy_plan()?;
+        let (data, storage) = if n == 0 {
+            (ptr::null_mut(), Storage::None)
+        } else {
+            let (data, storage) = allocate_data(n, false)?;
+            // SAFETY: a fresh block of `n` bytes at `data`, every byte written by the
+            // compact copy of `numel` elements before the array is made.
+            unsafe { self.copy_to(data, &compact, &src_strides) };
+            (data as *mut c_void, storage)
+        };
+        Ok(NDArray::from_parts(Parts {
+            shape: self.shape(),
+            strides: None,
+            data,
+            byte_offset: 0,
+            dtype: self.dtype(),
+            device: Device::cpu(),
+            storage,
+            read_only: false,
+        }))
     }
 }
 
@@ -1774,7 +1897,18 @@ mod tests {
             compact_strides(&[1 << 40, 1 << 40, 0]).is_ok(),
             "the first extent is never multiplied"
         );
-        assert!(compact_strides(&[2, 1 << 40, 1 << 40, 0]).is_err());
+        assert_eq!(
+            compact_strides(&[2, 1 << 40, 1 << 40, 0]).unwrap(),
+            &[i64::MAX, 1 << 40, 1, 1],
+            "an empty array's strides saturate instead of overflowing"
+        );
+        assert!(compact_strides(&[2, 1 << 40, 1 << 40, 1]).is_err());
+        assert_eq!(numel_of(&[1 << 62, 4, 0]), Ok(0));
+        assert_eq!(numel_of(&[1 << 62, 4, 1]), Err(NDArrayError::TooLarge));
+        assert_eq!(
+            numel_of(&[0, -2]),
+            Err(NDArrayError::NegativeDim { axis: 1, dim: -2 })
+        );
         assert!(is_compact(&[2, 3], &[3, 1]));
         assert!(!is_compact(&[2, 3], &[1, 2]));
         assert!(

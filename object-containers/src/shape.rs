@@ -93,12 +93,16 @@ impl Shape {
         &self.0
     }
     /// The number of elements (the product of the dimensions), or `None` on overflow or
-    /// a negative dimension.
+    /// a negative dimension. A zero dimension makes 0, whatever the product of the
+    /// others (`[1 << 62, 4, 0]` is empty, not an overflow).
     pub fn numel(&self) -> Option<i64> {
-        self.iter().try_fold(
-            1i64,
-            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
-        )
+        if self.iter().any(|&d| d < 0) {
+            return None;
+        }
+        if self.contains(&0) {
+            return Some(0);
+        }
+        self.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d))
     }
 }
 
