@@ -803,7 +803,7 @@ unsafe extern "C" fn tensor_deleter(obj: *mut Object) {
     // `NDArray::from_parts`), so the layout is the one allocated.
     unsafe {
         let ndim = ptr::addr_of!((*p).tensor.ndim).read() as usize;
-        ptr::drop_in_place(p);
+        object_core::drop_object_in_place(p);
         dealloc(p as *mut u8, block_layout(ndim));
     }
 }
