@@ -1816,7 +1816,7 @@ fn pair_chain(n: usize) -> String {
 fn array_chain_root_first(n: usize) -> String {
     let mut s = String::from("{\"root_index\": 0, \"nodes\": [\n");
     for i in 0..n - 1 {
-        write!(s, "{{\"type\": \"ffi.Array\", \"data\": [{}]}},\n", i + 1).unwrap();
+        writeln!(s, "{{\"type\": \"ffi.Array\", \"data\": [{}]}},", i + 1).unwrap();
     }
     s.push_str("{\"type\": \"ffi.Array\", \"data\": []}]}");
     s

@@ -465,7 +465,6 @@ impl<T> PoolShared<T> {
         self.local.set(c);
         self.local_len.set(self.local_len.get() + 1);
     }
-
 }
 
 /// Returns a chunk whose value was already dropped to its pool.
@@ -597,7 +596,9 @@ impl<T: ObjectType> Drop for ObjectPool<T> {
         sh.closed.set(true);
         // From here on every free goes through `missing`; chunks that made it onto the
         // remote list before the swap are home.
-        let list = sh.remote.swap(ptr::without_provenance_mut(CLOSED), Ordering::AcqRel);
+        let list = sh
+            .remote
+            .swap(ptr::without_provenance_mut(CLOSED), Ordering::AcqRel);
         let mut home = sh.local_len.get();
         let mut p = list;
         while !p.is_null() {
