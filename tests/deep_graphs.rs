@@ -135,3 +135,55 @@ fn shared_tails_are_freed_once() {
     });
     on_small_stack(move || drop(graph));
 }
+
+/// The printer descends a bounded number of levels (then elides), and the reflection
+/// walks are one level at a time: printing or visiting the head of a 10,000,000-deep
+/// chain works on a 2 MiB stack.
+#[test]
+fn printing_and_visiting_deep_chains() {
+    use object_core::reflection::{
+        field_names, get_attr, visit_object_attrs, AttrVisitor, FieldInfo,
+    };
+
+    let _leaks = LeakCheck::new();
+    let n = deep();
+    on_small_stack(move || {
+        let mut head: Option<ObjectRef> = None;
+        for _ in 0..n {
+            head = Some(link(head));
+        }
+        let head = head.expect("n > 0");
+        let text = format!("{head:?}");
+        assert!(
+            text.starts_with("deep.Link { next: deep.Link { next: "),
+            "{text:.80}"
+        );
+        assert!(
+            text.contains("deep.Link { … }"),
+            "elided past the print depth"
+        );
+        assert!(text.len() < 10_000, "{} bytes", text.len());
+        let pretty = format!("{head:#?}");
+        assert!(pretty.contains("deep.Link { … }"));
+
+        struct Count(usize);
+        impl AttrVisitor for Count {
+            fn visit_any(&mut self, _: &FieldInfo, _: AnyView<'_>) {
+                self.0 += 1;
+            }
+        }
+        let mut count = Count(0);
+        visit_object_attrs(&head, &mut count);
+        assert_eq!(count.0, 1);
+        assert_eq!(field_names(&head), ["next"]);
+        assert!(get_attr(&head, "next").unwrap().is_object());
+
+        let nested = (0..n).fold(Any::NONE, |prev, _| {
+            Any::from(Array::<Any>::from(vec![prev]))
+        });
+        let text = format!("{nested:?}");
+        assert!(text.contains("ffi.Array { … }"), "{text:.200}");
+        drop(nested);
+        drop(head);
+    });
+}
