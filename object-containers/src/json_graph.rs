@@ -710,6 +710,11 @@ fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
 /// not match its type; a `KeyError` for an unknown type key; and the errors of
 /// [`create`](object_core::reflection::create) (missing, extra or wrong-kind field),
 /// each naming the node.
+///
+/// The graph may be of any depth (the loader keeps its own work list, and releasing
+/// what it built does not recurse); only the JSON *text* may not nest deeper than 128
+/// levels (arrays within objects within …), which no graph document needs: its nodes
+/// are a flat list, each at most four levels deep.
 pub fn from_json_graph(text: &str) -> Result<Any, Error> {
     match load_in_order(text) {
         Some(v) => Ok(v),
