@@ -12,8 +12,11 @@ cd "$(dirname "$0")/.."
 
 export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.0001}"
 export PROPTEST_CASES="${PROPTEST_CASES:-4}"
+# Miri ignores optimization levels (and warns about the test profile's).
+export CARGO_PROFILE_TEST_OPT_LEVEL=0
 # Miri's own build of the tests lives apart from the normal target directory.
 common="-Zmiri-disable-isolation"
+toolchain="${MIRI_TOOLCHAIN:-nightly}"
 
 models=("${@:-stacked tree}")
 # shellcheck disable=SC2206 # split the default list
@@ -28,7 +31,7 @@ for model in "${models[@]}"; do
     esac
     echo "== miri ($model borrows): MIRIFLAGS=$flags"
     start=$SECONDS
-    if ! MIRIFLAGS="$flags" cargo +nightly miri test --workspace --exclude object-derive \
+    if ! MIRIFLAGS="$flags" cargo "+$toolchain" miri test --workspace --exclude object-derive \
         --lib --tests -q -- --skip ui --test-threads=2; then
         echo "miri.sh: FAILED under $model borrows" >&2
         status=1

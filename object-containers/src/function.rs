@@ -1001,9 +1001,12 @@ macro_rules! arity {
                                 ) -> RawRet,
                             >(fast.entry)
                         };
-                        // SAFETY: `obj` is live (we hold a handle); the views borrow
-                        // `self`'s values for the call.
-                        unsafe { entry(obj, $(self.$i.into(),)*) }.into_result()
+                        // The handle's pointer (provenance over the whole block: the
+                        // entry reads the callable after the object), not `obj`'s.
+                        let this = ObjectPtr::as_ptr(&f.0);
+                        // SAFETY: the function is live (we hold a handle); the views
+                        // borrow `self`'s values for the call.
+                        unsafe { entry(this, $(self.$i.into(),)*) }.into_result()
                     }
                     _ => self.with_views(|views| f.call(views)),
                 }
