@@ -69,6 +69,7 @@ fn clone_drop_under_contention() {
 /// registering distinct keys never collide.
 #[test]
 fn racing_registration() {
+    let keys = scaled(100, 100);
     let barrier = Barrier::new(THREADS);
     let per_thread: Vec<Vec<u32>> = std::thread::scope(|s| {
         let hs: Vec<_> = (0..THREADS)
@@ -77,7 +78,7 @@ fn racing_registration() {
                 s.spawn(move || {
                     barrier.wait();
                     let mut out = Vec::new();
-                    for k in 0..100 {
+                    for k in 0..keys {
                         // Same key in every thread...
                         let spec =
                             TypeSpec::new(format!("conc.same{k}"), "conc.Shared").slots(k % 3);
@@ -94,7 +95,7 @@ fn racing_registration() {
             .collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    for k in 0..100 {
+    for k in 0..keys {
         let same: Vec<u32> = per_thread.iter().map(|v| v[2 * k]).collect();
         assert!(
             same.iter().all(|&i| i == same[0]),

@@ -30,7 +30,7 @@ pub fn scaled(n: usize, min: usize) -> usize {
 }
 
 /// The largest floor [`scaled`] keeps under Miri.
-pub const MIRI_FLOOR: usize = 64;
+pub const MIRI_FLOOR: usize = 16;
 
 /// The seed from `OBJECT_TEST_SEED`, or `default`; printed so a failure can be replayed.
 pub fn seed(test: &str, default: u64) -> u64 {
