@@ -80,8 +80,8 @@ fn racing_registration() {
                     let mut out = Vec::new();
                     for k in 0..keys {
                         // Same key in every thread...
-                        let spec =
-                            TypeSpec::new(format!("conc.same{k}"), "conc.Shared").slots(k % 3);
+                        let spec = TypeSpec::new(format!("conc.same{k}"), "conc.Shared")
+                            .slots((k % 3) as u32);
                         out.push(register_type(&spec).unwrap().index());
                         // ...and one key of its own.
                         let own = TypeSpec::new(format!("conc.own{t}.{k}"), "ffi.Object");
