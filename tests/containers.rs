@@ -13,7 +13,7 @@ use object_containers::{Array, ArrayError, ArrayObj, Map, MapObj, Shape, String}
 use object_core::{
     live_objects, make_object, Any, AnyView, Object, ObjectPtr, ObjectRef, StringObj, TypeError,
 };
-use object_tests::{scaled, DropCounter, Tracked};
+use object_tests::{native_or_miri, scaled, DropCounter, Tracked};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
@@ -93,7 +93,7 @@ fn tracked(counter: &'static DropCounter) -> ObjectPtr<TrackedObj> {
 
 fn proptest_config() -> Config {
     Config {
-        cases: scaled(256, 8) as u32,
+        cases: scaled(256, native_or_miri(8, 2)) as u32,
         failure_persistence: None,
         ..Config::default()
     }
@@ -387,7 +387,10 @@ fn run_array_ops(ops: Vec<ArrOp>) -> Result<(), TestCaseError> {
 #[test]
 fn array_matches_vec_model() {
     let _guard = LeakCheck::new();
-    run_proptest(prop::collection::vec(arr_op(), 0..80), run_array_ops);
+    run_proptest(
+        prop::collection::vec(arr_op(), 0..native_or_miri(80, 12)),
+        run_array_ops,
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -553,7 +556,10 @@ fn run_str_map_ops(ops: Vec<StrMapOp>) -> Result<(), TestCaseError> {
 #[test]
 fn string_map_matches_ordered_model() {
     let _guard = LeakCheck::new();
-    run_proptest(prop::collection::vec(str_map_op(), 0..100), run_str_map_ops);
+    run_proptest(
+        prop::collection::vec(str_map_op(), 0..native_or_miri(100, 12)),
+        run_str_map_ops,
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -733,7 +739,10 @@ fn run_any_map_ops(ops: Vec<AnyMapOp>) -> Result<(), TestCaseError> {
 #[test]
 fn any_map_matches_ordered_model() {
     let _guard = LeakCheck::new();
-    run_proptest(prop::collection::vec(any_map_op(), 0..100), run_any_map_ops);
+    run_proptest(
+        prop::collection::vec(any_map_op(), 0..native_or_miri(100, 12)),
+        run_any_map_ops,
+    );
 }
 
 // ---------------------------------------------------------------------------------

@@ -652,7 +652,7 @@ fn build_graph(steps: &[Step], picks: &[usize]) -> Any {
 
 fn proptest_config() -> Config {
     Config {
-        cases: scaled(200, 4) as u32,
+        cases: scaled(200, object_tests::native_or_miri(4, 2)) as u32,
         failure_persistence: None,
         ..Config::default()
     }

@@ -215,3 +215,13 @@ pub fn aborted(status: &std::process::ExitStatus) -> bool {
         !status.success()
     }
 }
+
+/// `native` normally, `miri` under Miri: for sizes a scale factor does not reach, such
+/// as the length of a property test's random operation lists.
+pub const fn native_or_miri(native: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        native
+    }
+}
