@@ -19,13 +19,12 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use object_containers::{
-    from_json_graph, to_json_graph, to_json_graph_with_metadata, Array, Function, Map, Shape,
-};
+use object_containers::{Array, Function, Map, Shape};
 use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
 use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
 use object_examples::expr::{self as tour, Expr};
+use object_json::{from_json_graph, to_json_graph, to_json_graph_with_metadata};
 use object_tests::{scaled, seed, LeakCheck, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

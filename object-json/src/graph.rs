@@ -29,7 +29,8 @@
 //!   `Error` naming the node (and field), never a panic, and nothing half-built leaks.
 //!
 //! ```
-//! use object_containers::{from_json_graph, to_json_graph, Array, Any};
+//! use object_containers::{Array, Any};
+//! use object_json::{from_json_graph, to_json_graph};
 //!
 //! let s = Any::from("shared");
 //! let value = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone(), s]));
@@ -54,7 +55,7 @@ use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::json::{self, Json};
-use crate::{Array, Map, NDArray, NDArrayError, Shape};
+use object_containers::{Array, Map, NDArray, NDArrayError, Shape};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
@@ -85,7 +86,8 @@ pub fn to_json_graph(value: &Any) -> Result<std::string::String, Error> {
 /// (values that are `None`, booleans, numbers or strings).
 ///
 /// ```
-/// use object_containers::{to_json_graph_with_metadata, Any, Map, String};
+/// use object_containers::{Any, Map, String};
+/// use object_json::to_json_graph_with_metadata;
 /// let meta: Map<String, Any> = [(String::from("producer"), Any::from("doc"))].into_iter().collect();
 /// let text = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap();
 /// assert!(text.ends_with("\"metadata\": {\"producer\": \"doc\"}}"));
@@ -618,12 +620,24 @@ fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> 
                 .into(),
         );
     }
-    let device = if crate::ndarray::host_accessible(device) && device.device_id >= 0 {
+    let device = if host_accessible(device) && device.device_id >= 0 {
         Device::cpu()
     } else {
         device // refused by `from_bytes`, with the device in the message
     };
     NDArray::from_bytes(&shape, dtype, device, &bytes).map_err(|e| e.to_string())
+}
+
+/// Whether the host reads a device's memory directly (DLPack's `kDLCPU`,
+/// `kDLCUDAHost`, `kDLROCMHost`): the devices `NDArray::to_bytes` reads and whose text
+/// loads as a CPU array.
+fn host_accessible(device: Device) -> bool {
+    /// `kDLROCMHost` (DLPack's device types are fixed by the standard).
+    const ROCM_HOST: i32 = 11;
+    matches!(
+        device.device_type,
+        Device::CPU | Device::CUDA_HOST | ROCM_HOST
+    )
 }
 
 /// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
@@ -694,7 +708,7 @@ fn data_type_text(d: DataType) -> Result<std::string::String, Error> {
 /// Objects reached through one node are one object (pointer-equal) after loading.
 ///
 /// ```
-/// use object_containers::{from_json_graph, Any};
+/// use object_json::from_json_graph;
 /// let v = from_json_graph(r#"{"root_index": 1, "nodes": [{"type": "int", "data": 7},
 ///                             {"type": "ffi.Array", "data": [0, 0]}]}"#).unwrap();
 /// assert_eq!(format!("{v:?}"), "Any([7, 7])");

@@ -1,0 +1,13 @@
+//! # object-json
+//!
+//! The JSON graph format (placeholder docs, rewritten below).
+
+mod graph;
+mod json;
+
+pub use graph::{from_json_graph, to_json_graph, to_json_graph_with_metadata};
+
+/// The README's examples, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
