@@ -2,6 +2,8 @@
 //!
 //! The JSON graph format (placeholder docs, rewritten below).
 
+#![forbid(unsafe_code)]
+
 mod graph;
 mod json;
 
