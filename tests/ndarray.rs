@@ -26,6 +26,7 @@ use object_containers::{
     ALIGNMENT, MAX_NDIM,
 };
 use object_core::{make_object, type_index, Any, AnyView, DataType, Device, Object, ObjectPtr};
+use object_json::GraphErrorKind;
 use object_tests::{scaled, LeakCheck};
 
 fn f32s(n: usize) -> Vec<f32> {
@@ -1214,8 +1215,15 @@ fn arrays_round_trip_through_the_json_graph() {
         let text =
             format!(r#"{{"root_index": 0, "nodes": [{{"type": "ffi.Tensor", "data": {data}}}]}}"#);
         let e = object_json::from_json_graph(&text).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Data, "{e}");
+        assert_eq!(
+            (e.node(), e.type_key()),
+            (Some(0), Some("ffi.Tensor")),
+            "{e}"
+        );
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
         assert!(e.message().to_lowercase().contains(want), "{want}: {e}");
+        assert_eq!(Error::from(e).kind(), "ValueError");
     }
 }
 
@@ -1279,8 +1287,19 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
         "[2, 0]", "[10, 0]", "[4, 0]", "[99, 0]", "[1, -1]", "[3, -1]",
     ] {
         let e = object_json::from_json_graph(&node(device)).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Data, "{e}");
+        assert_eq!(
+            (e.node(), e.type_key()),
+            (Some(0), Some("ffi.Tensor")),
+            "{e}"
+        );
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
-        assert!(e.message().contains("unsupported device"), "{device}: {e}");
+        // The array's own error is the source.
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<NDArrayError>());
+        assert!(
+            matches!(source, Some(NDArrayError::UnsupportedDevice(_))),
+            "{device}: {e}"
+        );
     }
 }
 
@@ -1515,10 +1534,19 @@ fn copies_too_large_for_memory_are_errors_not_aborts() {
     );
     // The JSON graph reports it, at the root and inside a container.
     let err = object_json::to_json_graph(&Any::from(a.clone())).unwrap_err();
-    assert_eq!(err.kind(), "MemoryError", "{err}");
+    assert_eq!(err.kind(), GraphErrorKind::Memory, "{err}");
+    assert_eq!(err.type_key(), Some("ffi.Tensor"));
+    let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<NDArrayError>());
+    assert_eq!(source, Some(&want));
+    assert_eq!(
+        Error::from(err),
+        e,
+        "a packed call sees the array's own error"
+    );
     let list = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(a.clone())]));
     let err = object_json::to_json_graph(&list).unwrap_err();
-    assert_eq!(err.kind(), "MemoryError", "{err}");
+    assert_eq!(err.kind(), GraphErrorKind::Memory, "{err}");
+    assert_eq!(Error::from(err).kind(), "MemoryError");
     // Views of it, 2-D broadcasts, and raw DLTensor*s of the same description.
     let tail = a.slice(1..).unwrap();
     assert_eq!(

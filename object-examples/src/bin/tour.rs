@@ -371,12 +371,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         call(g, &[2, 10])?,
         count_distinct(&g.clone().upcast()) == count_distinct(&f.clone().upcast())
     );
+    let e = from_json_graph(
+        r#"{"root_index": 0, "nodes": [{"type": "tour.IntImm", "data": {"value": "7"}}]}"#,
+    )
+    .unwrap_err();
     println!(
-        "and bad input is an error naming the node: {}",
-        from_json_graph(
-            r#"{"root_index": 0, "nodes": [{"type": "tour.IntImm", "data": {"value": "7"}}]}"#
-        )
-        .unwrap_err()
+        "and bad input is an error, with its kind, node and field as data ({:?}, node {:?}, field {:?}): {e}",
+        e.kind(),
+        e.node(),
+        e.field()
     );
 
     section("10. NDArray and DLPack");
