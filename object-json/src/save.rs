@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use object_containers::{Array, Map, NDArray, Shape};
 use object_core::reflection::{self, FieldInfo};
 use object_core::type_index as ti;
-use object_core::{Any, Bytes, DataType, Device, ObjectPtr, ObjectRef, TypeError};
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
 use crate::data::{
     data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, B64,
@@ -510,12 +510,21 @@ impl Saver {
 ///
 /// [`Unsupported`](GraphErrorKind::Unsupported) for a value with no `Any` form (an
 /// unsigned integer beyond `i64::MAX`), naming the field.
+#[inline]
 fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphError> {
-    reflection::get_field(obj, field).map_err(|e| {
-        GraphError::wrap(GraphErrorKind::Unsupported, e)
-            .with_field(field.name())
-            .with_type_key(obj.type_key())
-    })
+    match reflection::get_field(obj, field) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(unreadable_field(obj, field, e)),
+    }
+}
+
+// Out of line: `read_field` runs once per object-valued field on the hot path.
+#[cold]
+#[inline(never)]
+fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: Error) -> GraphError {
+    GraphError::wrap(GraphErrorKind::Unsupported, e)
+        .with_field(field.name())
+        .with_type_key(obj.type_key())
 }
 
 /// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
