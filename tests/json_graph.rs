@@ -1,4 +1,4 @@
-//! The JSON graph format (`to_json_graph` / `from_json_graph`):
+//! The JSON graph format (`object_json`'s `to_json_graph` / `from_json_graph`):
 //!
 //! - proptest: random DAGs of this file's node types and of the examples' expression
 //!   AST, with deliberate sharing, round-trip with equal structure *and* the same
@@ -8,7 +8,9 @@
 //!   loads to the expected values, and a fixed AST saves to a checked-in file byte for
 //!   byte (regenerate with `UPDATE_GOLDEN=1 cargo test -p object-tests --test
 //!   json_graph`, then review the diff);
-//! - bad input: every error has the expected kind and names the node (and field);
+//! - bad input: every error has the expected `GraphErrorKind`, node, field and type key
+//!   (a syntax error its line and column), and converts into the `Error` kind string
+//!   packed calls reported before the typed error (`expect_error`);
 //! - robustness: mutated valid graphs (byte flips, truncations, insertions, splices)
 //!   never panic or leak, and whatever loads re-saves.
 //!

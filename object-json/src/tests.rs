@@ -182,3 +182,13 @@ fn a_bad_field_index_names_the_node_once() {
         "node 0 (`ffi.Array`): node index 9 is out of range (the graph has 1 nodes)"
     );
 }
+
+#[test]
+fn graph_errors_cross_threads_and_box() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<crate::GraphError>();
+    let boxed: Box<dyn std::error::Error + Send + Sync> = from_json_graph("[").unwrap_err().into();
+    let e = boxed.downcast_ref::<crate::GraphError>().unwrap();
+    assert_eq!(e.kind(), GraphErrorKind::Syntax);
+    assert_eq!((e.line(), e.column(), e.node()), (Some(1), Some(2), None));
+}
