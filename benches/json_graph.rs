@@ -60,9 +60,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
-use object_containers::{from_json_graph, to_json_graph};
 use object_core::{Any, ObjectPtr};
 use object_examples::expr::{self as tour, Expr};
+use object_json::{from_json_graph, to_json_graph};
 use serde::{Deserialize, Serialize};
 
 /// Leaves of the tree: with the operators and the shared variables, ~1,000,000 objects.

@@ -1,4 +1,4 @@
-//! The JSON graph format (`to_json_graph` / `from_json_graph`):
+//! The JSON graph format (`object_json`'s `to_json_graph` / `from_json_graph`):
 //!
 //! - proptest: random DAGs of this file's node types and of the examples' expression
 //!   AST, with deliberate sharing, round-trip with equal structure *and* the same
@@ -8,7 +8,9 @@
 //!   loads to the expected values, and a fixed AST saves to a checked-in file byte for
 //!   byte (regenerate with `UPDATE_GOLDEN=1 cargo test -p object-tests --test
 //!   json_graph`, then review the diff);
-//! - bad input: every error has the expected kind and names the node (and field);
+//! - bad input: every error has the expected `GraphErrorKind`, node, field and type key
+//!   (a syntax error its line and column), and converts into the `Error` kind string
+//!   packed calls reported before the typed error (`expect_error`);
 //! - robustness: mutated valid graphs (byte flips, truncations, insertions, splices)
 //!   never panic or leak, and whatever loads re-saves.
 //!
@@ -19,13 +21,14 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use object_containers::{
-    from_json_graph, to_json_graph, to_json_graph_with_metadata, Array, Function, Map, Shape,
-};
+use object_containers::{Array, Function, Map, Shape};
 use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
 use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
 use object_examples::expr::{self as tour, Expr};
+use object_json::{
+    from_json_graph, to_json_graph, to_json_graph_with_metadata, GraphError, GraphErrorKind,
+};
 use object_tests::{scaled, seed, LeakCheck, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -867,7 +870,7 @@ fn data_types_read_back_or_are_refused() {
             for lanes in [0u16, 1, 4] {
                 let dt = DataType::new(code, bits, lanes);
                 let n = leaf(0, 0, 0.0, false, "", dt, Device::cpu(), "");
-                for value in [Any::from(dt), Any::from(n)] {
+                for (value, in_field) in [(Any::from(dt), false), (Any::from(n), true)] {
                     match to_json_graph(&value) {
                         Ok(text) => {
                             let loaded = from_json_graph(&text).unwrap_or_else(|e| {
@@ -876,8 +879,16 @@ fn data_types_read_back_or_are_refused() {
                             assert_eq!(canonical(&loaded), canonical(&value), "{dt:?}: {text}");
                         }
                         Err(e) => {
-                            assert_eq!(e.kind(), "TypeError", "{e}");
+                            assert_eq!(e.kind(), GraphErrorKind::Unsupported, "{e}");
+                            if in_field {
+                                assert_eq!(e.field(), Some("dtype"), "{e}");
+                                assert_eq!(e.type_key(), Some("jgtest.Leaf"), "{e}");
+                            } else {
+                                assert_eq!(e.field(), None, "{e}");
+                                assert_eq!(e.type_key(), Some("DataType"), "{e}");
+                            }
                             assert!(e.message().contains("DataType"), "{e}");
+                            assert_eq!(Error::from(e).kind(), "TypeError");
                         }
                     }
                 }
@@ -914,24 +925,40 @@ fn unsigned_fields_beyond_i64_are_refused_when_saving() {
         byte: 0,
     });
     let e = to_json_graph(&Any::from(too_big)).unwrap_err();
-    assert_eq!(e.kind(), "TypeError");
-    assert!(e.message().contains("field `big` of `jgtest.Wide`"), "{e}");
+    assert_eq!(e.kind(), GraphErrorKind::Unsupported, "{e}");
+    assert_eq!(
+        (e.field(), e.type_key()),
+        (Some("big"), Some("jgtest.Wide"))
+    );
+    assert!(
+        e.message().starts_with("field `big` of `jgtest.Wide`: "),
+        "{e}"
+    );
+    // Reflection's error is the source, and what a packed call sees.
+    let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<Error>());
+    assert_eq!(source.map(Error::kind), Some("TypeError"));
+    assert_eq!(Error::from(e).kind(), "TypeError");
     expect_error(
         &graph(
             0,
             &[r#"{"type": "jgtest.Wide", "data": {"big": -1, "byte": 0}}"#],
         ),
+        GraphErrorKind::Field,
         "TypeError",
-        &["node 0 (`jgtest.Wide`)", "field `big`"],
-    );
+    )
+    .node(0)
+    .type_key("jgtest.Wide")
+    .field("big");
     expect_error(
         &graph(
             0,
             &[r#"{"type": "jgtest.Wide", "data": {"big": 0, "byte": 256}}"#],
         ),
+        GraphErrorKind::Field,
         "TypeError",
-        &["node 0 (`jgtest.Wide`)", "field `byte`"],
-    );
+    )
+    .node(0)
+    .field("byte");
 }
 
 #[test]
@@ -977,8 +1004,13 @@ fn metadata_is_written_and_ignored_on_load() {
     assert_eq!(from_json_graph(&text).unwrap().as_int(), Some(7));
     meta.insert("node".into(), Any::from(simple_leaf(1, "n")));
     let e = to_json_graph_with_metadata(&Any::from(7), &meta).unwrap_err();
-    assert_eq!(e.kind(), "TypeError");
-    assert!(e.message().contains("metadata `node`"), "{e}");
+    assert_eq!(e.kind(), GraphErrorKind::Metadata, "{e}");
+    assert_eq!(
+        (e.field(), e.type_key()),
+        (Some("node"), Some("jgtest.Leaf"))
+    );
+    assert!(e.message().starts_with("metadata `node`: "), "{e}");
+    assert_eq!(Error::from(e).kind(), "TypeError");
 }
 
 // ---------------------------------------------------------------------------------
@@ -1196,26 +1228,111 @@ fn leaf_graph(overrides: &[(&str, &str)]) -> String {
     )
 }
 
+/// A load error under test, with checks that chain:
+/// `expect_error(text, GraphErrorKind::Field, "TypeError").node(2).field("int")`.
+struct Expected<'t> {
+    e: GraphError,
+    text: &'t str,
+}
+
+/// The error `from_json_graph` gives for `text`, checked to be of `kind`, to have a
+/// position exactly when it is a syntax error, and to convert into an `Error` of
+/// `error_kind` (what a packed call reports: the kind string of before the typed
+/// error).
 #[track_caller]
-fn expect_error(text: &str, kind: &str, needles: &[&str]) -> Error {
+fn expect_error<'t>(text: &'t str, kind: GraphErrorKind, error_kind: &str) -> Expected<'t> {
     let e = match from_json_graph(text) {
-        Ok(v) => panic!("expected a {kind}, loaded {v:?} from\n{text}"),
+        Ok(v) => panic!("expected a {kind:?} error, loaded {v:?} from\n{text}"),
         Err(e) => e,
     };
-    assert_eq!(e.kind(), kind, "wrong error kind: {e}\n{text}");
-    for needle in needles {
-        assert!(
-            e.message().contains(needle),
-            "the message {:?} does not contain {needle:?}\n{}",
-            e.message(),
-            if text.len() < 2000 {
-                text
-            } else {
-                "(long input)"
-            }
-        );
+    let x = Expected { e, text };
+    assert_eq!(x.e.kind(), kind, "wrong error kind: {}", x.context());
+    let positioned = kind == GraphErrorKind::Syntax;
+    assert_eq!(x.e.line().is_some(), positioned, "{}", x.context());
+    assert_eq!(x.e.column().is_some(), positioned, "{}", x.context());
+    assert!(!x.e.message().is_empty());
+    // Loading is deterministic: the same error again, converted as a packed call does.
+    let as_error = Error::from(from_json_graph(text).unwrap_err());
+    assert_eq!(as_error.kind(), error_kind, "{}", x.context());
+    assert_eq!(as_error.message(), x.e.message());
+    x
+}
+
+impl Expected<'_> {
+    fn context(&self) -> String {
+        let text = if self.text.len() < 2000 {
+            self.text
+        } else {
+            "(long input)"
+        };
+        format!("{:?}\n{text}", self.e)
     }
-    e
+
+    /// In node `node`.
+    #[track_caller]
+    fn node(self, node: usize) -> Self {
+        assert_eq!(self.e.node(), Some(node), "{}", self.context());
+        self
+    }
+
+    /// In no node (a document or syntax error).
+    #[track_caller]
+    fn no_node(self) -> Self {
+        assert_eq!(self.e.node(), None, "{}", self.context());
+        self
+    }
+
+    /// About type `key`.
+    #[track_caller]
+    fn type_key(self, key: &str) -> Self {
+        assert_eq!(self.e.type_key(), Some(key), "{}", self.context());
+        self
+    }
+
+    /// About the field `name`.
+    #[track_caller]
+    fn field(self, name: &str) -> Self {
+        assert_eq!(self.e.field(), Some(name), "{}", self.context());
+        self
+    }
+
+    /// About no field.
+    #[track_caller]
+    fn no_field(self) -> Self {
+        assert_eq!(self.e.field(), None, "{}", self.context());
+        self
+    }
+
+    /// At `line` and `column`.
+    #[track_caller]
+    fn at(self, line: usize, column: usize) -> Self {
+        assert_eq!(
+            (self.e.line(), self.e.column()),
+            (Some(line), Some(column)),
+            "{}",
+            self.context()
+        );
+        self
+    }
+
+    /// Whose message says `needle` (where the wording is what is tested: which of the
+    /// problems of one kind it is).
+    #[track_caller]
+    fn says(self, needle: &str) -> Self {
+        assert!(
+            self.e.message().contains(needle),
+            "the message does not contain {needle:?}: {}",
+            self.context()
+        );
+        self
+    }
+
+    /// Whose message is `message`.
+    #[track_caller]
+    fn message(self, message: &str) -> Self {
+        assert_eq!(self.e.message(), message, "{}", self.context());
+        self
+    }
 }
 
 #[test]
@@ -1231,39 +1348,45 @@ fn the_leaf_graph_helper_is_valid() {
 #[test]
 fn invalid_and_truncated_json_report_line_and_column() {
     let _leaks = LeakCheck::new();
-    expect_error("", "ValueError", &["invalid JSON at line 1, column 1"]);
-    expect_error(
-        "{\"root_index\": 0,\n \"nodes\": [}",
-        "ValueError",
-        &["line 2, column 12"],
-    );
+    use GraphErrorKind::Syntax;
+    expect_error("", Syntax, "ValueError")
+        .at(1, 1)
+        .no_node()
+        .message("invalid JSON at line 1, column 1: unexpected end of input, expected a value");
+    expect_error("{\"root_index\": 0,\n \"nodes\": [}", Syntax, "ValueError").at(2, 12);
     expect_error(
         "{\"root_index\": 0, \"nodes\": [{\"type\": \"int\", \"data\": 1}]} x",
+        Syntax,
         "ValueError",
-        &["line 1, column 58", "trailing"],
-    );
-    expect_error("{'root_index': 0}", "ValueError", &["line 1, column 2"]);
-    expect_error(
-        "{\"root_index\": 01}",
-        "ValueError",
-        &["line 1, column 16", "leading zeros"],
-    );
-    expect_error(
-        "{\"a\": \"\\x\"}",
-        "ValueError",
-        &["line 1, column ", "invalid escape"],
-    );
-    expect_error("{\"a\": \"\u{1}\"}", "ValueError", &["control character"]);
-    expect_error("{\"a\": \"\\ud800\"}", "ValueError", &["surrogate"]);
-    expect_error("[tru]", "ValueError", &["line 1, column 2", "true"]);
+    )
+    .at(1, 58)
+    .says("trailing");
+    expect_error("{'root_index': 0}", Syntax, "ValueError").at(1, 2);
+    expect_error("{\"root_index\": 01}", Syntax, "ValueError")
+        .at(1, 16)
+        .says("leading zeros");
+    expect_error("{\"a\": \"\\x\"}", Syntax, "ValueError")
+        .at(1, 10)
+        .says("invalid escape");
+    expect_error("{\"a\": \"\u{1}\"}", Syntax, "ValueError")
+        .at(1, 8)
+        .says("control character");
+    expect_error("{\"a\": \"\\ud800\"}", Syntax, "ValueError")
+        .at(1, 14)
+        .says("surrogate");
+    expect_error("[tru]", Syntax, "ValueError")
+        .at(1, 2)
+        .says("true");
     // Truncated at every position: always an error with a position, never a panic.
     let full = to_json_graph(&golden_ast()).unwrap();
     let mut cut = 0;
     for end in (0..full.len()).filter(|&i| full.is_char_boundary(i)) {
         let e = from_json_graph(&full[..end]).unwrap_err();
-        assert_eq!(e.kind(), "ValueError", "{e}");
+        assert_eq!(e.kind(), Syntax, "at {end}: {e}");
+        let (line, column) = (e.line().unwrap(), e.column().unwrap());
         assert!(
-            e.message().starts_with("invalid JSON at line "),
+            e.message()
+                .starts_with(&format!("invalid JSON at line {line}, column {column}: ")),
             "at {end}: {e}"
         );
         cut += 1;
@@ -1272,75 +1395,73 @@ fn invalid_and_truncated_json_report_line_and_column() {
     // The position of a truncation is the end of the input.
     let lines = full.lines().count();
     assert!(full.ends_with("\n]}"));
-    let e = from_json_graph(&full[..full.len() - 1]).unwrap_err();
-    assert!(
-        e.message()
-            .contains(&format!("line {lines}, column 2: unexpected end of input")),
-        "{e}"
-    );
+    expect_error(&full[..full.len() - 1], Syntax, "ValueError")
+        .at(lines, 2)
+        .says("unexpected end of input");
 }
 
 #[test]
 fn document_shape_errors() {
     let _leaks = LeakCheck::new();
-    expect_error(
-        "[1, 2]",
-        "ValueError",
-        &["a JSON graph is an object, got an array"],
-    );
-    expect_error("\"graph\"", "ValueError", &["is an object, got a string"]);
-    expect_error(r#"{"nodes": []}"#, "ValueError", &["missing `root_index`"]);
-    expect_error(r#"{"root_index": 0}"#, "ValueError", &["missing `nodes`"]);
-    expect_error(
-        r#"{"root_index": 0, "nodes": {}}"#,
-        "ValueError",
-        &["`nodes` must be an array, got an object"],
-    );
+    use GraphErrorKind::{Document, NodeIndex};
+    // Which key is missing or ill-typed is told by the message.
+    expect_error("[1, 2]", Document, "ValueError")
+        .no_node()
+        .message("a JSON graph is an object, got an array");
+    expect_error("\"graph\"", Document, "ValueError").says("is an object, got a string");
+    expect_error(r#"{"nodes": []}"#, Document, "ValueError").message("missing `root_index`");
+    expect_error(r#"{"root_index": 0}"#, Document, "ValueError").message("missing `nodes`");
+    expect_error(r#"{"root_index": 0, "nodes": {}}"#, Document, "ValueError")
+        .message("`nodes` must be an array, got an object");
     expect_error(
         r#"{"root_index": "0", "nodes": [{"type": "None"}]}"#,
+        Document,
         "ValueError",
-        &["`root_index` must be an integer, got a string"],
-    );
+    )
+    .message("`root_index` must be an integer, got a string");
     expect_error(
         r#"{"root_index": 0.0, "nodes": [{"type": "None"}]}"#,
+        Document,
         "ValueError",
-        &["`root_index` must be an integer, got a float"],
-    );
+    )
+    .message("`root_index` must be an integer, got a float");
+    // A root index out of range is a node index out of range, in no node.
     expect_error(
         r#"{"root_index": 1, "nodes": [{"type": "None"}]}"#,
+        NodeIndex,
         "ValueError",
-        &["`root_index` 1 is out of range (the graph has 1 nodes)"],
-    );
+    )
+    .no_node()
+    .message("`root_index` 1 is out of range (the graph has 1 nodes)");
     expect_error(
         r#"{"root_index": -1, "nodes": [{"type": "None"}]}"#,
+        NodeIndex,
         "ValueError",
-        &["`root_index` -1 is out of range"],
-    );
-    expect_error(
-        r#"{"root_index": 0, "nodes": []}"#,
-        "ValueError",
-        &["out of range (the graph has 0 nodes)"],
-    );
-    expect_error(
-        &graph(0, &["5"]),
-        "ValueError",
-        &["node 0: a node is an object, got an integer"],
-    );
-    expect_error(
-        &graph(0, &[r#"{"data": 1}"#]),
-        "ValueError",
-        &["node 0: missing `type`"],
-    );
-    expect_error(
-        &graph(0, &[r#"{"type": 3}"#]),
-        "ValueError",
-        &["node 0: `type` must be a string, got an integer"],
-    );
+    )
+    .no_node();
+    expect_error(r#"{"root_index": 0, "nodes": []}"#, NodeIndex, "ValueError")
+        .says("(the graph has 0 nodes)");
+    // Nodes that are not objects with a string `type`: in the node, with no type key.
+    for (node, message) in [
+        ("5", "node 0: a node is an object, got an integer"),
+        (r#"{"data": 1}"#, "node 0: missing `type`"),
+        (
+            r#"{"type": 3}"#,
+            "node 0: `type` must be a string, got an integer",
+        ),
+    ] {
+        let text = graph(0, &[node]);
+        let e = expect_error(&text, Document, "ValueError")
+            .node(0)
+            .message(message);
+        assert_eq!(e.e.type_key(), None);
+    }
 }
 
 #[test]
 fn index_errors_name_the_node() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::{Data, NodeIndex};
     expect_error(
         &graph(
             1,
@@ -1349,12 +1470,13 @@ fn index_errors_name_the_node() {
                 r#"{"type": "ffi.Array", "data": [0, -1]}"#,
             ],
         ),
+        NodeIndex,
         "ValueError",
-        &[
-            "node 1 (`ffi.Array`)",
-            "node index -1 is out of range (the graph has 2 nodes)",
-        ],
-    );
+    )
+    .node(1)
+    .type_key("ffi.Array")
+    .no_field()
+    .message("node 1 (`ffi.Array`): node index -1 is out of range (the graph has 2 nodes)");
     expect_error(
         &graph(
             1,
@@ -1363,29 +1485,36 @@ fn index_errors_name_the_node() {
                 r#"{"type": "ffi.Array", "data": [0, 2]}"#,
             ],
         ),
+        NodeIndex,
         "ValueError",
-        &["node 1 (`ffi.Array`)", "node index 2 is out of range"],
-    );
+    )
+    .node(1)
+    .type_key("ffi.Array");
     expect_error(
         &graph(0, &[r#"{"type": "ffi.Map", "data": [0, "x"]}"#]),
+        NodeIndex,
         "ValueError",
-        &["node 0 (`ffi.Map`)", "expected a node index, got a string"],
-    );
+    )
+    .node(0)
+    .type_key("ffi.Map")
+    .says("expected a node index, got a string");
     expect_error(
         &graph(0, &[r#"{"type": "ffi.Array", "data": [0.0]}"#]),
+        NodeIndex,
         "ValueError",
-        &["node 0 (`ffi.Array`)", "expected a node index, got a float"],
-    );
+    )
+    .node(0)
+    .says("expected a node index, got a float");
     expect_error(
         &graph(0, &[r#"{"type": "ffi.Array", "data": {}}"#]),
+        Data,
         "ValueError",
-        &[
-            "node 0 (`ffi.Array`)",
-            "`data` must be an array of node indices",
-        ],
-    );
-    // In an object field: the node and the field.
-    let e = expect_error(
+    )
+    .node(0)
+    .type_key("ffi.Array")
+    .says("`data` must be an array of node indices");
+    // In an object field: the node and the field, each named once.
+    expect_error(
         &graph(
             1,
             &[
@@ -1393,52 +1522,51 @@ fn index_errors_name_the_node() {
                 r#"{"type": "jgtest.Pair", "data": {"lhs": 7, "weight": 1}}"#,
             ],
         ),
+        NodeIndex,
         "ValueError",
-        &[
-            "node 1 (`jgtest.Pair`)",
-            "field `lhs`",
-            "node index 7 is out of range",
-        ],
-    );
-    assert_eq!(
-        e.message().matches("node 1").count(),
-        1,
-        "the node is named once: {e}"
+    )
+    .node(1)
+    .type_key("jgtest.Pair")
+    .field("lhs")
+    .message(
+        "node 1 (`jgtest.Pair`): field `lhs`: node index 7 is out of range (the graph has 2 nodes)",
     );
     expect_error(
         &graph(
             0,
             &[r#"{"type": "jgtest.Pair", "data": {"lhs": -3, "weight": 1}}"#],
         ),
+        NodeIndex,
         "ValueError",
-        &[
-            "node 0 (`jgtest.Pair`)",
-            "field `lhs`",
-            "node index -3 is out of range",
-        ],
-    );
+    )
+    .node(0)
+    .field("lhs")
+    .says("node index -3 is out of range");
     expect_error(
         &graph(
             0,
             &[r#"{"type": "jgtest.Pair", "data": {"lhs": "x", "weight": 1}}"#],
         ),
+        NodeIndex,
         "ValueError",
-        &[
-            "node 0 (`jgtest.Pair`)",
-            "field `lhs`",
-            "expected a node index, got a string",
-        ],
-    );
+    )
+    .node(0)
+    .field("lhs")
+    .says("expected a node index, got a string");
 }
 
 #[test]
 fn cycles_are_refused() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::Cycle;
     expect_error(
         &graph(0, &[r#"{"type": "ffi.Array", "data": [0]}"#]),
+        Cycle,
         "ValueError",
-        &["node 0 (`ffi.Array`) refers to node 0, which refers back to it (a cycle)"],
-    );
+    )
+    .node(0)
+    .type_key("ffi.Array")
+    .message("node 0 (`ffi.Array`) refers to node 0, which refers back to it (a cycle)");
     // Two nodes.
     expect_error(
         &graph(
@@ -1448,9 +1576,11 @@ fn cycles_are_refused() {
                 r#"{"type": "ffi.Array", "data": [0]}"#,
             ],
         ),
+        Cycle,
         "ValueError",
-        &["node 0 (`ffi.Array`) refers to node 1", "a cycle"],
-    );
+    )
+    .node(0)
+    .says("refers to node 1");
     // Through object fields.
     expect_error(
         &graph(
@@ -1461,9 +1591,12 @@ fn cycles_are_refused() {
                 r#"{"type": "jgtest.Node", "data": {}}"#,
             ],
         ),
+        Cycle,
         "ValueError",
-        &["node 1 (`jgtest.Pair`) refers to node 0", "a cycle"],
-    );
+    )
+    .node(1)
+    .type_key("jgtest.Pair")
+    .says("refers to node 0");
     // A cycle among later nodes, reached from the root.
     expect_error(
         &graph(
@@ -1475,9 +1608,11 @@ fn cycles_are_refused() {
                 r#"{"type": "int", "data": 1}"#,
             ],
         ),
+        Cycle,
         "ValueError",
-        &["node 2 (`ffi.Array`) refers to node 1", "a cycle"],
-    );
+    )
+    .node(2)
+    .says("refers to node 1");
     // A node reached twice without a cycle is fine, in any order (forward references
     // too).
     let v = from_json_graph(&graph(
@@ -1500,93 +1635,77 @@ fn cycles_are_refused() {
 #[test]
 fn type_errors_name_the_node_and_field() {
     let _leaks = LeakCheck::new();
-    let e = expect_error(
+    use GraphErrorKind::{Data, Field, UnknownType};
+    expect_error(
         &graph(0, &[r#"{"type": "nope.Missing", "data": {}}"#]),
+        UnknownType,
         "KeyError",
-        &["node 0", "unknown type key `nope.Missing`"],
-    );
-    assert!(!e.message().contains("Traceback"));
+    )
+    .node(0)
+    .type_key("nope.Missing")
+    .message("node 0: unknown type key `nope.Missing`");
     // Missing field (the optional `rhs` may be left out, `lhs` may not).
     expect_error(
         &graph(0, &[r#"{"type": "jgtest.Pair", "data": {"weight": 1}}"#]),
+        Field,
         "ValueError",
-        &[
-            "node 0 (`jgtest.Pair`)",
-            "missing field `lhs`",
-            "jgtest.Node",
-        ],
-    );
-    expect_error(
-        &leaf_graph(&[("int", "")]),
-        "ValueError",
-        &["node 2 (`jgtest.Leaf`)", "missing field `int`"],
-    );
-    expect_error(
-        &leaf_graph(&[("device", "")]),
-        "ValueError",
-        &["node 2 (`jgtest.Leaf`)", "missing field `device`"],
-    );
+    )
+    .node(0)
+    .type_key("jgtest.Pair")
+    .field("lhs")
+    .message("node 0 (`jgtest.Pair`): missing field `lhs` (jgtest.Node) of `jgtest.Pair`");
+    expect_error(&leaf_graph(&[("int", "")]), Field, "ValueError")
+        .node(2)
+        .type_key("jgtest.Leaf")
+        .field("int")
+        .says("missing field");
+    expect_error(&leaf_graph(&[("device", "")]), Field, "ValueError")
+        .node(2)
+        .field("device")
+        .says("missing field");
     // Extra field, inline and node-valued; a skipped field is extra too.
-    expect_error(
-        &leaf_graph(&[("bogus", "1")]),
-        "ValueError",
-        &[
-            "node 2 (`jgtest.Leaf`)",
-            "`jgtest.Leaf` has no field `bogus`",
-        ],
-    );
-    expect_error(
-        &leaf_graph(&[("scratch", "1")]),
-        "ValueError",
-        &["node 2 (`jgtest.Leaf`)", "has no field `scratch`"],
-    );
+    expect_error(&leaf_graph(&[("bogus", "1")]), Field, "ValueError")
+        .node(2)
+        .field("bogus")
+        .message("node 2 (`jgtest.Leaf`): `jgtest.Leaf` has no field `bogus`");
+    expect_error(&leaf_graph(&[("scratch", "1")]), Field, "ValueError")
+        .node(2)
+        .field("scratch")
+        .says("has no field");
     expect_error(
         &leaf_graph(&[("data_type", "\"int8\"")]),
+        Field,
         "ValueError",
-        &["has no field `data_type`"],
-    );
+    )
+    .field("data_type")
+    .says("has no field");
     // Wrong kind for an inline field.
-    expect_error(
-        &leaf_graph(&[("int", "\"1\"")]),
-        "ValueError",
-        &[
-            "node 2 (`jgtest.Leaf`)",
-            "field `int`",
-            "expected int",
-            "got a string",
-        ],
-    );
-    expect_error(
-        &leaf_graph(&[("int", "1.5")]),
-        "ValueError",
-        &["node 2 (`jgtest.Leaf`)", "field `int`", "got a float"],
-    );
-    expect_error(
-        &leaf_graph(&[("flag", "1")]),
-        "ValueError",
-        &["field `flag`", "expected bool", "got an integer"],
-    );
-    expect_error(
-        &leaf_graph(&[("float", "null")]),
-        "ValueError",
-        &["field `float`", "expected float", "got null"],
-    );
-    expect_error(
-        &leaf_graph(&[("dtype", "\"int\"")]),
-        "ValueError",
-        &["field `dtype`", "`int` is not a data type"],
-    );
-    expect_error(
-        &leaf_graph(&[("dtype", "32")]),
-        "ValueError",
-        &["field `dtype`", "expected DataType"],
-    );
-    // An inline int beyond the field's width.
-    expect_error(
-        &leaf_graph(&[("small", "4294967296")]),
-        "TypeError",
-        &["node 2 (`jgtest.Leaf`)", "field `small`"],
-    );
+    expect_error(&leaf_graph(&[("int", "\"1\"")]), Field, "ValueError")
+        .node(2)
+        .type_key("jgtest.Leaf")
+        .field("int")
+        .message("node 2 (`jgtest.Leaf`): field `int`: expected int, got a string");
+    expect_error(&leaf_graph(&[("int", "1.5")]), Field, "ValueError")
+        .node(2)
+        .field("int")
+        .says("got a float");
+    expect_error(&leaf_graph(&[("flag", "1")]), Field, "ValueError")
+        .field("flag")
+        .says("expected bool, got an integer");
+    expect_error(&leaf_graph(&[("float", "null")]), Field, "ValueError")
+        .field("float")
+        .says("expected float, got null");
+    expect_error(&leaf_graph(&[("dtype", "\"int\"")]), Field, "ValueError")
+        .field("dtype")
+        .says("`int` is not a data type");
+    expect_error(&leaf_graph(&[("dtype", "32")]), Field, "ValueError")
+        .field("dtype")
+        .says("expected DataType");
+    // An inline int beyond the field's width (refused by the field's conversion).
+    expect_error(&leaf_graph(&[("small", "4294967296")]), Field, "TypeError")
+        .node(2)
+        .type_key("jgtest.Leaf")
+        .field("small");
     // Wrong kind of node for a node field: a string where a `jgtest.Node` is required,
     // an int where a string is required, a string where a device is required.
     expect_error(
@@ -1597,14 +1716,14 @@ fn type_errors_name_the_node_and_field() {
                 r#"{"type": "jgtest.Pair", "data": {"lhs": 0, "weight": 1}}"#,
             ],
         ),
+        Field,
         "TypeError",
-        &[
-            "node 1 (`jgtest.Pair`)",
-            "field `lhs`",
-            "jgtest.Node",
-            "ffi.String",
-        ],
-    );
+    )
+    .node(1)
+    .type_key("jgtest.Pair")
+    .field("lhs")
+    .says("jgtest.Node")
+    .says("ffi.String");
     expect_error(
         &graph(
             1,
@@ -1613,9 +1732,12 @@ fn type_errors_name_the_node_and_field() {
                 r#"{"type": "jgtest.Pair", "data": {"lhs": 0, "weight": 1}}"#,
             ],
         ),
+        Field,
         "TypeError",
-        &["node 1 (`jgtest.Pair`)", "field `lhs`", "tour.IntImm"],
-    );
+    )
+    .node(1)
+    .field("lhs")
+    .says("tour.IntImm");
     expect_error(
         &graph(
             3,
@@ -1626,9 +1748,12 @@ fn type_errors_name_the_node_and_field() {
                 &leaf_node(&[], 2, 1, 0),
             ],
         ),
+        Field,
         "TypeError",
-        &["node 3 (`jgtest.Leaf`)", "field `name`"],
-    );
+    )
+    .node(3)
+    .type_key("jgtest.Leaf")
+    .field("name");
     expect_error(
         &graph(
             2,
@@ -1638,9 +1763,11 @@ fn type_errors_name_the_node_and_field() {
                 &leaf_node(&[], 0, 0, 0),
             ],
         ),
+        Field,
         "TypeError",
-        &["node 2 (`jgtest.Leaf`)", "field `device`"],
-    );
+    )
+    .node(2)
+    .field("device");
     // A typed array field holding an item of another type names the field.
     expect_error(
         &graph(
@@ -1652,9 +1779,12 @@ fn type_errors_name_the_node_and_field() {
                 r#"{"type": "ffi.Map", "data": []}"#,
             ],
         ),
+        Field,
         "TypeError",
-        &["node 2 (`jgtest.Bag`)", "field `items`"],
-    );
+    )
+    .node(2)
+    .type_key("jgtest.Bag")
+    .field("items");
     // The examples' AST: `params` must hold `tour.Var`s.
     expect_error(
         &graph(
@@ -1665,10 +1795,13 @@ fn type_errors_name_the_node_and_field() {
                 r#"{"type": "tour.Function", "data": {"params": 1, "body": 0}}"#,
             ],
         ),
+        Field,
         "TypeError",
-        &["node 2 (`tour.Function`)", "field `params`"],
-    );
-    // `data` of the wrong kind for a value node.
+    )
+    .node(2)
+    .type_key("tour.Function")
+    .field("params");
+    // `data` of the wrong kind for a value node: the message says what it must be.
     for (node, needle) in [
         (
             r#"{"type": "int", "data": "1"}"#,
@@ -1716,11 +1849,16 @@ fn type_errors_name_the_node_and_field() {
         ),
     ] {
         let text = graph(0, &[node]);
-        let e = expect_error(&text, "ValueError", &[needle]);
         let key = node.split('"').nth(3).unwrap();
+        let e = expect_error(&text, Data, "ValueError")
+            .node(0)
+            .type_key(key)
+            .no_field()
+            .says(needle);
         assert!(
-            e.message().starts_with(&format!("node 0 (`{key}`): ")),
-            "{e}"
+            e.e.message().starts_with(&format!("node 0 (`{key}`): ")),
+            "{:?}",
+            e.e
         );
     }
 }
@@ -1728,6 +1866,7 @@ fn type_errors_name_the_node_and_field() {
 #[test]
 fn container_data_errors() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::Data;
     expect_error(
         &graph(
             1,
@@ -1736,9 +1875,12 @@ fn container_data_errors() {
                 r#"{"type": "ffi.Map", "data": [0, 0, 0]}"#,
             ],
         ),
+        Data,
         "ValueError",
-        &["node 1 (`ffi.Map`)", "in pairs (an even count)"],
-    );
+    )
+    .node(1)
+    .type_key("ffi.Map")
+    .says("in pairs (an even count)");
     for bad in [
         "\"@@@@\"",
         "\"AAE\"",
@@ -1746,11 +1888,13 @@ fn container_data_errors() {
         "\"AAEC=\"",
         "\"AA\\nEC\"",
     ] {
-        expect_error(
-            &graph(0, &[&format!(r#"{{"type": "ffi.Bytes", "data": {bad}}}"#)]),
-            "ValueError",
-            &["node 0 (`ffi.Bytes`)", "bad base64"],
-        );
+        let text = graph(0, &[&format!(r#"{{"type": "ffi.Bytes", "data": {bad}}}"#)]);
+        let e = expect_error(&text, Data, "ValueError")
+            .node(0)
+            .type_key("ffi.Bytes")
+            .says("bad base64");
+        // The decoder's error is the source.
+        assert!(std::error::Error::source(&e.e).is_some(), "{:?}", e.e);
     }
     let ok = from_json_graph(&graph(0, &[r#"{"type": "ffi.Bytes", "data": "AAEC"}"#])).unwrap();
     assert_eq!(Bytes::try_from(ok).unwrap().as_bytes(), &[0, 1, 2]);
@@ -1759,24 +1903,24 @@ fn container_data_errors() {
 #[test]
 fn absurd_nesting_is_refused_without_overflow() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::Syntax;
     let deep = "[".repeat(100_000);
-    expect_error(
-        &deep,
-        "ValueError",
-        &[
-            "invalid JSON at line 1, column 129",
-            "nesting deeper than 128 levels",
-        ],
-    );
+    expect_error(&deep, Syntax, "ValueError")
+        .at(1, 129)
+        .says("nesting deeper than 128 levels");
     let deep_obj = "{\"a\": ".repeat(100_000);
-    expect_error(&deep_obj, "ValueError", &["nesting deeper than 128 levels"]);
+    expect_error(&deep_obj, Syntax, "ValueError")
+        .at(1, 128 * 6 + 1)
+        .says("nesting deeper than 128 levels");
     // Inside a node's data.
     let text = format!(
         "{{\"root_index\": 0, \"nodes\": [{{\"type\": \"ffi.Shape\", \"data\": {}1{}}}]}}",
         "[".repeat(200),
         "]".repeat(200)
     );
-    expect_error(&text, "ValueError", &["nesting deeper than 128 levels"]);
+    expect_error(&text, Syntax, "ValueError")
+        .no_node()
+        .says("nesting deeper than 128 levels");
 }
 
 /// A chain of `n` arrays, each holding the previous one (node `n - 1` is the root).
@@ -1854,56 +1998,74 @@ fn chains_of_any_depth_load_save_and_drop_on_a_small_stack() {
 #[test]
 fn huge_numbers() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::{Data, Document, Field, Syntax};
     // A literal beyond f64's range is not silently infinity.
     expect_error(
         &graph(0, &[r#"{"type": "float", "data": 1e400}"#]),
+        Syntax,
         "ValueError",
-        &[
-            "line 1, column 55",
-            "number out of the range of a 64-bit float",
-        ],
-    );
+    )
+    .at(1, 55)
+    .says("number out of the range of a 64-bit float");
     expect_error(
         &graph(0, &[r#"{"type": "float", "data": -1e400}"#]),
+        Syntax,
         "ValueError",
-        &["out of the range"],
-    );
+    )
+    .says("out of the range");
     let tiny = from_json_graph(&graph(0, &[r#"{"type": "float", "data": 1e-400}"#])).unwrap();
     assert_eq!(tiny.as_float(), Some(0.0));
     // Integers beyond i64 read as floats, which an int does not accept.
     expect_error(
         &graph(0, &[r#"{"type": "int", "data": 99999999999999999999}"#]),
+        Data,
         "ValueError",
-        &["node 0 (`int`)", "in the i64 range", "got a float"],
-    );
+    )
+    .node(0)
+    .type_key("int")
+    .says("in the i64 range")
+    .says("got a float");
     expect_error(
         &leaf_graph(&[("int", "99999999999999999999")]),
+        Field,
         "ValueError",
-        &["node 2 (`jgtest.Leaf`)", "field `int`", "got a float"],
-    );
+    )
+    .node(2)
+    .type_key("jgtest.Leaf")
+    .field("int")
+    .says("got a float");
     expect_error(
         &leaf_graph(&[("int", "-9223372036854775809")]),
+        Field,
         "ValueError",
-        &["field `int`"],
-    );
+    )
+    .node(2)
+    .field("int");
     let edge = from_json_graph(&leaf_graph(&[("int", "-9223372036854775808")])).unwrap();
     assert_eq!(edge.downcast_ref::<Leaf>().unwrap().int, i64::MIN);
     expect_error(
         &graph(0, &[r#"{"type": "ffi.Shape", "data": [1, 1e3]}"#]),
+        Data,
         "ValueError",
-        &["node 0 (`ffi.Shape`)"],
-    );
+    )
+    .node(0)
+    .type_key("ffi.Shape");
     // Device parts are i32.
     expect_error(
         &graph(0, &[r#"{"type": "Device", "data": [2147483648, 0]}"#]),
+        Data,
         "ValueError",
-        &["node 0 (`Device`)", "[device_type, device_id]"],
-    );
+    )
+    .node(0)
+    .type_key("Device")
+    .says("[device_type, device_id]");
     expect_error(
         &graph(0, &[r#"{"type": "Device", "data": [1, -2147483649]}"#]),
+        Data,
         "ValueError",
-        &["node 0 (`Device`)"],
-    );
+    )
+    .node(0)
+    .type_key("Device");
     let d = from_json_graph(&graph(
         0,
         &[r#"{"type": "Device", "data": [-2147483648, 2147483647]}"#],
@@ -1918,35 +2080,56 @@ fn huge_numbers() {
                 r#"{"type": "ffi.Array", "data": [0]}"#,
             ],
         ),
+        Data,
         "ValueError",
-        &["node 0 (`Device`)"],
-    );
+    )
+    .node(0)
+    .type_key("Device");
     // A root index beyond i64.
     expect_error(
         r#"{"root_index": 99999999999999999999, "nodes": []}"#,
+        Document,
         "ValueError",
-        &["`root_index` must be an integer, got a float"],
-    );
+    )
+    .no_node()
+    .message("`root_index` must be an integer, got a float");
 }
 
 #[test]
 fn opaque_types_are_refused_both_ways() {
     let _leaks = LeakCheck::new();
+    use GraphErrorKind::Unsupported;
     let f = Function::from_typed(|x: i64| x + 1);
-    for value in [
-        Any::from(f.clone()),
-        Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(f.clone())])),
-        Any::from(bag(&[], Map::new(), Any::from(f.clone()), None, None)),
-        Any::from(Error::value_error("an error")),
-        Any::opaque_ptr(std::ptr::null_mut()),
+    for (value, key) in [
+        (Any::from(f.clone()), "ffi.Function"),
+        (
+            Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(f.clone())])),
+            "ffi.Function",
+        ),
+        (
+            Any::from(bag(&[], Map::new(), Any::from(f.clone()), None, None)),
+            "ffi.Function",
+        ),
+        (Any::from(Error::value_error("an error")), "ffi.Error"),
+        (
+            Any::opaque_ptr(std::ptr::null_mut()),
+            Any::opaque_ptr(std::ptr::null_mut()).type_key(),
+        ),
     ] {
         let e = to_json_graph(&value).unwrap_err();
-        assert_eq!(e.kind(), "TypeError", "{e}");
-        assert!(e.message().contains("cannot save a `"), "{e}");
-        assert!(e.message().ends_with("` as a JSON graph"), "{e}");
+        assert_eq!(e.kind(), Unsupported, "{e}");
+        assert_eq!(
+            (e.type_key(), e.node(), e.field()),
+            (Some(key), None, None),
+            "{e}"
+        );
+        assert_eq!(
+            e.message(),
+            format!("cannot save a `{key}` as a JSON graph"),
+            "{e}"
+        );
+        assert_eq!(Error::from(e).kind(), "TypeError");
     }
-    let e = to_json_graph(&Any::from(f)).unwrap_err();
-    assert_eq!(e.message(), "cannot save a `ffi.Function` as a JSON graph");
     for key in ["ffi.Function", "ffi.Module", "ffi.Error"] {
         let text = graph(
             1,
@@ -1955,23 +2138,30 @@ fn opaque_types_are_refused_both_ways() {
                 &format!(r#"{{"type": "{key}", "data": {{}}}}"#),
             ],
         );
-        expect_error(
-            &text,
-            "TypeError",
-            &[&format!(
+        expect_error(&text, Unsupported, "TypeError")
+            .node(1)
+            .type_key(key)
+            .message(&format!(
                 "node 1: `{key}` cannot be loaded from a JSON graph"
-            )],
-        );
+            ));
         let text = graph(0, &[&format!(r#"{{"type": "{key}"}}"#)]);
-        expect_error(&text, "TypeError", &["node 0", key]);
+        expect_error(&text, Unsupported, "TypeError")
+            .node(0)
+            .type_key(key);
     }
-    // Value kinds that are not node types of the format.
-    for key in ["ffi.SmallStr", "ffi.OpaquePtr"] {
+    // Value kinds that are not node types of the format: registered, but not objects.
+    let opaque = Any::opaque_ptr(std::ptr::null_mut()).type_key();
+    for key in ["ffi.SmallStr", opaque] {
         let text = graph(0, &[&format!(r#"{{"type": "{key}", "data": 1}}"#)]);
-        let e = from_json_graph(&text).unwrap_err();
-        assert!(e.message().contains("node 0"), "{e}");
-        assert!(e.message().contains(key), "{e}");
+        expect_error(&text, Unsupported, "TypeError")
+            .node(0)
+            .type_key(key);
     }
+    // A key no type has.
+    let text = graph(0, &[r#"{"type": "ffi.OpaquePtr", "data": 1}"#]);
+    expect_error(&text, GraphErrorKind::UnknownType, "KeyError")
+        .node(0)
+        .type_key("ffi.OpaquePtr");
 }
 
 /// Errors at every node of a large valid graph leave nothing behind: a wrong field at
@@ -1984,12 +2174,21 @@ fn errors_after_partial_builds_do_not_leak() {
     let broken = text.replacen("\"weight\": 3.0", "\"weight\": \"3\"", 1);
     assert_ne!(broken, text);
     let e = from_json_graph(&broken).unwrap_err();
-    assert!(e.message().contains("field `weight`"), "{e}");
-    drop(e); // an `Error` is an object too
+    assert_eq!(
+        (e.kind(), e.field()),
+        (GraphErrorKind::Field, Some("weight")),
+        "{e}"
+    );
+    drop(e);
     let broken = text.replacen("\"weight\": 3.0", "\"weight\": 3.0, \"extra\": 0", 1);
     let e = from_json_graph(&broken).unwrap_err();
-    assert!(e.message().contains("has no field `extra`"), "{e}");
-    drop(e);
+    assert_eq!(
+        (e.kind(), e.field()),
+        (GraphErrorKind::Field, Some("extra")),
+        "{e}"
+    );
+    // The error converted for a packed call is an object too.
+    drop(Error::from(e));
     assert_eq!(leaks.live(), 0);
 }
 
@@ -2139,7 +2338,9 @@ fn mutated_graphs_never_panic_or_leak() {
     }
     let n = scaled(100_000, 1_000);
     let mut rng = Rng::new(seed("mutated_graphs_never_panic_or_leak", 0x0bad_5eed));
-    let (mut loaded, mut kinds) = (0usize, HashMap::<std::string::String, usize>::new());
+    let mut loaded = 0usize;
+    let mut kinds = HashMap::<GraphErrorKind, usize>::new();
+    let mut error_kinds = HashMap::<std::string::String, usize>::new();
     for i in 0..n {
         let bytes = mutate(&mut rng, &seeds);
         let text = std::string::String::from_utf8_lossy(&bytes);
@@ -2162,10 +2363,15 @@ fn mutated_graphs_never_panic_or_leak() {
                     Ok(Some(again))
                 }
                 Err(e) => {
-                    *kinds.entry(e.kind().to_owned()).or_default() += 1;
+                    *kinds.entry(e.kind()).or_default() += 1;
                     if e.message().is_empty() {
                         return Err(Error::value_error("an error with no message"));
                     }
+                    if (e.kind() == GraphErrorKind::Syntax) != e.line().is_some() {
+                        return Err(Error::value_error(format!("a position iff syntax: {e:?}")));
+                    }
+                    let e = Error::from(e);
+                    *error_kinds.entry(e.kind().to_owned()).or_default() += 1;
                     Ok(None)
                 }
             }
@@ -2177,12 +2383,25 @@ fn mutated_graphs_never_panic_or_leak() {
             Err(_) => panic!("input {i} panicked:\n{text}"),
         }
     }
-    println!("{n} mutated inputs: {loaded} loaded, errors by kind: {kinds:?}");
+    println!(
+        "{n} mutated inputs: {loaded} loaded, errors by kind: {kinds:?}, as packed-call errors: {error_kinds:?}"
+    );
     // The mutations must reach past the JSON reader: some load, some fail on meaning.
     assert!(loaded > n / 100, "only {loaded} of {n} loaded");
+    for kind in [
+        GraphErrorKind::Syntax,
+        GraphErrorKind::NodeIndex,
+        GraphErrorKind::Data,
+        GraphErrorKind::Field,
+    ] {
+        assert!(
+            kinds.get(&kind).copied().unwrap_or(0) > 0,
+            "{kind:?}: {kinds:?}"
+        );
+    }
     assert!(
-        kinds.get("TypeError").copied().unwrap_or(0) > 0,
-        "{kinds:?}"
+        error_kinds.get("TypeError").copied().unwrap_or(0) > 0,
+        "{error_kinds:?}"
     );
     assert_eq!(leaks.live(), 0);
 }

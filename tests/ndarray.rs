@@ -26,6 +26,7 @@ use object_containers::{
     ALIGNMENT, MAX_NDIM,
 };
 use object_core::{make_object, type_index, Any, AnyView, DataType, Device, Object, ObjectPtr};
+use object_json::GraphErrorKind;
 use object_tests::{scaled, LeakCheck};
 
 fn f32s(n: usize) -> Vec<f32> {
@@ -1158,9 +1159,9 @@ fn arrays_round_trip_through_the_json_graph() {
         Any::from(layer),
         Any::from(col.clone()),
     ]));
-    let text = object_containers::to_json_graph(&root).unwrap();
+    let text = object_json::to_json_graph(&root).unwrap();
     assert!(text.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{text}");
-    let back = object_containers::from_json_graph(&text).unwrap();
+    let back = object_json::from_json_graph(&text).unwrap();
     let items = Array::<Any>::try_from(back).unwrap();
     let layer = items[0].downcast_ref::<Layer>().unwrap();
     assert_eq!(layer.weight.shape(), &[2, 3]);
@@ -1177,10 +1178,7 @@ fn arrays_round_trip_through_the_json_graph() {
     );
     let col_back = NDArray::try_from(items[1].clone()).unwrap();
     assert_eq!(col_back.as_slice::<i64>().unwrap(), &[3, 4, 5, 6]);
-    assert_eq!(
-        object_containers::to_json_graph(&Any::from(items)).unwrap(),
-        text
-    );
+    assert_eq!(object_json::to_json_graph(&Any::from(items)).unwrap(), text);
 
     // Bad tensor nodes are errors naming the node.
     for (data, want) in [
@@ -1216,9 +1214,16 @@ fn arrays_round_trip_through_the_json_graph() {
     ] {
         let text =
             format!(r#"{{"root_index": 0, "nodes": [{{"type": "ffi.Tensor", "data": {data}}}]}}"#);
-        let e = object_containers::from_json_graph(&text).unwrap_err();
+        let e = object_json::from_json_graph(&text).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Data, "{e}");
+        assert_eq!(
+            (e.node(), e.type_key()),
+            (Some(0), Some("ffi.Tensor")),
+            "{e}"
+        );
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
         assert!(e.message().to_lowercase().contains(want), "{want}: {e}");
+        assert_eq!(Error::from(e).kind(), "ValueError");
     }
 }
 
@@ -1244,11 +1249,10 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
         assert_eq!(a.as_slice::<f32>().unwrap(), &[0.0, 1.0, 2.0, 3.0]);
         assert_eq!(a.deep_copy().unwrap().device(), Device::cpu());
         // Saved as the CPU copy of its bytes that loading makes (as `deep_copy` does).
-        let text = object_containers::to_json_graph(&Any::from(a.clone()))
+        let text = object_json::to_json_graph(&Any::from(a.clone()))
             .unwrap_or_else(|e| panic!("{device}: {e}"));
         assert!(text.contains(r#""device": [1, 0]"#), "{device}: {text}");
-        let back =
-            object_containers::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
+        let back = object_json::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
         let back = NDArray::try_from(back).unwrap();
         assert_eq!(back.device(), Device::cpu());
         assert_eq!((back.shape(), back.dtype()), (a.shape(), a.dtype()));
@@ -1257,7 +1261,7 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
             a.as_slice::<f32>().unwrap()
         );
         assert_eq!(
-            object_containers::to_json_graph(&Any::from(back)).unwrap(),
+            object_json::to_json_graph(&Any::from(back)).unwrap(),
             text,
             "{device}: save, load, save is a fixed point"
         );
@@ -1272,7 +1276,7 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
         )
     };
     for device in ["[1, 0]", "[1, 5]", "[3, 0]", "[3, 7]", "[11, 0]"] {
-        let a = object_containers::from_json_graph(&node(device))
+        let a = object_json::from_json_graph(&node(device))
             .map(NDArray::try_from)
             .unwrap_or_else(|e| panic!("{device}: {e}"))
             .unwrap();
@@ -1282,9 +1286,20 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
     for device in [
         "[2, 0]", "[10, 0]", "[4, 0]", "[99, 0]", "[1, -1]", "[3, -1]",
     ] {
-        let e = object_containers::from_json_graph(&node(device)).unwrap_err();
+        let e = object_json::from_json_graph(&node(device)).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Data, "{e}");
+        assert_eq!(
+            (e.node(), e.type_key()),
+            (Some(0), Some("ffi.Tensor")),
+            "{e}"
+        );
         assert!(e.message().starts_with("node 0 (`ffi.Tensor`)"), "{e}");
-        assert!(e.message().contains("unsupported device"), "{device}: {e}");
+        // The array's own error is the source.
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<NDArrayError>());
+        assert!(
+            matches!(source, Some(NDArrayError::UnsupportedDevice(_))),
+            "{device}: {e}"
+        );
     }
 }
 
@@ -1350,15 +1365,12 @@ fn empty_arrays_with_huge_extents_work_everywhere() {
         check(&r, "reshape");
         assert_eq!(e.reshape(&[0, 5]).unwrap().shape(), &[0, 5]);
         // The JSON graph.
-        let text = object_containers::to_json_graph(&Any::from(e.clone())).unwrap();
-        let back = object_containers::from_json_graph(&text)
+        let text = object_json::to_json_graph(&Any::from(e.clone())).unwrap();
+        let back = object_json::from_json_graph(&text)
             .unwrap_or_else(|err| panic!("{shape:?}: {err}\n{text}"));
         let back = NDArray::try_from(back).unwrap();
         check(&back, "loaded");
-        assert_eq!(
-            object_containers::to_json_graph(&Any::from(back)).unwrap(),
-            text
-        );
+        assert_eq!(object_json::to_json_graph(&Any::from(back)).unwrap(), text);
         // DLPack: our export comes back as itself.
         let again = import_versioned(e.to_dlpack_versioned()).unwrap();
         assert!(again.ptr_eq(&e));
@@ -1368,8 +1380,8 @@ fn empty_arrays_with_huge_extents_work_everywhere() {
             let a = import_versioned(m).unwrap_or_else(|e| panic!("{shape:?} {given:?}: {e}"));
             check(&a, "import");
             check(&a.deep_copy().unwrap(), "deep_copy of an import");
-            let text = object_containers::to_json_graph(&Any::from(a.clone())).unwrap();
-            let back = NDArray::try_from(object_containers::from_json_graph(&text).unwrap());
+            let text = object_json::to_json_graph(&Any::from(a.clone())).unwrap();
+            let back = NDArray::try_from(object_json::from_json_graph(&text).unwrap());
             check(&back.unwrap(), "import, saved and loaded");
             drop(a);
             assert_eq!(deleted.load(Ordering::SeqCst), 1);
@@ -1521,11 +1533,20 @@ fn copies_too_large_for_memory_are_errors_not_aborts() {
         "cannot allocate 1152921504606846976 bytes for the array"
     );
     // The JSON graph reports it, at the root and inside a container.
-    let err = object_containers::to_json_graph(&Any::from(a.clone())).unwrap_err();
-    assert_eq!(err.kind(), "MemoryError", "{err}");
+    let err = object_json::to_json_graph(&Any::from(a.clone())).unwrap_err();
+    assert_eq!(err.kind(), GraphErrorKind::Memory, "{err}");
+    assert_eq!(err.type_key(), Some("ffi.Tensor"));
+    let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<NDArrayError>());
+    assert_eq!(source, Some(&want));
+    assert_eq!(
+        Error::from(err),
+        e,
+        "a packed call sees the array's own error"
+    );
     let list = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(a.clone())]));
-    let err = object_containers::to_json_graph(&list).unwrap_err();
-    assert_eq!(err.kind(), "MemoryError", "{err}");
+    let err = object_json::to_json_graph(&list).unwrap_err();
+    assert_eq!(err.kind(), GraphErrorKind::Memory, "{err}");
+    assert_eq!(Error::from(err).kind(), "MemoryError");
     // Views of it, 2-D broadcasts, and raw DLTensor*s of the same description.
     let tail = a.slice(1..).unwrap();
     assert_eq!(

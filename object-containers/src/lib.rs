@@ -46,8 +46,6 @@ mod array;
 pub mod dlpack;
 mod function;
 mod handle;
-mod json;
-pub mod json_graph;
 mod map;
 mod module;
 mod ndarray;
@@ -59,7 +57,6 @@ pub use function::{
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
     PackedCall, TypedCallable, TypedFunction,
 };
-pub use json_graph::{from_json_graph, to_json_graph, to_json_graph_with_metadata};
 pub use map::{Map, MapObj};
 pub use module::{Module, ModuleBuilder, ModuleObj};
 pub use ndarray::{Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM};
@@ -67,8 +64,3 @@ pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
 };
 pub use shape::{Shape, ShapeObj};
-
-/// The README's examples, compiled and run as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

@@ -8,8 +8,8 @@ use std::mem::size_of;
 
 use object_containers::dlpack::DLManagedTensorVersioned;
 use object_containers::{
-    from_json_graph, get_global, list_globals, register_global, remove_global, to_json_graph,
-    Array, Error, Function as Func, Map, Module, NDArray, NDArrayObj, Shape, String, TensorView,
+    get_global, list_globals, register_global, remove_global, Array, Error, Function as Func, Map,
+    Module, NDArray, NDArrayObj, Shape, String, TensorView,
 };
 use object_core::prelude::*;
 use object_core::reflection;
@@ -19,6 +19,7 @@ use object_examples::expr::{
     add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
     BinOp, Env, EvalError, Expr, Function, IntImm, Mul, Sub, Var,
 };
+use object_json::{from_json_graph, to_json_graph};
 
 fn section(title: &str) {
     println!("\n== {title}");
@@ -370,12 +371,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         call(g, &[2, 10])?,
         count_distinct(&g.clone().upcast()) == count_distinct(&f.clone().upcast())
     );
+    let e = from_json_graph(
+        r#"{"root_index": 0, "nodes": [{"type": "tour.IntImm", "data": {"value": "7"}}]}"#,
+    )
+    .unwrap_err();
     println!(
-        "and bad input is an error naming the node: {}",
-        from_json_graph(
-            r#"{"root_index": 0, "nodes": [{"type": "tour.IntImm", "data": {"value": "7"}}]}"#
-        )
-        .unwrap_err()
+        "and bad input is an error, with its kind, node and field as data ({:?}, node {:?}, field {:?}): {e}",
+        e.kind(),
+        e.node(),
+        e.field()
     );
 
     section("10. NDArray and DLPack");

@@ -654,29 +654,15 @@ pub(crate) fn write_f64(out: &mut String, x: f64) {
     }
 }
 
-/// Appends an integer.
+/// Appends an integer (through `itoa`, without the formatting machinery: the graph
+/// writer writes one or more per node).
 pub(crate) fn write_i64(out: &mut String, i: i64) {
-    if i < 0 {
-        out.push('-');
-    }
-    write_u64(out, i.unsigned_abs());
+    out.push_str(itoa::Buffer::new().format(i));
 }
 
-/// Appends an unsigned integer (digits straight into the string, without the
-/// formatting machinery: the graph writer writes one or more per node).
-pub(crate) fn write_u64(out: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut pos = buf.len();
-    loop {
-        pos -= 1;
-        buf[pos] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // SAFETY: only ASCII digits are appended, so the string stays UTF-8.
-    unsafe { out.as_mut_vec() }.extend_from_slice(&buf[pos..]);
+/// Appends an unsigned integer.
+pub(crate) fn write_u64(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 #[cfg(test)]

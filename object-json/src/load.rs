@@ -1,0 +1,684 @@
+//! Loading: [`from_json_graph`] builds each node once, children first, through
+//! reflection for objects. Graphs written children first (as `to_json_graph` writes
+//! them) take a fast path that builds each node as it is read; any other graph, and
+//! every error, takes the general path, which reads the whole document and walks the
+//! nodes the root reaches with its own work list (any depth).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use object_containers::{Array, Map, Shape};
+use object_core::reflection::{self, FieldSource};
+use object_core::registry::{self, TypeInfo};
+use object_core::{Any, Bytes, Error};
+
+use crate::data::{inline_value, read_data_type, read_device, read_ints, B64};
+use crate::error::{GraphError, GraphErrorKind};
+use crate::json::{self, Json};
+use crate::tensor::read_tensor;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// Reads a JSON graph back into the value it describes (see the [crate docs](crate)
+/// for the format). Objects reached through one node are one object (pointer-equal)
+/// after loading.
+///
+/// # Examples
+///
+/// ```
+/// use object_json::{from_json_graph, GraphErrorKind};
+///
+/// let v = from_json_graph(r#"{"root_index": 1, "nodes": [{"type": "int", "data": 7},
+///                             {"type": "ffi.Array", "data": [0, 0]}]}"#).unwrap();
+/// assert_eq!(format!("{v:?}"), "Any([7, 7])");
+///
+/// let err = from_json_graph(r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [0]}]}"#)
+///     .unwrap_err();
+/// assert_eq!((err.kind(), err.node()), (GraphErrorKind::Cycle, Some(0)));
+/// assert_eq!(err.to_string(), "node 0 (`ffi.Array`) refers to node 0, which refers back to it (a cycle)");
+/// ```
+///
+/// # Errors
+///
+/// A [`GraphError`] whose [`kind`](GraphError::kind) is
+///
+/// - [`Syntax`](GraphErrorKind::Syntax) for text that is not JSON (with
+///   [`line`](GraphError::line) and [`column`](GraphError::column));
+/// - [`Document`](GraphErrorKind::Document) for a document without the graph's keys, or
+///   a node that is not an object with a string `type`;
+/// - [`NodeIndex`](GraphErrorKind::NodeIndex) for a node index that is not an integer
+///   naming a node;
+/// - [`Cycle`](GraphErrorKind::Cycle) for a node that reaches itself;
+/// - [`UnknownType`](GraphErrorKind::UnknownType) for a type key that is not registered,
+///   [`Unsupported`](GraphErrorKind::Unsupported) for one that cannot be loaded
+///   (functions, modules, errors, opaque types);
+/// - [`Data`](GraphErrorKind::Data) for node data that does not match its type;
+/// - [`Field`](GraphErrorKind::Field) for a reflected object's field that is missing,
+///   extra, given twice or of the wrong kind (the errors of
+///   [`create`](object_core::reflection::create), with [`field`](GraphError::field));
+/// - [`Memory`](GraphErrorKind::Memory) when a tensor cannot be allocated.
+///
+/// Every error after the JSON is read names the [`node`](GraphError::node) (and its
+/// [`type_key`](GraphError::type_key)); nothing half-built leaks.
+///
+/// The graph may be of any depth (the loader keeps its own work list, and releasing
+/// what it built does not recurse); only the JSON *text* may not nest deeper than 128
+/// levels (arrays within objects within …), which no graph document needs: its nodes
+/// are a flat list, each at most four levels deep.
+pub fn from_json_graph(text: &str) -> Result<Any, GraphError> {
+    match load_in_order(text) {
+        Some(v) => Ok(v),
+        None => load_general(text),
+    }
+}
+
+/// A document-level error (no node to name).
+fn document_error(message: impl Into<String>) -> GraphError {
+    GraphError::new(GraphErrorKind::Document, message)
+}
+
+/// The general path of `from_json_graph`: the whole document, then the nodes the root
+/// reaches, depth first, with every check.
+pub(crate) fn load_general(text: &str) -> Result<Any, GraphError> {
+    let doc = json::parse(text).map_err(|e| GraphError::syntax(&e.message, e.line, e.column))?;
+    let Json::Object(_) = &doc else {
+        return Err(document_error(format!(
+            "a JSON graph is an object, got {}",
+            doc.kind()
+        )));
+    };
+    let nodes = match doc.get("nodes") {
+        Some(Json::Array(nodes)) => nodes,
+        Some(other) => {
+            return Err(document_error(format!(
+                "`nodes` must be an array, got {}",
+                other.kind()
+            )))
+        }
+        None => return Err(document_error("missing `nodes`")),
+    };
+    let root = match doc.get("root_index") {
+        Some(Json::Int(i)) => *i,
+        Some(other) => {
+            return Err(document_error(format!(
+                "`root_index` must be an integer, got {}",
+                other.kind()
+            )))
+        }
+        None => return Err(document_error("missing `root_index`")),
+    };
+    let root = usize::try_from(root)
+        .ok()
+        .filter(|&r| r < nodes.len())
+        .ok_or_else(|| {
+            GraphError::new(
+                GraphErrorKind::NodeIndex,
+                format!(
+                    "`root_index` {root} is out of range (the graph has {} nodes)",
+                    nodes.len()
+                ),
+            )
+        })?;
+    Loader::new(nodes).load(root)
+}
+
+/// The fast path of `from_json_graph`, for graphs whose nodes come children first (as
+/// `to_json_graph` writes them): each node is built as soon as it is read, so the
+/// document is never held whole. Gives up (`None`) at the first thing out of the
+/// ordinary: an error of any kind, a reference to a later node, a `type` that is not
+/// a string; the general path then loads the graph again, and reports the error.
+///
+/// When it succeeds, the general path would have built the same value: it builds the
+/// nodes the root reaches, each from the same data by the same code (`children` and
+/// `build`), and every node here is built after its children, so there is no cycle and
+/// no error to find.
+pub(crate) fn load_in_order(text: &str) -> Option<Any> {
+    let mut loader = Loader::new(&[]);
+    loader.count = usize::MAX; // not known yet: `build_in_order` checks `c < i`
+    let mut ok = true;
+    let (doc, count) = json::stream_graph(text, |i, key, data| {
+        ok = loader.build_in_order(i, key, data).is_some();
+        ok
+    })?;
+    if !ok {
+        return None;
+    }
+    let Some(Json::Array(_)) = doc.get("nodes") else {
+        return None;
+    };
+    let root = match doc.get("root_index") {
+        Some(Json::Int(r)) => usize::try_from(*r).ok().filter(|&r| r < count)?,
+        _ => return None,
+    };
+    loader.values.get_mut(root)?.take()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    New,
+    Active,
+    Done,
+}
+
+/// What a node is, decided once when it is first reached.
+#[derive(Clone, Copy)]
+enum Kind {
+    None,
+    Int,
+    Bool,
+    Float,
+    DataType,
+    Device,
+    Str,
+    Bytes,
+    Array,
+    Map,
+    Shape,
+    Tensor,
+    Object(&'static TypeInfo),
+}
+
+struct Frame {
+    // (The node's data is `nodes[node].get("data")`.)
+    node: usize,
+    kind: Kind,
+    /// Children: `arena[start..start + len]`.
+    start: usize,
+    len: usize,
+    cursor: usize,
+}
+
+struct Loader<'d, 'a> {
+    nodes: &'d [Json<'a>],
+    /// How many nodes the graph has: child indices are below.
+    count: usize,
+    values: Vec<Option<Any>>,
+    state: Vec<State>,
+    arena: Vec<usize>,
+    /// Kinds by type key (keys read without escapes only: they borrow the text).
+    types: FastMap<&'a str, Kind>,
+    entries: Vec<(&'d str, Option<Any>)>,
+}
+
+impl<'d, 'a> Loader<'d, 'a> {
+    fn new(nodes: &'d [Json<'a>]) -> Self {
+        let n = nodes.len();
+        Loader {
+            nodes,
+            count: n,
+            values: vec![None; n],
+            state: vec![State::New; n],
+            arena: Vec::new(),
+            types: FastMap::default(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The `type` of node `node`, if it has a string one.
+    fn type_of(&self, node: usize) -> Option<&'d str> {
+        let nodes: &'d [Json<'a>] = self.nodes;
+        match nodes.get(node).and_then(|n| n.get("type")) {
+            Some(Json::Str(k)) => Some(&**k),
+            _ => None,
+        }
+    }
+
+    /// `e`, in node `node`: its message names the node (``node 3 (`tour.Add`): …``).
+    fn in_node(&self, node: usize, e: GraphError) -> GraphError {
+        e.in_node(node, self.type_of(node))
+    }
+
+    fn load(mut self, root: usize) -> Result<Any, GraphError> {
+        let mut stack = vec![self.open(root)?];
+        while let Some(top) = stack.last_mut() {
+            if top.cursor < top.len {
+                let child = self.arena[top.start + top.cursor];
+                top.cursor += 1;
+                match self.state[child] {
+                    State::Done => {}
+                    State::Active => {
+                        let node = top.node;
+                        return Err(self.cycle(node, child));
+                    }
+                    State::New => {
+                        let frame = self.open(child)?;
+                        stack.push(frame);
+                    }
+                }
+                continue;
+            }
+            let Some(frame) = stack.pop() else { break };
+            let nodes = self.nodes;
+            let data = nodes[frame.node].get("data");
+            let value = self.build(frame.node, frame.kind, data, frame.start)?;
+            self.values[frame.node] = Some(value);
+            self.state[frame.node] = State::Done;
+            self.arena.truncate(frame.start);
+        }
+        self.values[root]
+            .take()
+            .ok_or_else(|| document_error("the root was not decoded"))
+    }
+
+    /// Node `node` refers to `child`, which is being built: a cycle.
+    fn cycle(&self, node: usize, child: usize) -> GraphError {
+        let label = match self.type_of(node) {
+            Some(key) => format!("node {node} (`{key}`)"),
+            None => format!("node {node}"),
+        };
+        let e = GraphError::new(
+            GraphErrorKind::Cycle,
+            format!("{label} refers to node {child}, which refers back to it (a cycle)"),
+        )
+        .with_node(node);
+        match self.type_of(node) {
+            Some(key) => e.with_type_key(key),
+            None => e,
+        }
+    }
+
+    /// Reads node `i`'s type and child indices; marks it active.
+    fn open(&mut self, i: usize) -> Result<Frame, GraphError> {
+        let nodes: &'d [Json<'a>] = self.nodes;
+        let node = &nodes[i];
+        let Json::Object(_) = node else {
+            return Err(
+                document_error(format!("a node is an object, got {}", node.kind()))
+                    .in_node(i, None),
+            );
+        };
+        let key = match node.get("type") {
+            Some(Json::Str(k)) => k,
+            Some(other) => {
+                return Err(document_error(format!(
+                    "`type` must be a string, got {}",
+                    other.kind()
+                ))
+                .in_node(i, None))
+            }
+            None => return Err(document_error("missing `type`").in_node(i, None)),
+        };
+        let kind = self.kind_of(i, key)?;
+        let start = self.arena.len();
+        self.children(kind, node.get("data"))
+            .map_err(|e| self.in_node(i, e))?;
+        self.state[i] = State::Active;
+        Ok(Frame {
+            node: i,
+            kind,
+            start,
+            len: self.arena.len() - start,
+            cursor: 0,
+        })
+    }
+
+    /// Builds node `i`, of type `key` with `data`, whose children (all before it) are built: the
+    /// fast path. `None` for anything `load` would have to look at.
+    #[allow(clippy::ptr_arg)] // as in `kind_of`
+    fn build_in_order(
+        &mut self,
+        i: usize,
+        key: &Cow<'a, str>,
+        data: Option<&Json<'a>>,
+    ) -> Option<()> {
+        let kind = self.kind_of(i, key).ok()?;
+        if let (Kind::Object(info), Some(Json::Object(members))) = (kind, data) {
+            return self.build_object_in_order(i, info, members);
+        }
+        self.arena.clear();
+        self.children(kind, data).ok()?;
+        if self.arena.iter().any(|&c| c >= i) {
+            return None;
+        }
+        let value = self.build(i, kind, data, 0).ok()?;
+        self.values.push(Some(value));
+        Some(())
+    }
+
+    /// `build_in_order` for a reflected object: `children` and `build` in one pass over
+    /// the members, with the same result.
+    fn build_object_in_order(
+        &mut self,
+        i: usize,
+        info: &'static TypeInfo,
+        members: &[(Cow<'a, str>, Json<'a>)],
+    ) -> Option<()> {
+        let refl = info.reflection();
+        // Members usually come in the order of the fields: try the next one first.
+        let mut in_order = refl.reflected_fields();
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.clear();
+        let mut ok = true;
+        for (name, value) in members {
+            let field = match in_order.next() {
+                Some(f) if f.name() == name => f,
+                _ => match refl.field(name) {
+                    Some(f) => f,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+            };
+            let v = if field.is_inline_pod() {
+                match inline_value(field, value) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            } else {
+                match value {
+                    Json::Int(c) if (0..i as i64).contains(c) => self.child(*c as usize),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            };
+            entries.push((field.name(), Some(v)));
+        }
+        let built = if ok {
+            let mut src = FieldSource::new(info.key(), &mut entries);
+            reflection::create_from_source(info, &mut src).ok()
+        } else {
+            None
+        };
+        entries.clear();
+        self.entries = entries;
+        self.values.push(Some(Any::from(built?)));
+        Some(())
+    }
+
+    /// Pushes the child indices of a node of kind `kind` with `data` on the arena.
+    ///
+    /// # Errors
+    ///
+    /// As the node's data requires; the caller names the node.
+    fn children(&mut self, kind: Kind, data: Option<&Json<'_>>) -> Result<(), GraphError> {
+        match kind {
+            Kind::Array | Kind::Map => {
+                let Some(Json::Array(items)) = data else {
+                    return Err(GraphError::new(
+                        GraphErrorKind::Data,
+                        "`data` must be an array of node indices",
+                    ));
+                };
+                if matches!(kind, Kind::Map) && items.len() % 2 != 0 {
+                    return Err(GraphError::new(
+                        GraphErrorKind::Data,
+                        "`data` must list keys and values in pairs (an even count)",
+                    ));
+                }
+                for item in items {
+                    let c = self.index(item)?;
+                    self.arena.push(c);
+                }
+            }
+            Kind::Object(info) => {
+                let Some(Json::Object(members)) = data else {
+                    return Err(GraphError::new(
+                        GraphErrorKind::Data,
+                        "`data` must be an object of fields",
+                    ));
+                };
+                let refl = info.reflection();
+                for (name, value) in members {
+                    let field = refl.field(name).ok_or_else(|| no_field(info, name))?;
+                    if !field.is_inline_pod() {
+                        let c = self.index(value).map_err(|e| e.in_field(name))?;
+                        self.arena.push(c);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A child index, checked; the caller names the node (and field).
+    fn index(&self, item: &Json<'_>) -> Result<usize, GraphError> {
+        let message = match item {
+            Json::Int(c) => match usize::try_from(*c) {
+                Ok(c) if c < self.count => return Ok(c),
+                _ => format!(
+                    "node index {c} is out of range (the graph has {} nodes)",
+                    self.nodes.len()
+                ),
+            },
+            other => format!("expected a node index, got {}", other.kind()),
+        };
+        Err(GraphError::new(GraphErrorKind::NodeIndex, message))
+    }
+
+    #[allow(clippy::ptr_arg)] // a key borrowed from the text is cached, others are not
+    fn kind_of(&mut self, i: usize, key: &Cow<'a, str>) -> Result<Kind, GraphError> {
+        if let Some(k) = self.types.get(key.as_ref()) {
+            return Ok(*k);
+        }
+        let cow = key;
+        let key: &str = key;
+        let kind = match key {
+            "None" => Kind::None,
+            "int" => Kind::Int,
+            "bool" => Kind::Bool,
+            "float" => Kind::Float,
+            "DataType" => Kind::DataType,
+            "Device" => Kind::Device,
+            "ffi.String" => Kind::Str,
+            "ffi.Bytes" => Kind::Bytes,
+            "ffi.Array" => Kind::Array,
+            "ffi.Map" => Kind::Map,
+            "ffi.Shape" => Kind::Shape,
+            "ffi.Tensor" => Kind::Tensor,
+            _ => Kind::Object(loadable_type(key).map_err(|e| e.in_node(i, None))?),
+        };
+        if let Cow::Borrowed(key) = cow {
+            self.types.insert(key, kind);
+        }
+        Ok(kind)
+    }
+
+    fn child(&self, c: usize) -> Any {
+        self.values[c].clone().unwrap_or_default()
+    }
+
+    /// Builds node `i` of kind `kind` from `data`; its children are built, and listed
+    /// on the arena from `start`.
+    fn build(
+        &mut self,
+        i: usize,
+        kind: Kind,
+        data: Option<&Json<'_>>,
+        start: usize,
+    ) -> Result<Any, GraphError> {
+        match kind {
+            Kind::None | Kind::Int | Kind::Bool | Kind::Float | Kind::DataType | Kind::Device => {
+                build_literal(kind, data)
+            }
+            Kind::Str | Kind::Bytes => build_text(kind, data),
+            Kind::Shape => build_shape(data),
+            Kind::Tensor => read_tensor(data).map(Any::from),
+            Kind::Array => Ok(self.build_array(start)),
+            Kind::Map => Ok(self.build_map(start)),
+            Kind::Object(info) => self.build_object(info, data, start),
+        }
+        .map_err(|e| self.in_node(i, e))
+    }
+
+    /// An `ffi.Array` of the children listed from `start`.
+    fn build_array(&self, start: usize) -> Any {
+        let items: Vec<Any> = self.arena[start..].iter().map(|&c| self.child(c)).collect();
+        Any::from(Array::<Any>::from(items))
+    }
+
+    /// An `ffi.Map` of the children listed from `start`, keys and values in turn.
+    fn build_map(&self, start: usize) -> Any {
+        let kids = &self.arena[start..];
+        let mut m = Map::<Any, Any>::with_capacity(kids.len() / 2);
+        for pair in kids.chunks_exact(2) {
+            m.insert(self.child(pair[0]), self.child(pair[1]));
+        }
+        Any::from(m)
+    }
+
+    /// A reflected object of type `info` from its `{field: value}` data, with its
+    /// node-valued fields' children listed from `start` (in the members' order), through
+    /// [`create_from_source`](reflection::create_from_source).
+    ///
+    /// # Errors
+    ///
+    /// [`Data`](GraphErrorKind::Data) for data that is not an object,
+    /// [`Field`](GraphErrorKind::Field) for a field that is unknown, of the wrong kind,
+    /// missing or given twice.
+    fn build_object(
+        &mut self,
+        info: &'static TypeInfo,
+        data: Option<&Json<'_>>,
+        start: usize,
+    ) -> Result<Any, GraphError> {
+        let Some(Json::Object(members)) = data else {
+            return Err(bad_data("an object of fields", data));
+        };
+        let refl = info.reflection();
+        let kids = &self.arena[start..];
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.clear();
+        let mut next_kid = 0;
+        for (name, value) in members {
+            let Some(field) = refl.field(name) else {
+                return Err(no_field(info, name));
+            };
+            let v = if field.is_inline_pod() {
+                inline_value(field, value).map_err(|e| e.in_field(name))?
+            } else {
+                let c = kids[next_kid];
+                next_kid += 1;
+                self.child(c)
+            };
+            entries.push((field.name(), Some(v)));
+        }
+        let mut src = FieldSource::new(info.key(), &mut entries);
+        let built = reflection::create_from_source(info, &mut src);
+        entries.clear();
+        self.entries = entries;
+        built.map(Any::from).map_err(field_error)
+    }
+}
+
+/// The registered type `key` names, if it is an object type that loading can build.
+///
+/// # Errors
+///
+/// [`UnknownType`](GraphErrorKind::UnknownType) for a key that is not registered,
+/// [`Unsupported`](GraphErrorKind::Unsupported) for a type that cannot be built from
+/// fields (functions, modules, errors, opaque types); the caller names the node.
+fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
+    let Some(info) = registry::type_info_by_key(key) else {
+        return Err(GraphError::new(
+            GraphErrorKind::UnknownType,
+            format!("unknown type key `{key}`"),
+        )
+        .with_type_key(key));
+    };
+    let refl = info.reflection();
+    if !info.is_object() || refl.is_opaque() || !refl.can_create() {
+        return Err(GraphError::new(
+            GraphErrorKind::Unsupported,
+            format!("`{key}` cannot be loaded from a JSON graph"),
+        )
+        .with_type_key(key));
+    }
+    Ok(info)
+}
+
+/// `` `data` must be {what}, got {kind} ``.
+fn bad_data(what: &str, data: Option<&Json<'_>>) -> GraphError {
+    GraphError::new(
+        GraphErrorKind::Data,
+        format!(
+            "`data` must be {what}, got {}",
+            data.map_or("nothing", Json::kind)
+        ),
+    )
+}
+
+/// The node of a literal: `None`, `int`, `bool`, `float`, `DataType`, `Device`.
+fn build_literal(kind: Kind, data: Option<&Json<'_>>) -> Result<Any, GraphError> {
+    Ok(match (kind, data) {
+        (Kind::None, _) => Any::default(),
+        (Kind::Int, Some(Json::Int(v))) => Any::from(*v),
+        (Kind::Int, _) => return Err(bad_data("an integer (in the i64 range)", data)),
+        (Kind::Bool, Some(Json::Bool(v))) => Any::from(*v),
+        (Kind::Bool, _) => return Err(bad_data("a boolean", data)),
+        (Kind::Float, Some(Json::Float(v))) => Any::from(*v),
+        (Kind::Float, Some(Json::Int(v))) => Any::from(*v as f64),
+        (Kind::Float, _) => return Err(bad_data("a number", data)),
+        (Kind::DataType, Some(Json::Str(s))) => Any::from(read_data_type(s)?),
+        (Kind::DataType, _) => return Err(bad_data("a data type string", data)),
+        (Kind::Device, _) => Any::from(
+            data.and_then(read_device)
+                .ok_or_else(|| bad_data("[device_type, device_id]", data))?,
+        ),
+        _ => unreachable!("build_literal is called for literal kinds only"),
+    })
+}
+
+/// The node of an `ffi.String` (text) or `ffi.Bytes` (base64).
+fn build_text(kind: Kind, data: Option<&Json<'_>>) -> Result<Any, GraphError> {
+    match (kind, data) {
+        // Always an `ffi.String` object, even when short: typed views
+        // (`Map<String, _>`, `Array<String>`) take only objects, not inline strings.
+        (Kind::Str, Some(Json::Str(s))) => Ok(Any::from(object_core::String::new(s))),
+        (Kind::Str, _) => Err(bad_data("a string", data)),
+        (_, Some(Json::Str(s))) => {
+            let b = B64.decode(s.as_bytes()).map_err(|e| {
+                GraphError::new(GraphErrorKind::Data, format!("bad base64: {e}")).with_source(e)
+            })?;
+            Ok(Any::from(Bytes::from(b)))
+        }
+        (_, _) => Err(bad_data("a base64 string", data)),
+    }
+}
+
+/// The node of an `ffi.Shape`: an array of integers.
+fn build_shape(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
+    let dims = data
+        .and_then(read_ints)
+        .ok_or_else(|| bad_data("an array of integers", data))?;
+    Ok(Any::from(Shape::new(&dims)))
+}
+
+/// `` `{type}` has no field `{name}` ``.
+fn no_field(info: &TypeInfo, name: &str) -> GraphError {
+    GraphError::new(
+        GraphErrorKind::Field,
+        format!("`{}` has no field `{name}`", info.key()),
+    )
+    .with_field(name)
+}
+
+/// An error of [`create_from_source`](reflection::create_from_source): a field missing,
+/// extra, given twice or of the wrong kind. The message stays the reflection's, and so
+/// does the `Error` kind it converts into.
+fn field_error(e: Error) -> GraphError {
+    // The message names the field as `field `name``, `missing field `name``,
+    // or `has no field `name``.
+    let field = e
+        .message()
+        .split_once("field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(name, _)| name.to_owned());
+    let kind = match e.kind() {
+        "KeyError" => GraphErrorKind::UnknownType,
+        "MemoryError" => GraphErrorKind::Memory,
+        _ => GraphErrorKind::Field,
+    };
+    let e = GraphError::wrap(kind, e);
+    match field {
+        Some(name) => e.with_field(&name),
+        None => e,
+    }
+}

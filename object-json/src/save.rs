@@ -1,0 +1,565 @@
+//! Saving: [`to_json_graph`] walks the value with its own work list (any depth),
+//! numbers every distinct value once, children before parents, and writes each node's
+//! line as soon as its children have indices.
+
+use std::collections::HashMap;
+
+use object_containers::{Array, Map, NDArray, Shape};
+use object_core::reflection::{self, FieldInfo};
+use object_core::type_index as ti;
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
+
+use crate::data::{
+    data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, B64,
+};
+use crate::error::{GraphError, GraphErrorKind};
+use crate::json;
+use crate::tensor::write_tensor;
+use base64::Engine as _;
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// Writes `value` and everything it reaches as a JSON graph (see the
+/// [crate docs](crate) for the format). A value reached twice — the same object, or an
+/// equal string or number — is written once.
+///
+/// # Examples
+///
+/// ```
+/// use object_containers::{Any, Array};
+/// use object_json::to_json_graph;
+///
+/// let s = Any::from("shared");
+/// let value = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone(), s]));
+/// assert_eq!(
+///     to_json_graph(&value).unwrap(),
+///     "{\"root_index\": 2, \"nodes\": [\n  \
+///      {\"type\": \"int\", \"data\": 1},\n  \
+///      {\"type\": \"ffi.String\", \"data\": \"shared\"},\n  \
+///      {\"type\": \"ffi.Array\", \"data\": [0, 1, 1]}\n]}"
+/// );
+/// ```
+///
+/// # Errors
+///
+/// - [`Unsupported`](GraphErrorKind::Unsupported) for a value that has no graph form:
+///   functions, modules, errors, opaque pointers, an object type declared `opaque` that
+///   is not a core container, an unsigned field beyond `i64::MAX` (with
+///   [`field`](GraphError::field)), a `DataType` whose text does not read back as it (a
+///   custom type code, zero bits or lanes), an array the host cannot read;
+/// - [`Cycle`](GraphErrorKind::Cycle) for a value that contains itself;
+/// - [`Memory`](GraphErrorKind::Memory) when an array's bytes cannot be copied.
+///
+/// [`type_key`](GraphError::type_key) is the type of the value refused.
+pub fn to_json_graph(value: &Any) -> Result<String, GraphError> {
+    save(value, None)
+}
+
+/// As [`to_json_graph`], with a `"metadata"` object holding `metadata`'s entries
+/// (values that are `None`, booleans, numbers or strings), which loading ignores.
+///
+/// # Examples
+///
+/// ```
+/// use object_containers::{Any, Map, String};
+/// use object_json::{to_json_graph_with_metadata, GraphErrorKind};
+///
+/// let mut meta: Map<String, Any> = Map::new();
+/// meta.insert(String::from("producer"), Any::from("doc"));
+/// let text = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap();
+/// assert!(text.ends_with("\"metadata\": {\"producer\": \"doc\"}}"));
+///
+/// meta.insert(String::from("shape"), Any::from(object_containers::Shape::from([2])));
+/// let e = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (GraphErrorKind::Metadata, Some("shape")));
+/// ```
+///
+/// # Errors
+///
+/// As [`to_json_graph`], and [`Metadata`](GraphErrorKind::Metadata) for a metadata
+/// value of another kind ([`field`](GraphError::field) is its key).
+pub fn to_json_graph_with_metadata(
+    value: &Any,
+    metadata: &Map<object_core::String, Any>,
+) -> Result<String, GraphError> {
+    save(value, Some(metadata))
+}
+
+fn save(
+    value: &Any,
+    metadata: Option<&Map<object_core::String, Any>>,
+) -> Result<String, GraphError> {
+    // The nodes are written after room for the longest header, which is written when
+    // the root's index is known (shifting the nodes back over the room left): one
+    // buffer, not a second copy of the whole text.
+    const ROOM: usize = "{\"root_index\": , \"nodes\": [".len() + 20;
+    let mut w = Saver::default();
+    w.nodes.push_str(&" ".repeat(ROOM));
+    let root = w.add(value)?;
+    let mut head = String::with_capacity(ROOM);
+    head.push_str("{\"root_index\": ");
+    json::write_u64(&mut head, root as u64);
+    head.push_str(", \"nodes\": [");
+    let mut out = std::mem::take(&mut w.nodes);
+    drop(w);
+    out.replace_range(..ROOM, &head);
+    out.push_str("\n]");
+    if let Some(meta) = metadata {
+        write_metadata(&mut out, meta)?;
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// `, "metadata": {…}`.
+fn write_metadata(
+    out: &mut String,
+    meta: &Map<object_core::String, Any>,
+) -> Result<(), GraphError> {
+    out.push_str(", \"metadata\": {");
+    for (i, (k, v)) in meta.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        json::write_str(out, k.as_str());
+        out.push_str(": ");
+        write_literal(out, v).ok_or_else(|| {
+            GraphError::new(
+                GraphErrorKind::Metadata,
+                format!(
+                    "metadata `{}`: expected None, bool, int, float or string, got {}",
+                    k.as_str(),
+                    v.type_key()
+                ),
+            )
+            .with_field(k.as_str())
+            .with_type_key(v.type_key())
+        })?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// A slot's state before it is written: reached but not yet visited, or visited with
+/// its children being written. A written slot holds its node index instead.
+const QUEUED: usize = usize::MAX;
+const ACTIVE: usize = usize::MAX - 1;
+
+/// How a reflected type's nodes are written, worked out once per type.
+struct TypeForm {
+    /// The escaped type key.
+    key: String,
+    /// Every reflected field, with its escaped name and `: `.
+    fields: Vec<(&'static FieldInfo, String)>,
+}
+
+#[derive(Default)]
+struct Saver {
+    /// Every distinct value reached, by slot (in the order first reached).
+    values: Vec<Any>,
+    /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
+    state: Vec<usize>,
+    /// Per slot: whether the table has it (else it is reached through one position).
+    in_table: Vec<bool>,
+    /// The slots (with their hashes), found by value (see `hash_value` and
+    /// `same_value`). Objects reached through one position only are not entered.
+    table: hashbrown::HashTable<(usize, u64)>,
+    hasher: foldhash::fast::FixedState,
+    /// The child slots of the nodes being written: one range per node on the stack
+    /// (pushed when it is visited, popped when it is written).
+    arena: Vec<usize>,
+    /// Reflected types' forms, and their positions by type index.
+    forms: Vec<TypeForm>,
+    form_index: FastMap<u32, usize>,
+    /// The node lines written so far.
+    nodes: String,
+    count: usize,
+    /// Scratch for child lists.
+    children: Vec<Any>,
+}
+
+enum Task {
+    Visit(usize),
+    /// Write the node of `slot`, whose child slots are `arena[start..]`, with the
+    /// form `form` if it is a reflected object.
+    Emit {
+        slot: usize,
+        start: usize,
+        form: Option<usize>,
+    },
+}
+
+/// The hash of a value, consistent with `same_value`: objects other than strings and
+/// bytes (which compare by content) by address, everything else as `Any` hashes.
+fn hash_value(hasher: &foldhash::fast::FixedState, v: &Any) -> u64 {
+    use std::hash::BuildHasher as _;
+    match v.as_object() {
+        Some(o) if !matches!(v.type_index(), ti::STRING | ti::BYTES) => {
+            hasher.hash_one(ObjectPtr::as_ptr(o) as usize)
+        }
+        _ => hasher.hash_one(v),
+    }
+}
+
+/// `Any`'s equality, with a shortcut for objects compared by identity.
+fn same_value(a: &Any, b: &Any) -> bool {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y))
+            if !matches!(a.type_index(), ti::STRING | ti::BYTES)
+                && !matches!(b.type_index(), ti::STRING | ti::BYTES) =>
+        {
+            ObjectPtr::as_ptr(x) == ObjectPtr::as_ptr(y)
+        }
+        _ => a == b,
+    }
+}
+
+/// The position in `forms` of the form of `v`'s reflected type (made on first use), or
+/// an error if `v` is not a reflected object.
+fn form_of(
+    forms: &mut Vec<TypeForm>,
+    index: &mut FastMap<u32, usize>,
+    v: &Any,
+) -> Result<usize, GraphError> {
+    match index.entry(v.type_index()) {
+        std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let obj = reflected(v)?;
+            let mut key = String::new();
+            json::write_str(&mut key, graph_key(v));
+            let fields = obj
+                .type_info()
+                .reflection()
+                .reflected_fields()
+                .map(|f| {
+                    let mut name = String::new();
+                    json::write_str(&mut name, f.name());
+                    name.push_str(": ");
+                    (f, name)
+                })
+                .collect();
+            forms.push(TypeForm { key, fields });
+            Ok(*e.insert(forms.len() - 1))
+        }
+    }
+}
+
+impl Saver {
+    /// Writes `root` and what it reaches, children first; returns the root's index.
+    fn add(&mut self, root: &Any) -> Result<usize, GraphError> {
+        let root = self.intern(root.clone());
+        let mut stack = vec![Task::Visit(root)];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Visit(slot) => self.visit(slot, &mut stack)?,
+                Task::Emit { slot, start, form } => {
+                    self.emit(slot, start, form)?;
+                    self.arena.truncate(start);
+                    self.state[slot] = self.count;
+                    self.count += 1;
+                }
+            }
+        }
+        self.node_of(root)
+    }
+
+    /// Visits `slot` if it is queued: lists its children (queueing the new ones) and
+    /// pushes the tasks that write them, then it.
+    fn visit(&mut self, slot: usize, stack: &mut Vec<Task>) -> Result<(), GraphError> {
+        match self.state[slot] {
+            ACTIVE => {
+                let key = self.values[slot].type_key();
+                Err(GraphError::new(
+                    GraphErrorKind::Cycle,
+                    format!("cannot save a cycle: a `{key}` contains itself"),
+                )
+                .with_type_key(key))
+            }
+            QUEUED => {
+                self.state[slot] = ACTIVE;
+                let mut kids = std::mem::take(&mut self.children);
+                kids.clear();
+                let form = self.list_children(slot, &mut kids);
+                let start = self.arena.len();
+                for kid in kids.drain(..) {
+                    let s = self.intern(kid);
+                    self.arena.push(s);
+                }
+                self.children = kids;
+                let form = form?;
+                stack.push(Task::Emit { slot, start, form });
+                // Reversed, so children are written in order; those written already
+                // need no visit.
+                for &kid in self.arena[start..].iter().rev() {
+                    if self.state[kid] >= ACTIVE {
+                        stack.push(Task::Visit(kid));
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The slot of `v`, new (and queued) if it was not reached before.
+    fn intern(&mut self, v: Any) -> usize {
+        if let Some(o) = v.as_object() {
+            if !matches!(v.type_index(), ti::STRING | ti::BYTES) && ObjectPtr::strong_count(o) == 2
+            {
+                // Held by `v` and by the one position it was read from: no other
+                // position reaches it (the saver holds every object it has reached),
+                // so it is new and needs no entry in the table.
+                return self.new_slot(v, false);
+            }
+        }
+        let v = canonical_nan(v);
+        let hash = hash_value(&self.hasher, &v);
+        let values = &self.values;
+        if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| same_value(&values[s], &v)) {
+            return slot;
+        }
+        let slot = self.values.len();
+        self.table.insert_unique(hash, (slot, hash), |&(_, h)| h);
+        self.new_slot(v, true)
+    }
+
+    fn new_slot(&mut self, v: Any, in_table: bool) -> usize {
+        let slot = self.values.len();
+        self.values.push(v);
+        self.state.push(QUEUED);
+        self.in_table.push(in_table);
+        slot
+    }
+
+    /// The node index of a slot, which must be written already (else the value
+    /// reaches itself).
+    fn node_of(&self, slot: usize) -> Result<usize, GraphError> {
+        match self.state[slot] {
+            i if i < ACTIVE => Ok(i),
+            _ => {
+                let key = self.values[slot].type_key();
+                Err(GraphError::new(
+                    GraphErrorKind::Cycle,
+                    format!("cannot save a cycle through a `{key}`"),
+                )
+                .with_type_key(key))
+            }
+        }
+    }
+
+    /// The values the node of `slot` refers to, in the order its data lists them; and
+    /// the form of a reflected object.
+    fn list_children(
+        &mut self,
+        slot: usize,
+        out: &mut Vec<Any>,
+    ) -> Result<Option<usize>, GraphError> {
+        let v = &self.values[slot];
+        match v.type_index() {
+            ti::NONE
+            | ti::INT
+            | ti::BOOL
+            | ti::FLOAT
+            | ti::DATA_TYPE
+            | ti::DEVICE
+            | ti::SMALL_STR
+            | ti::STRING
+            | ti::BYTES
+            | ti::SHAPE
+            | ti::TENSOR => Ok(None),
+            ti::ARRAY => {
+                let a = Array::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                out.extend(a.iter().cloned());
+                Ok(None)
+            }
+            ti::MAP => {
+                let m = Map::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                for (k, val) in m.iter() {
+                    out.push(k.clone());
+                    out.push(val.clone());
+                }
+                Ok(None)
+            }
+            _ => {
+                let index = form_of(&mut self.forms, &mut self.form_index, v)?;
+                let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+                for (field, _) in &self.forms[index].fields {
+                    if !field.is_inline_pod() {
+                        out.push(read_field(obj, field)?);
+                    }
+                }
+                Ok(Some(index))
+            }
+        }
+    }
+
+    fn emit(&mut self, slot: usize, start: usize, form: Option<usize>) -> Result<(), GraphError> {
+        let mut out = std::mem::take(&mut self.nodes);
+        if self.count > 0 {
+            out.push(',');
+        }
+        out.push_str("\n  {\"type\": ");
+        let (v, kids) = (&self.values[slot], &self.arena[start..]);
+        let r = match form {
+            // A reflected object (the form was made when it was visited).
+            Some(i) => self.emit_object(&mut out, v, kids, &self.forms[i]),
+            None => self.emit_value(&mut out, v, kids),
+        };
+        self.nodes = out;
+        if !self.in_table[slot] {
+            // Reached through one position only, so done with: released while it is
+            // in the cache, rather than in a sweep over every object at the end.
+            self.values[slot] = Any::default();
+        }
+        r
+    }
+
+    /// The rest of a reflected object's node: its key, and `{field: value}` with
+    /// inline fields as literals and the others as the node indices of `kids`.
+    fn emit_object(
+        &self,
+        out: &mut String,
+        v: &Any,
+        kids: &[usize],
+        form: &TypeForm,
+    ) -> Result<(), GraphError> {
+        let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+        out.push_str(&form.key);
+        out.push_str(", \"data\": {");
+        let mut kids = kids.iter();
+        for (i, (field, name)) in form.fields.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+            if field.is_inline_pod() {
+                let value = read_field(obj, field)?;
+                write_inline(out, field, &value).map_err(|e| {
+                    let (name, key) = (field.name(), obj.type_key());
+                    GraphError::new(e.kind(), format!("field `{name}` of `{key}`: {e}"))
+                        .with_field(name)
+                        .with_type_key(key)
+                        .with_source(e)
+                })?;
+            } else {
+                let kid = kids.next().ok_or_else(|| {
+                    GraphError::new(GraphErrorKind::Field, "a field changed while saving")
+                        .with_field(field.name())
+                        .with_type_key(obj.type_key())
+                })?;
+                json::write_u64(out, self.node_of(*kid)? as u64);
+            }
+        }
+        out.push_str("}}");
+        Ok(())
+    }
+
+    /// The rest of the node of a value that is not a reflected object: its type and
+    /// data (node indices of `kids` for arrays and maps).
+    fn emit_value(&self, out: &mut String, v: &Any, kids: &[usize]) -> Result<(), GraphError> {
+        let type_index = v.type_index();
+        json::write_str(out, graph_key(v));
+        if type_index == ti::NONE {
+            out.push('}');
+            return Ok(());
+        }
+        out.push_str(", \"data\": ");
+        match type_index {
+            ti::INT | ti::BOOL | ti::FLOAT => {
+                write_literal(out, v);
+            }
+            ti::DATA_TYPE => {
+                let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
+                json::write_str(out, &data_type_text(d)?);
+            }
+            ti::DEVICE => write_device(out, v.as_device().unwrap_or(Device::cpu())),
+            ti::SMALL_STR | ti::STRING => json::write_str(out, v.as_str().unwrap_or("")),
+            ti::BYTES => {
+                let b = Bytes::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                json::write_str(out, &B64.encode(b.as_bytes()));
+            }
+            ti::ARRAY | ti::MAP => {
+                // Array items, or map keys and values in turn.
+                out.push('[');
+                for (i, &kid) in kids.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json::write_u64(out, self.node_of(kid)? as u64);
+                }
+                out.push(']');
+            }
+            ti::SHAPE => {
+                let s = Shape::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                write_ints(out, s.as_slice());
+            }
+            ti::TENSOR => {
+                let a = NDArray::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                write_tensor(out, &a)?;
+            }
+            _ => return Err(cannot_save(v)),
+        }
+        out.push('}');
+        Ok(())
+    }
+}
+
+/// A reflected field's value.
+///
+/// # Errors
+///
+/// [`Unsupported`](GraphErrorKind::Unsupported) for a value with no `Any` form (an
+/// unsigned integer beyond `i64::MAX`), naming the field.
+#[inline]
+fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphError> {
+    match reflection::get_field(obj, field) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(unreadable_field(obj, field, e)),
+    }
+}
+
+// Out of line: `read_field` runs once per object-valued field on the hot path.
+#[cold]
+#[inline(never)]
+fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: Error) -> GraphError {
+    GraphError::wrap(GraphErrorKind::Unsupported, e)
+        .with_field(field.name())
+        .with_type_key(obj.type_key())
+}
+
+/// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
+/// NaN, so NaNs that differ in sign or payload must be one node, or the loaded value
+/// would save to different text.
+fn canonical_nan(v: Any) -> Any {
+    if v.type_index() == ti::FLOAT && v.as_float().is_some_and(f64::is_nan) {
+        Any::from(f64::NAN)
+    } else {
+        v
+    }
+}
+
+fn cannot_save(v: &Any) -> GraphError {
+    let key = v.type_key();
+    GraphError::new(
+        GraphErrorKind::Unsupported,
+        format!("cannot save a `{key}` as a JSON graph"),
+    )
+    .with_type_key(key)
+}
+
+/// A value whose type index says one type and whose conversion says another (which a
+/// well-formed value never is).
+fn mismatch(v: &Any, e: TypeError) -> GraphError {
+    GraphError::new(GraphErrorKind::Unsupported, e.to_string())
+        .with_type_key(v.type_key())
+        .with_source(e)
+}
+
+/// The object behind `v`, if it is a reflected (non-opaque) object.
+fn reflected(v: &Any) -> Result<&ObjectRef, GraphError> {
+    let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
+    if obj.type_info().reflection().is_opaque() {
+        return Err(cannot_save(v));
+    }
+    Ok(obj)
+}

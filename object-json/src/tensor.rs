@@ -1,0 +1,146 @@
+//! The `data` of an `ffi.Tensor` node (an [`NDArray`]): `{"dtype": …, "shape": […],
+//! "device": [type, id], "data": base64}`, the bytes contiguous, row-major,
+//! little-endian — the one node kind the C++ peer has no form for.
+//!
+//! The bytes are a host copy (only host-readable arrays — `cpu`, `cuda_host`,
+//! `rocm_host`, any device id — give them), and loading makes a CPU array of them, as
+//! [`NDArray::deep_copy`] does; so the device written is `cpu:0`, whatever the array's,
+//! and saving what was loaded writes the same text.
+
+use base64::Engine as _;
+use object_containers::{NDArray, NDArrayError};
+use object_core::{DataType, Device, Error};
+
+use crate::data::{data_type_text, read_device, read_ints, write_device, write_ints, B64};
+use crate::error::{GraphError, GraphErrorKind};
+use crate::json::{self, Json};
+
+/// The type key of tensor nodes.
+const TENSOR: &str = "ffi.Tensor";
+
+/// Writes `a`'s node data.
+///
+/// # Errors
+///
+/// [`Unsupported`](GraphErrorKind::Unsupported) for an array the host cannot read, a
+/// data type without a text, or a big-endian target; [`Memory`](GraphErrorKind::Memory)
+/// when the copy of the bytes or the text cannot be allocated.
+pub(crate) fn write_tensor(out: &mut String, a: &NDArray) -> Result<(), GraphError> {
+    if cfg!(target_endian = "big") {
+        return Err(GraphError::new(
+            GraphErrorKind::Unsupported,
+            "saving an ffi.Tensor writes little-endian bytes, which this big-endian target does not have",
+        )
+        .with_type_key(TENSOR));
+    }
+    let bytes = a.to_bytes().map_err(saving_error)?;
+    out.push_str("{\"dtype\": ");
+    json::write_str(out, &data_type_text(a.dtype())?);
+    out.push_str(", \"shape\": ");
+    write_ints(out, a.shape());
+    out.push_str(", \"device\": ");
+    write_device(out, Device::cpu());
+    out.push_str(", \"data\": ");
+    // Base64 (no character of it needs escaping) straight into the text, after asking
+    // for the room without aborting: the size comes from the array's shape.
+    let room = base64::encoded_len(bytes.len(), true)
+        .and_then(|n| n.checked_add(2))
+        .ok_or(NDArrayError::TooLarge)
+        .map_err(saving_error)?;
+    out.try_reserve(room)
+        .map_err(|_| saving_error(NDArrayError::AllocationFailed { bytes: room }))?;
+    out.push('"');
+    B64.encode_string(&bytes, out);
+    out.push('"');
+    out.push('}');
+    Ok(())
+}
+
+/// An array's error while saving: [`Memory`](GraphErrorKind::Memory) for a copy that
+/// cannot be allocated, else [`Unsupported`](GraphErrorKind::Unsupported); it converts
+/// into the `Error` the array's error converts into.
+fn saving_error(e: NDArrayError) -> GraphError {
+    let kind = match e {
+        NDArrayError::AllocationFailed { .. } | NDArrayError::TooLarge => GraphErrorKind::Memory,
+        _ => GraphErrorKind::Unsupported,
+    };
+    GraphError::wrap(kind, Error::from(e.clone()))
+        .with_source(e)
+        .with_type_key(TENSOR)
+}
+
+/// An array from its node data (see [`write_tensor`]): a new CPU array. Any
+/// host-readable device (`cpu`, `cuda_host` or `rocm_host`, any id) loads as `cpu:0`
+/// (texts saved before the device written was always `cpu:0` may name one); any other
+/// device, or a negative id, is an error.
+///
+/// # Errors
+///
+/// [`Data`](GraphErrorKind::Data) for data of another form (members missing, extra or
+/// of the wrong kind, bad base64, bytes that do not fit the shape and data type, a
+/// device the host cannot read); [`Memory`](GraphErrorKind::Memory) when the array
+/// cannot be allocated. The caller names the node.
+pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError> {
+    let bad = |message: String| GraphError::new(GraphErrorKind::Data, message);
+    let Some(data @ Json::Object(members)) = data else {
+        return Err(bad(format!(
+            "`data` must be an object with dtype, shape, device and data, got {}",
+            data.map_or("nothing", Json::kind)
+        )));
+    };
+    if let Some((k, _)) = members
+        .iter()
+        .find(|(k, _)| !matches!(k.as_ref(), "dtype" | "shape" | "device" | "data"))
+    {
+        return Err(bad(format!("unknown tensor member `{k}`")));
+    }
+    let dtype = match data.get("dtype") {
+        Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| {
+            GraphError::new(GraphErrorKind::Data, format!("dtype: {e}")).with_source(e)
+        })?,
+        _ => return Err(bad("`dtype` must be a data type string".into())),
+    };
+    let shape = data
+        .get("shape")
+        .and_then(read_ints)
+        .ok_or_else(|| bad("`shape` must be an array of integers".into()))?;
+    let device = data.get("device").and_then(read_device).ok_or_else(|| {
+        bad("`device` must be [device_type, device_id] (in the i32 range)".into())
+    })?;
+    let bytes = match data.get("data") {
+        Some(Json::Str(s)) => B64.decode(s.as_bytes()).map_err(|e| {
+            GraphError::new(GraphErrorKind::Data, format!("bad base64: {e}")).with_source(e)
+        })?,
+        _ => return Err(bad("`data` must be a base64 string".into())),
+    };
+    if cfg!(target_endian = "big") {
+        return Err(bad(
+            "an ffi.Tensor holds little-endian bytes, which this big-endian target does not read"
+                .into(),
+        ));
+    }
+    let device = if host_accessible(device) && device.device_id >= 0 {
+        Device::cpu()
+    } else {
+        device // refused by `from_bytes`, with the device in the message
+    };
+    NDArray::from_bytes(&shape, dtype, device, &bytes).map_err(|e| {
+        let kind = match e {
+            NDArrayError::AllocationFailed { .. } => GraphErrorKind::Memory,
+            _ => GraphErrorKind::Data,
+        };
+        GraphError::new(kind, e.to_string()).with_source(e)
+    })
+}
+
+/// Whether the host reads a device's memory directly (DLPack's `kDLCPU`,
+/// `kDLCUDAHost`, `kDLROCMHost`): the devices [`NDArray::to_bytes`] reads, whose text
+/// loads as a CPU array.
+fn host_accessible(device: Device) -> bool {
+    /// `kDLROCMHost` (DLPack's device types are fixed by the standard).
+    const ROCM_HOST: i32 = 11;
+    matches!(
+        device.device_type,
+        Device::CPU | Device::CUDA_HOST | ROCM_HOST
+    )
+}

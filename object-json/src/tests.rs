@@ -1,0 +1,194 @@
+//! Unit tests of the graph format that need the crate's insides: the fast path against
+//! the general path, and errors whose exact text matters.
+
+use object_containers::{Array, Map, Shape};
+use object_core::{Any, Bytes, DataType, Device};
+
+use crate::load::{load_general, load_in_order};
+use crate::{from_json_graph, to_json_graph, GraphErrorKind};
+
+#[test]
+fn short_strings_load_as_string_objects() {
+    let mut m: Map<object_core::String, Any> = Map::new();
+    m.insert(object_core::String::from("k"), Any::from("v"));
+    let a: Array<object_core::String> = vec![object_core::String::from("s")].into();
+    let root = Any::from(Array::<Any>::from(vec![Any::from(m), Any::from(a)]));
+    let loaded = from_json_graph(&to_json_graph(&root).unwrap()).unwrap();
+    let items = Array::<Any>::try_from(loaded).unwrap();
+    let m = Map::<object_core::String, Any>::try_from(items[0].clone()).unwrap();
+    assert_eq!(m.get("k").and_then(|v| v.as_str()), Some("v"));
+    let a = Array::<object_core::String>::try_from(items[1].clone()).unwrap();
+    assert_eq!(a[0].as_str(), "s");
+}
+
+#[test]
+fn saved_graphs_take_the_fast_path() {
+    let s = Any::from("a string long enough to be an object");
+    let inner = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone()]));
+    let mut m: Map<Any, Any> = Map::new();
+    m.insert(Any::from(2.5), inner.clone());
+    m.insert(s.clone(), Any::from(DataType::int(8)));
+    let value = Any::from(Array::<Any>::from(vec![
+        inner,
+        Any::from(m),
+        Any::from(Shape::new(&[1, 2])),
+        Any::from(Device::cpu()),
+        Any::from(Bytes::new(b"xy")),
+        Any::default(),
+        Any::from(true),
+        s,
+    ]));
+    let text = to_json_graph(&value).unwrap();
+    let fast = load_in_order(&text).expect("the fast path");
+    assert_eq!(to_json_graph(&fast).unwrap(), text);
+    // Forward references and errors take the general path.
+    let forward = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [1]}, {"type": "int", "data": 1}]}"#;
+    assert!(load_in_order(forward).is_none());
+    assert!(from_json_graph(forward).is_ok());
+    assert!(load_in_order(r#"{"root_index": 0, "nodes": [{"type": "nope"}]}"#).is_none());
+}
+
+/// Mutated graphs: whatever the fast path loads, the general path loads to the
+/// same value (compared by saving both).
+#[test]
+fn the_fast_path_agrees_with_the_general_path() {
+    let s = Any::from("a string long enough to be an object");
+    let inner = Any::from(Array::<Any>::from(vec![
+        Any::from(1),
+        s.clone(),
+        Any::from(-2.5),
+    ]));
+    let mut m: Map<Any, Any> = Map::new();
+    m.insert(Any::from(2), inner.clone());
+    m.insert(s.clone(), Any::from(DataType::int(8)));
+    let holder = Any::from(object_core::make_object(Holder {
+        base: object_core::Object::new(),
+        child: object_core::make_object(object_core::Object::new()),
+    }));
+    let seeds: Vec<Vec<u8>> = [
+        Any::from(Array::<Any>::from(vec![
+            inner,
+            Any::from(m),
+            Any::from(Shape::new(&[1, 2])),
+            Any::from(Device::cpu()),
+            Any::from(Bytes::new(b"xy")),
+            Any::default(),
+            Any::from(true),
+            holder.clone(),
+            s,
+        ])),
+        holder,
+    ]
+    .iter()
+    .map(|v| to_json_graph(v).unwrap().into_bytes())
+    .collect();
+    let mut state = 0x1234_5678_u64;
+    let mut next = |n: usize| {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    };
+    // Fewer under valgrind (`OBJECT_TEST_SCALE`, as the integration tests read it).
+    let scale = std::env::var("OBJECT_TEST_SCALE")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(1.0);
+    let rounds = ((20_000.0 * scale) as usize).max(1_000);
+    let mut fast = 0;
+    for round in 0..rounds {
+        let mut t = seeds[round % seeds.len()].clone();
+        for _ in 0..1 + next(2) {
+            let at = next(t.len());
+            match next(4) {
+                0 => t[at] = b"0123456789"[next(10)],
+                1 => t[at] = b" {}[],:\"-.e1x"[next(13)],
+                2 => {
+                    t.remove(at);
+                }
+                _ => t.insert(at, b"0 1,\"[{-"[next(8)]),
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&t) else {
+            continue;
+        };
+        if let Some(v) = load_in_order(text) {
+            fast += 1;
+            let general = load_general(text).unwrap_or_else(|e| {
+                panic!("the fast path loads, the general path says {e}:\n{text}")
+            });
+            assert_eq!(
+                to_json_graph(&v).unwrap(),
+                to_json_graph(&general).unwrap(),
+                "{text}"
+            );
+        }
+    }
+    assert!(fast > rounds / 50, "{fast} of {rounds}");
+}
+
+#[test]
+fn nans_are_one_node() {
+    let other_nan = f64::from_bits(f64::NAN.to_bits() | 1);
+    let values = [f64::NAN, -f64::NAN, other_nan, 1.0].map(Any::from);
+    let text = to_json_graph(&Any::from(Array::<Any>::from(values.to_vec()))).unwrap();
+    assert_eq!(text.matches("NaN").count(), 1, "{text}");
+    let again = to_json_graph(&from_json_graph(&text).unwrap()).unwrap();
+    assert_eq!(again, text);
+}
+
+#[test]
+fn data_types_without_a_text_are_refused() {
+    for d in [
+        DataType::new(9, 32, 1),
+        DataType::new(0, 0, 1),
+        DataType::new(2, 32, 0),
+    ] {
+        let e = to_json_graph(&Any::from(d)).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Unsupported);
+        assert_eq!(e.type_key(), Some("DataType"));
+        assert!(e.message().contains("does not read back"), "{e}");
+        assert_eq!(object_core::Error::from(e).kind(), "TypeError");
+    }
+    let handle = Any::from(DataType::new(DataType::OPAQUE_HANDLE, 32, 1));
+    let text = to_json_graph(&handle).unwrap();
+    assert_eq!(from_json_graph(&text).unwrap(), handle);
+}
+
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "json_graph.tests.Holder", final)]
+struct Holder {
+    base: object_core::Object,
+    child: object_core::ObjectRef,
+}
+
+#[test]
+fn a_bad_field_index_names_the_node_once() {
+    let holder = object_core::make_object(Holder {
+        base: object_core::Object::new(),
+        child: object_core::make_object(object_core::Object::new()),
+    });
+    assert!(to_json_graph(&Any::from(holder)).is_ok());
+    let text = r#"{"root_index": 0, "nodes": [{"type": "json_graph.tests.Holder", "data": {"child": 9}}]}"#;
+    assert_eq!(
+        from_json_graph(text).unwrap_err().message(),
+        "node 0 (`json_graph.tests.Holder`): field `child`: node index 9 is out of range (the graph has 1 nodes)"
+    );
+    let text = r#"{"root_index": 0, "nodes": [{"type": "ffi.Array", "data": [9]}]}"#;
+    assert_eq!(
+        from_json_graph(text).unwrap_err().message(),
+        "node 0 (`ffi.Array`): node index 9 is out of range (the graph has 1 nodes)"
+    );
+}
+
+#[test]
+fn graph_errors_cross_threads_and_box() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<crate::GraphError>();
+    let boxed: Box<dyn std::error::Error + Send + Sync> = from_json_graph("[").unwrap_err().into();
+    let e = boxed.downcast_ref::<crate::GraphError>().unwrap();
+    assert_eq!(e.kind(), GraphErrorKind::Syntax);
+    assert_eq!((e.line(), e.column(), e.node()), (Some(1), Some(2), None));
+}
