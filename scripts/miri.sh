@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.0001}"
+export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.00002}"
 export PROPTEST_CASES="${PROPTEST_CASES:-4}"
 # Miri ignores optimization levels (and warns about the test profile's).
 export CARGO_PROFILE_TEST_OPT_LEVEL=0

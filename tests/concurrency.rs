@@ -8,7 +8,8 @@ use object_core::registry::{register_type, type_index_of, TypeSpec};
 use object_core::{make_object, make_object_as, Object, ObjectPool, ObjectPtr, ObjectRef};
 use object_tests::{scaled, DropCounter, Tracked};
 
-const THREADS: usize = 8;
+/// Threads per test (fewer under Miri, which runs them all on one core, slowly).
+const THREADS: usize = object_tests::native_or_miri(8, 3);
 
 #[derive(Object)]
 #[repr(C)]

@@ -163,8 +163,11 @@ fn printing_and_visiting_deep_chains() {
             "elided past the print depth"
         );
         assert!(text.len() < 10_000, "{} bytes", text.len());
-        let pretty = format!("{head:#?}");
-        assert!(pretty.contains("deep.Link { … }"));
+        // (Pretty printing nests a padding adapter per level: slow under Miri.)
+        if !cfg!(miri) {
+            let pretty = format!("{head:#?}");
+            assert!(pretty.contains("deep.Link { … }"));
+        }
 
         struct Count(usize);
         impl AttrVisitor for Count {
