@@ -618,7 +618,7 @@ fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, std::string::String> 
                 .into(),
         );
     }
-    let device = if crate::ndarray::host_accessible(device) && device.device_id >= 0 {
+    let device = if crate::tensor::host_accessible(device) && device.device_id >= 0 {
         Device::cpu()
     } else {
         device // refused by `from_bytes`, with the device in the message
