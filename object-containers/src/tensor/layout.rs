@@ -37,6 +37,7 @@ pub(super) fn element_bytes(dtype: DataType) -> Result<usize, NDArrayError> {
 
 /// The alignment the first element needs on the host: the scalar's (a complex number's
 /// part's) size, as a power of two, at most 8.
+#[inline]
 pub(super) fn element_align(dtype: DataType) -> usize {
     let mut scalar = dtype.bits as usize / 8;
     if dtype.code == DataType::COMPLEX {
@@ -70,6 +71,7 @@ pub(crate) fn host_accessible(device: Device) -> bool {
 /// The element count of a shape; checks the rank and each extent. A shape with a zero
 /// extent has no elements, whatever the product of the others (`[1 << 62, 4, 0]` is
 /// empty, not an overflow).
+#[inline]
 pub(super) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
     if shape.len() > MAX_NDIM {
         return Err(NDArrayError::BadNdim {
@@ -92,6 +94,7 @@ pub(super) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
 /// checked). Axes of extent 0 or 1 count as 1, as in PyTorch. An empty layout always
 /// passes: no element is ever addressed through its strides, so where the product
 /// overflows [`write_compact_strides`] saturates instead.
+#[inline]
 pub(super) fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
     if shape.contains(&0) {
         return Ok(());
@@ -106,6 +109,7 @@ pub(super) fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
 /// Writes compact row-major strides for `shape` into `out` (as long as the shape),
 /// after [`check_compact`] passed. The products saturate at `i64::MAX`, which only an
 /// empty layout's strides can reach (`[0, i64::MAX, 7]` gets `[i64::MAX, 7, 1]`).
+#[inline]
 pub(super) fn write_compact_strides(shape: &[i64], out: &mut [i64]) {
     let mut acc: i64 = 1;
     for (o, &d) in out.iter_mut().zip(shape).rev() {
@@ -124,6 +128,7 @@ pub(super) fn compact_strides(shape: &[i64]) -> Result<Vec<i64>, NDArrayError> {
 
 /// Whether `strides` describe a compact row-major layout of `shape` (axes of extent 1
 /// may have any stride; an empty layout is contiguous).
+#[inline]
 pub(super) fn is_compact(shape: &[i64], strides: &[i64]) -> bool {
     if shape.contains(&0) {
         return true;
@@ -176,6 +181,7 @@ pub(super) struct Checked<'a> {
 /// whose shape and strides were read into slices (`strides` is `None` for a null
 /// pointer or no dimensions: compact row-major): shape, strides, sizes, data type,
 /// device, null data, host alignment. Never reads the data.
+#[inline]
 pub(super) fn check_description<'a>(
     t: &DLTensor,
     shape: &'a [i64],
@@ -233,6 +239,7 @@ pub(super) fn check_description<'a>(
 }
 
 /// The common checks before reading a DLTensor's data as `dtype` elements.
+#[inline]
 pub(super) fn readable(t: &DLTensor, dtype: DataType) -> Result<(), NDArrayError> {
     if t.dtype != dtype {
         return Err(NDArrayError::DataTypeMismatch {

@@ -66,6 +66,7 @@ element!(
 );
 
 /// The bytes of a slice of elements.
+#[inline]
 pub(super) fn bytes_of<T: Element>(data: &[T]) -> &[u8] {
     // SAFETY: `Element`s have no padding, so their bytes are initialized.
     unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) }
@@ -174,6 +175,7 @@ impl Drop for Storage {
 
 impl Storage {
     /// Takes over a `Vec<T>`'s buffer (non-empty), and its data pointer.
+    #[inline]
     pub(super) fn adopt_vec<T: Element>(data: Vec<T>) -> (*mut c_void, Storage) {
         debug_assert!(!data.is_empty());
         let mut v = ManuallyDrop::new(data);
