@@ -132,8 +132,8 @@ fn get_global_group(c: &mut Criterion) {
     }
 
     // Both registries find the same function.
-    assert!(get_global(ADD_NAME).is_some_and(|f| f.ptr_eq(&add)));
-    assert!(sip.get(ADD_NAME).is_some_and(|f| f.ptr_eq(&add)));
+    assert!(get_global(ADD_NAME).is_some_and(|f| Function::ptr_eq(&f, &add)));
+    assert!(sip.get(ADD_NAME).is_some_and(|f| Function::ptr_eq(f, &add)));
     assert_eq!(sip.len(), OTHER_GLOBALS + 1);
 
     let mut g = c.benchmark_group("get_global");

@@ -355,7 +355,10 @@ fn run_array_ops(ops: Vec<ArrOp>) -> Result<(), TestCaseError> {
                         prop_assert!(fork.set(0, make_any(&v, &pool)).is_ok());
                         prop_assert!(fork.remove(model.len() / 2).is_ok());
                     }
-                    prop_assert!(!fork.ptr_eq(&arr), "a mutated clone must be a copy");
+                    prop_assert!(
+                        !Array::ptr_eq(&fork, &arr),
+                        "a mutated clone must be a copy"
+                    );
                     let mut expect = model.clone();
                     expect.push(v.clone());
                     if !model.is_empty() {
@@ -369,7 +372,7 @@ fn run_array_ops(ops: Vec<ArrOp>) -> Result<(), TestCaseError> {
             check_array(&arr, &model, &pool)?;
             let all = std::iter::once((&arr, objs_of(&model)))
                 .chain(snapshots.iter().map(|(a, m)| (a, objs_of(m))));
-            check_counts(&pool, all, |a, b| a.ptr_eq(b))?;
+            check_counts(&pool, all, Array::ptr_eq)?;
         }
         // Clones taken midway never changed.
         for (a, m) in &snapshots {
@@ -532,7 +535,7 @@ fn run_str_map_ops(ops: Vec<StrMapOp>) -> Result<(), TestCaseError> {
                         fork.remove(first);
                         model_remove(&mut expect, &first);
                     }
-                    prop_assert!(!fork.ptr_eq(&m), "a mutated clone must be a copy");
+                    prop_assert!(!Map::ptr_eq(&fork, &m), "a mutated clone must be a copy");
                     check_str_map(&fork, &expect)?;
                 }
             }
@@ -712,7 +715,7 @@ fn run_any_map_ops(ops: Vec<AnyMapOp>) -> Result<(), TestCaseError> {
                         first.with_view(|kv| fork.remove(kv));
                         model_remove(&mut expect, &first.0);
                     }
-                    prop_assert!(!fork.ptr_eq(&m), "a mutated clone must be a copy");
+                    prop_assert!(!Map::ptr_eq(&fork, &m), "a mutated clone must be a copy");
                     check_any_map(&fork, &expect, &pool)?;
                 }
             }
@@ -722,7 +725,7 @@ fn run_any_map_ops(ops: Vec<AnyMapOp>) -> Result<(), TestCaseError> {
                     .iter()
                     .map(|(s, sm)| (s, objs_of(sm.iter().map(|e| &e.1)))),
             );
-            check_counts(&pool, all, |a, b| a.ptr_eq(b))?;
+            check_counts(&pool, all, Map::ptr_eq)?;
         }
         for (s, sm) in &snapshots {
             check_any_map(s, sm, &pool)?;
@@ -803,11 +806,11 @@ fn heterogeneous_array_downcasts_back() {
     );
     let m = objs[3].clone().downcast::<MapObj>().expect("a map");
     let back: Map<String, i64> = Map::try_from(Any::from(m)).expect("a Map<String, i64>");
-    assert!(back.ptr_eq(&attrs), "no copy");
+    assert!(Map::ptr_eq(&back, &attrs), "no copy");
     assert_eq!(back.get("lanes"), Some(&4));
     let arr = objs[4].clone().downcast::<ArrayObj>().expect("an array");
     let back: Array<i64> = Array::from_object_ptr(arr).expect("an Array<i64>");
-    assert!(back.ptr_eq(&dims));
+    assert!(Array::ptr_eq(&back, &dims));
     assert_eq!(back.iter().copied().collect::<Vec<_>>(), [2, 3, 4]);
     // The array of handles views as `Array<ObjectPtr<Expr>>` only up to its first item
     // that is not an expression.
@@ -851,12 +854,12 @@ fn heterogeneous_array_downcasts_back() {
         "string objects are shared, not copied"
     );
     let m: Map<String, i64> = Map::try_from(all[4].clone()).unwrap();
-    assert!(m.ptr_eq(&attrs));
+    assert!(Map::ptr_eq(&m, &attrs));
     assert_eq!(m.get("a rather long attribute name"), Some(&-1));
     let m_any: Map<Any, Any> = Map::try_from(all[4].clone()).unwrap();
     assert_eq!(m_any.get("lanes").and_then(Any::as_int), Some(4));
     let d: Array<i64> = Array::try_from(all[5].clone()).unwrap();
-    assert!(d.ptr_eq(&dims));
+    assert!(Array::ptr_eq(&d, &dims));
     let n: Array<String> = Array::try_from(all[6].clone()).unwrap();
     assert_eq!(
         n.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
@@ -895,7 +898,7 @@ fn heterogeneous_array_downcasts_back() {
     assert_eq!(nested[1][0], 9);
     let mut by_name: Map<String, Array<i64>> = Map::new();
     by_name.insert(String::from("dims"), dims.clone());
-    assert!(by_name.get("dims").is_some_and(|a| a.ptr_eq(&dims)));
+    assert!(by_name.get("dims").is_some_and(|a| Array::ptr_eq(a, &dims)));
     let by_name_any = Any::from(by_name);
     assert!(Map::<String, Array<String>>::try_from(by_name_any.clone()).is_err());
     assert!(Map::<String, Array<i64>>::try_from(by_name_any).is_ok());
@@ -922,7 +925,7 @@ fn typed_view_is_zero_copy_and_checked() {
         .map(|i| var(&format!("v{i}")).into_object_ref())
         .collect();
     let typed: Array<ObjectPtr<Var>> = vars.cast().expect("all Vars");
-    assert!(typed.ptr_eq(&vars), "a view, not a copy");
+    assert!(Array::ptr_eq(&typed, &vars), "a view, not a copy");
     assert_eq!(ObjectPtr::strong_count(vars.as_object_ptr()), 2);
     for (i, v) in typed.iter().enumerate() {
         assert_eq!(v.name, format!("v{i}"));
@@ -931,15 +934,15 @@ fn typed_view_is_zero_copy_and_checked() {
     }
     // Up to a base type too, and back to `Any`.
     let exprs: Array<ObjectPtr<Expr>> = typed.cast().unwrap();
-    assert!(exprs.ptr_eq(&vars));
+    assert!(Array::ptr_eq(&exprs, &vars));
     let anys = typed.clone().into_any_array();
-    assert!(anys.ptr_eq(&vars));
+    assert!(Array::ptr_eq(&anys, &vars));
     let again: Array<ObjectPtr<Var>> = anys.cast().unwrap();
-    assert!(again.ptr_eq(&vars));
+    assert!(Array::ptr_eq(&again, &vars));
     // The typed view is copy-on-write like any other handle.
     let mut grown = typed.clone();
     grown.push(var("extra"));
-    assert!(!grown.ptr_eq(&vars));
+    assert!(!Array::ptr_eq(&grown, &vars));
     assert_eq!((grown.len(), vars.len(), typed.len()), (n + 1, n, n));
     drop((typed, exprs, anys, again, grown));
     assert_eq!(ObjectPtr::strong_count(vars.as_object_ptr()), 1);
@@ -979,7 +982,7 @@ fn typed_view_is_zero_copy_and_checked() {
     // `Array<Any>` → `Array<i64>` / `Array<f64>` / `Array<String>`.
     let ints: Array<Any> = (0..5).map(Any::from).collect();
     let as_i64: Array<i64> = ints.cast().unwrap();
-    assert!(as_i64.ptr_eq(&ints));
+    assert!(Array::ptr_eq(&as_i64, &ints));
     assert_eq!(as_i64.iter().sum::<i64>(), 10);
     assert_eq!(
         ints.cast::<f64>().unwrap_err().to_string(),
@@ -1032,7 +1035,7 @@ fn out_of_range_is_an_error_naming_index_and_len() {
     );
     assert_eq!(a.remove(3), Err(oob(3, 3)));
     assert_eq!(a.remove(usize::MAX), Err(oob(usize::MAX, 3)));
-    assert!(a.ptr_eq(&shared), "failed operations do not copy");
+    assert!(Array::ptr_eq(&a, &shared), "failed operations do not copy");
     assert_eq!(a, shared);
 
     // Typed arrays, and the empty array.
@@ -1122,7 +1125,7 @@ fn wrong_types_are_clear_errors() {
         m.cast::<Any, i64>().unwrap_err().to_string(),
         "expected int value, got ffi.String"
     );
-    assert!(m.cast::<Any, Any>().unwrap().ptr_eq(&m));
+    assert!(Map::ptr_eq(&m.cast::<Any, Any>().unwrap(), &m));
     assert_eq!(
         Map::<String, i64>::try_from(Any::from(5))
             .unwrap_err()
@@ -1138,7 +1141,7 @@ fn wrong_types_are_clear_errors() {
     // And the elements of a typed view are what they claim.
     let ok: Map<Any, Any> = [(Any::from(1), Any::from(2))].into_iter().collect();
     let typed: Map<i64, i64> = Map::try_from(Any::from(ok.clone())).unwrap();
-    assert!(typed.ptr_eq(&ok));
+    assert!(Map::ptr_eq(&typed, &ok));
     assert_eq!(typed.get(1i64), Some(&2));
 }
 
@@ -1161,7 +1164,10 @@ fn map_missing_keys_are_none() {
     assert_eq!(m.get(true), None);
     assert_eq!(m.get(&Any::NONE), None);
     assert_eq!(m.remove(1i64), None);
-    assert!(m.ptr_eq(&shared), "removing a missing key does not copy");
+    assert!(
+        Map::ptr_eq(&m, &shared),
+        "removing a missing key does not copy"
+    );
     assert_eq!(m.get("a"), Some(&1));
 
     // In an `Any` map, int 1, float 1.0, bool true and string "1" are four keys.
@@ -1224,7 +1230,7 @@ fn mutating_an_array_clone_never_changes_the_original() {
             "{name} changed the original"
         );
         if name != "extend-empty" {
-            assert!(!copy.ptr_eq(&original), "{name}");
+            assert!(!Array::ptr_eq(&copy, &original), "{name}");
         }
         drop(copy);
         assert_eq!(ObjectPtr::strong_count(original.as_object_ptr()), 1);
@@ -1273,7 +1279,7 @@ fn mutating_a_map_clone_never_changes_the_original() {
     for (name, mutate) in mutations {
         let mut copy = original.clone();
         mutate(&mut copy);
-        assert!(!copy.ptr_eq(&original), "{name}");
+        assert!(!Map::ptr_eq(&copy, &original), "{name}");
         let now: Vec<(std::string::String, Any)> = original
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -1431,7 +1437,7 @@ fn equality_iteration_and_debug() {
     assert_eq!(keep.len(), 5);
     let back: Array<Any> = owned.into_iter().collect();
     assert_eq!(back, keep);
-    assert!(!back.ptr_eq(&keep));
+    assert!(!Array::ptr_eq(&back, &keep));
     let mut it = keep.iter();
     assert_eq!(
         it.next_back()

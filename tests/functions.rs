@@ -768,7 +768,7 @@ fn call_with_and_typed_view() {
     let typed = add.typed::<(i64, i64), i64>();
     assert_eq!(typed.call((1, 2)).unwrap(), 3);
     assert_eq!(typed.call((i64::MAX, 0)).unwrap(), i64::MAX);
-    assert!(typed.function().ptr_eq(&add));
+    assert!(Function::ptr_eq(typed.function(), &add));
     let typed2 = typed.clone();
     assert_eq!(typed2.call((-1, -2)).unwrap(), -3);
     assert!(format!("{typed:?}").contains("Function(<anonymous>)"));
@@ -856,6 +856,45 @@ fn plain_data_calls_do_not_allocate() {
     assert!(allocs > 0);
     assert_eq!(e.message(), "expected 2 arguments, got 1");
     assert_eq!(ObjectPtr::strong_count(&n), 1);
+}
+
+/// `TypedCallable` is implementable by hand (with `Fn` being a fundamental trait, a type
+/// of one's own does not overlap the closures' impl), and its hidden `fast_entry` is a
+/// trait method: one that returns the entry made for *another* callable type must not be
+/// installed, since that entry would read this type's bytes as that type. The function
+/// then calls through the packed entry, i.e. this type's own `call_typed`.
+#[test]
+fn a_fast_entry_of_another_callable_type_is_ignored() {
+    use object_containers::TypedCallable;
+
+    struct Seven;
+    impl TypedCallable<(i64,), i64> for Seven {
+        fn call_typed(&self, _: &[AnyView<'_>]) -> Result<Any, Error> {
+            Ok(Any::from(7))
+        }
+        fn fast_entry() -> Option<object_containers::__private::FastEntry> {
+            fn entry_of<F: TypedCallable<(i64,), i64>>(
+                _: &F,
+            ) -> Option<object_containers::__private::FastEntry> {
+                F::fast_entry()
+            }
+            let captured = std::string::String::from("a capture");
+            entry_of(&move |x: i64| x + captured.len() as i64)
+        }
+    }
+    assert!(Seven::fast_entry().is_some(), "a closure's entry, offered");
+
+    let _guard = LeakCheck::new();
+    let f = Function::from_typed(Seven);
+    assert_eq!(
+        f.typed::<(i64,), i64>().call((1,)).unwrap(),
+        7,
+        "typed view"
+    );
+    assert_eq!(f.call_with([1]).unwrap(), Any::from(7), "packed call");
+    // A closure keeps its own entry (the typed-call benches measure it).
+    let add = Function::from_typed(|x: i64| x + 1);
+    assert_eq!(add.typed::<(i64,), i64>().call((1,)).unwrap(), 2);
 }
 
 // ---------------------------------------------------------------------------------
@@ -1322,7 +1361,7 @@ fn global_registry_register_get_list_remove() {
     assert_eq!(b.name(), Some("ftest.g.b"));
     assert_eq!(b.typed::<(i64,), i64>().call((10,)).unwrap(), 10);
     assert!(
-        get_global("ftest.g.b").unwrap().ptr_eq(&b),
+        Function::ptr_eq(&get_global("ftest.g.b").unwrap(), &b),
         "the same object"
     );
     assert!(get_global("ftest.g.missing").is_none());
@@ -1331,13 +1370,16 @@ fn global_registry_register_get_list_remove() {
     let e = register_global("ftest.g.b", Function::from_typed(|x: i64| -x)).unwrap_err();
     assert_eq!(e.kind(), "KeyError");
     assert!(e.message().contains("ftest.g.b"), "{}", e.message());
-    assert!(get_global("ftest.g.b").unwrap().ptr_eq(&b));
+    assert!(Function::ptr_eq(&get_global("ftest.g.b").unwrap(), &b));
     // Override replaces and returns the previous function.
     let replacement = Function::from_typed(|x: i64| x * 100);
     let prev = register_global_override("ftest.g.b", replacement.clone()).unwrap();
-    assert!(prev.ptr_eq(&b));
+    assert!(Function::ptr_eq(&prev, &b));
     drop(prev);
-    assert!(get_global("ftest.g.b").unwrap().ptr_eq(&replacement));
+    assert!(Function::ptr_eq(
+        &get_global("ftest.g.b").unwrap(),
+        &replacement
+    ));
     assert_eq!(
         get_global("ftest.g.b")
             .unwrap()
@@ -1351,11 +1393,11 @@ fn global_registry_register_get_list_remove() {
     assert!(get_global("ftest.g.d").is_some());
     // Removal returns the function; the name is free again.
     let removed = remove_global("ftest.g.b").unwrap();
-    assert!(removed.ptr_eq(&replacement));
+    assert!(Function::ptr_eq(&removed, &replacement));
     assert!(get_global("ftest.g.b").is_none());
     assert!(remove_global("ftest.g.b").is_none());
     register_global("ftest.g.b", b.clone()).unwrap();
-    assert!(get_global("ftest.g.b").unwrap().ptr_eq(&b));
+    assert!(Function::ptr_eq(&get_global("ftest.g.b").unwrap(), &b));
     // The registry holds a reference.
     assert_eq!(ObjectPtr::strong_count(b.as_object_ptr()), 2);
 
@@ -1628,7 +1670,7 @@ fn functions_in_containers_and_any() {
         .map(|f| f.typed::<(i64, i64), i64>().call((6, 3)).unwrap())
         .collect();
     assert_eq!(results, [9, 18, 3]);
-    assert!(ops[1].ptr_eq(&mul));
+    assert!(Function::ptr_eq(&ops[1], &mul));
     assert_eq!(ObjectPtr::strong_count(add.as_object_ptr()), 2);
     let names: Vec<_> = ops.iter().map(|f| f.name().unwrap()).collect();
     assert_eq!(names, ["add", "mul", "sub"]);
@@ -1650,7 +1692,7 @@ fn functions_in_containers_and_any() {
     assert_eq!(any.type_key(), "ffi.Function");
     assert!(any.as_object_of::<FunctionObj>().is_some());
     let back = Function::try_from(any.clone()).unwrap();
-    assert!(back.ptr_eq(&add));
+    assert!(Function::ptr_eq(&back, &add));
     assert_eq!(
         Function::try_from(Any::from(5)).unwrap_err().to_string(),
         "expected ffi.Function, got int"
@@ -1666,7 +1708,7 @@ fn functions_in_containers_and_any() {
     assert!(mixed.cast::<Function>().is_err());
     let all_fns: Array<Any> = vec![any.clone(), Any::from(mul.clone())].into();
     let cast = all_fns.cast::<Function>().unwrap();
-    assert!(cast[1].ptr_eq(&mul));
+    assert!(Function::ptr_eq(&cast[1], &mul));
     // Containers of functions as arguments and results.
     let fold = Function::from_typed(|fs: Array<Function>, init: i64| -> Result<i64, Error> {
         let mut acc = init;
@@ -1689,7 +1731,7 @@ fn functions_in_containers_and_any() {
         .call(("+",))
         .unwrap()
         .unwrap();
-    assert!(got.ptr_eq(&add));
+    assert!(Function::ptr_eq(&got, &add));
     assert!(pick
         .typed::<(&str,), Option<Function>>()
         .call(("?",))
@@ -1757,7 +1799,7 @@ fn functions_returning_functions() {
             f.typed::<(i64,), i64>().call((100,)).unwrap(),
             100 + n as i64
         );
-        assert!(!f.ptr_eq(&add5), "a fresh function each time");
+        assert!(!Function::ptr_eq(f, &add5), "a fresh function each time");
     }
     // Composition: compose(f, g) = f ∘ g.
     let compose = Function::from_typed(|f: Function, g: Function| {
@@ -2054,7 +2096,10 @@ fn module_lookup_and_import_order() {
     assert_eq!(lookup("missing", false), None);
     // The function found is the module's object, not a copy.
     let f = root.get_function("deep", true).unwrap();
-    assert!(f.ptr_eq(&c.get_function("deep", false).unwrap()));
+    assert!(Function::ptr_eq(
+        &f,
+        &c.get_function("deep", false).unwrap()
+    ));
     assert_eq!(f.name(), Some("c.deep"));
     // Calls through a module work like any other.
     let add = Module::builder("math")

@@ -267,7 +267,7 @@ fn construction_errors() {
         .unwrap_err();
     assert_eq!(
         mismatch.to_string(),
-        "expected data type float32, the array holds uint8"
+        "expected data type float32, the data is uint8"
     );
     assert_eq!(Error::from(mismatch).kind(), "TypeError");
 }
@@ -299,7 +299,7 @@ fn from_slice_vec_and_bytes() {
             assert_eq!(bytes.len(), 6 * std::mem::size_of::<$t>());
             let y = NDArray::from_bytes(x.shape(), x.dtype(), x.device(), &bytes).unwrap();
             assert_eq!(y.as_slice::<$t>().unwrap(), &data[..]);
-            assert!(!y.ptr_eq(&x));
+            assert!(!NDArray::ptr_eq(&y, &x));
         )*};
     }
     bytes_round_trip!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
@@ -556,7 +556,10 @@ fn export_then_import_is_the_same_array() {
         "the export holds one"
     );
     let b = import_versioned(m).unwrap();
-    assert!(b.ptr_eq(&a), "our own export comes back as the same object");
+    assert!(
+        NDArray::ptr_eq(&b, &a),
+        "our own export comes back as the same object"
+    );
     assert_eq!(
         ObjectPtr::strong_count(a.as_object_ptr()),
         2,
@@ -569,7 +572,7 @@ fn export_then_import_is_the_same_array() {
     // SAFETY: a live export.
     assert_eq!(unsafe { (*m).dl_tensor.data }, a.as_dl_tensor().data);
     let c = import_legacy(m).unwrap();
-    assert!(c.ptr_eq(&a));
+    assert!(NDArray::ptr_eq(&c, &a));
     drop(c);
     assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
 
@@ -583,7 +586,7 @@ fn export_then_import_is_the_same_array() {
         (*m).dl_tensor.strides = (*m).dl_tensor.strides.add(1);
         import_versioned(m).unwrap()
     };
-    assert!(!first_row.ptr_eq(&a));
+    assert!(!NDArray::ptr_eq(&first_row, &a));
     assert_eq!(first_row.shape(), &[3]);
     assert_eq!(first_row.data_ptr(), a.data_ptr());
     assert_eq!(first_row.as_slice::<f32>().unwrap(), &[0.0, 1.0, 2.0]);
@@ -720,7 +723,7 @@ fn read_only_flag_is_respected() {
     // SAFETY: a live export we own.
     unsafe { (*e).flags = 0 };
     let w = import_versioned(e).unwrap();
-    assert!(!w.ptr_eq(&v));
+    assert!(!NDArray::ptr_eq(&w, &v));
     drop((v, w));
     assert_eq!(deleted.load(Ordering::SeqCst), 1);
 
@@ -729,7 +732,7 @@ fn read_only_flag_is_respected() {
         foreign_versioned(&[1], None, f32s(1), DLPACK_FLAG_BITMASK_READ_ONLY, |_| {});
     let a = import_versioned(m).unwrap();
     let back = import_versioned(a.to_dlpack_versioned()).unwrap();
-    assert!(back.ptr_eq(&a) && back.is_read_only());
+    assert!(NDArray::ptr_eq(&back, &a) && back.is_read_only());
 }
 
 #[test]
@@ -974,7 +977,7 @@ fn arrays_in_any_containers_and_fields() {
     assert_eq!((any.type_key(), any.type_index()), ("ffi.Tensor", 70));
     assert_eq!(any, Any::from(w.clone()), "by identity");
     let back = NDArray::try_from(any.clone()).unwrap();
-    assert!(back.ptr_eq(&w));
+    assert!(NDArray::ptr_eq(&back, &w));
     assert!(NDArray::try_from(Any::from(1)).is_err());
     assert!(any.downcast_ref::<NDArrayObj>().is_some());
 
@@ -989,7 +992,7 @@ fn arrays_in_any_containers_and_fields() {
 
     let mut params: Map<String, NDArray> = Map::new();
     params.insert(String::from("weight"), w.clone());
-    assert!(params.get("weight").unwrap().ptr_eq(&w));
+    assert!(NDArray::ptr_eq(params.get("weight").unwrap(), &w));
 
     let layer = make_object(Layer {
         base: Object::new(),
@@ -1072,7 +1075,7 @@ fn functions_take_arrays_objects_or_raw_tensors() {
     );
     // SAFETY: `p` is `a`'s embedded tensor.
     let same = unsafe { NDArray::from_dl_tensor_ptr(p) };
-    assert!(same.ptr_eq(&a));
+    assert!(NDArray::ptr_eq(&same, &a));
 
     // Returning arrays.
     let double = Function::from_typed(|x: NDArray| -> Result<NDArray, Error> {
@@ -1083,7 +1086,7 @@ fn functions_take_arrays_objects_or_raw_tensors() {
     assert_eq!(d.as_slice::<f64>().unwrap(), &[2.0, 4.0, 6.0, 8.0]);
     let id = Function::from_typed(|x: NDArray| x);
     let r = id.typed::<(&NDArray,), NDArray>().call((&a,)).unwrap();
-    assert!(r.ptr_eq(&a));
+    assert!(NDArray::ptr_eq(&r, &a));
     assert!(id.typed::<(i64,), NDArray>().call((1,)).is_err());
 }
 
@@ -1127,7 +1130,7 @@ fn many_round_trips() {
         } else {
             import_legacy(a.to_dlpack().unwrap()).unwrap()
         };
-        assert!(b.ptr_eq(&a));
+        assert!(NDArray::ptr_eq(&b, &a));
         let (m, deleted) = foreign_versioned(&[2, 2], None, f32s(4), 0, |_| {});
         let f = import_versioned(m).unwrap();
         let v = f.reshape(&[4]).unwrap();
@@ -1171,9 +1174,9 @@ fn arrays_round_trip_through_the_json_graph() {
         w.as_slice::<f32>().unwrap()
     );
     // One array reached twice is one node, and one array again after loading.
-    assert!(layer.bias.as_ref().unwrap().ptr_eq(&layer.weight));
+    assert!(NDArray::ptr_eq(layer.bias.as_ref().unwrap(), &layer.weight));
     assert!(
-        !layer.weight.ptr_eq(&w),
+        !NDArray::ptr_eq(&layer.weight, &w),
         "loading copies the bytes into a new array"
     );
     let col_back = NDArray::try_from(items[1].clone()).unwrap();
@@ -1373,7 +1376,7 @@ fn empty_arrays_with_huge_extents_work_everywhere() {
         assert_eq!(object_json::to_json_graph(&Any::from(back)).unwrap(), text);
         // DLPack: our export comes back as itself.
         let again = import_versioned(e.to_dlpack_versioned()).unwrap();
-        assert!(again.ptr_eq(&e));
+        assert!(NDArray::ptr_eq(&again, &e));
         // Imported, with and without strides, both struct versions.
         for given in [None, Some(vec![1i64; shape.len()])] {
             let (m, deleted) = foreign_versioned(shape, given.as_deref(), Vec::new(), 0, |_| {});
@@ -1530,7 +1533,7 @@ fn copies_too_large_for_memory_are_errors_not_aborts() {
     assert_eq!(e.kind(), "MemoryError");
     assert_eq!(
         e.message(),
-        "cannot allocate 1152921504606846976 bytes for the array"
+        "cannot allocate 1152921504606846976 bytes of NDArray data"
     );
     // The JSON graph reports it, at the root and inside a container.
     let err = object_json::to_json_graph(&Any::from(a.clone())).unwrap_err();

@@ -641,10 +641,10 @@ fn every_field_type_round_trips_through_create_and_get_attr() {
     assert!(t.a_opt_node.is_none());
     assert_eq!(t.a_opt_int, Some(5));
     assert!(
-        t.a_array.ptr_eq(&objects.array),
+        Array::ptr_eq(&t.a_array, &objects.array),
         "objects are shared, not copied"
     );
-    assert!(t.a_map.ptr_eq(&objects.map));
+    assert!(Map::ptr_eq(&t.a_map, &objects.map));
     assert!(ObjectPtr::ptr_eq(
         t.a_shape.as_object_ptr(),
         objects.shape.as_object_ptr()

@@ -1,6 +1,7 @@
 //! # object-containers
 //!
-//! The containers of the unified object protocol, each an ordinary object type with the
+//! The value types of the unified object protocol above `object-core`: containers,
+//! packed functions and modules, and tensors. Each is an ordinary object type with the
 //! static index the tvm-ffi ecosystem uses:
 //!
 //! | type | key | index |
@@ -41,26 +42,55 @@
 //! assert_eq!(all.len(), 4);
 //! assert!(all[2].as_object().is_some_and(|o| o.type_key() == "ffi.Map"));
 //! ```
+//!
+//! Every handle here offers the same handle API: `from_object_ptr`, `as_object_ptr`,
+//! `into_object_ptr`, and `ptr_eq` as an associated function (`Function::ptr_eq(&a, &b)`,
+//! as `Arc::ptr_eq`); the typed views `Array<T>` and `Map<K, V>` check their items in
+//! `from_object_ptr`, which therefore returns a `Result`.
+//!
+//! # Layers
+//!
+//! The crate's folders are its layers; arrows point down only (see `ARCHITECTURE.md`
+//! at the repository root):
+//!
+//! | folder | holds | depends on |
+//! | --- | --- | --- |
+//! | `function/` | the packed-call ABI and its error slot, the call traits for core types, typed calls, the global registry, [`Module`] | `object-core` |
+//! | `container/` | [`Array`], [`Map`], [`Shape`] | `function/` (each implements the call traits in its own file) |
+//! | `tensor/` | [`NDArray`], [`TensorView`], [`dlpack`] | `function/` |
+//!
+//! The JSON graph format (tvm-ffi's), which reads and writes all of these, is its own
+//! crate, `object-json`, beside this one (as `serde_json` sits beside `serde`).
+//!
+//! # Unsafe code
+//!
+//! `unsafe_code` is denied here and allowed only in the modules that need it, each
+//! with its reason at its `mod` line: the packed-call ABI (`function::abi`), the
+//! container representations (`container::{array, map, shape}`), and the tensor object,
+//! views, copies and DLPack (`tensor::{object, ndarray, view, copy, dlpack}`).
 
-mod array;
-pub mod dlpack;
+#![deny(unsafe_code)]
+
+mod container;
 mod function;
 mod handle;
-mod map;
-mod module;
-mod ndarray;
-mod shape;
+mod tensor;
 
-pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
+pub use container::{Array, ArrayError, ArrayObj, IntoIter, Iter, Map, MapObj, Shape, ShapeObj};
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
-    PackedCall, TypedCallable, TypedFunction,
+    Module, ModuleBuilder, ModuleObj, PackedCall, TypedCallable, TypedFunction,
 };
-pub use map::{Map, MapObj};
-pub use module::{Module, ModuleBuilder, ModuleObj};
-pub use ndarray::{Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM};
 pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
 };
-pub use shape::{Shape, ShapeObj};
+pub use tensor::{
+    dlpack, Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM,
+};
+
+/// Not public API: names that public signatures mention but users never write.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::function::FastEntry;
+}

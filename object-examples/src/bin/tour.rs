@@ -318,7 +318,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "module `{}` finds `make_adder` in its import `{}`: {}; and functions sit in containers too: {:?}",
         app.name(),
         app.imports()[0].name(),
-        found.ptr_eq(&make_adder),
+        Func::ptr_eq(&found, &make_adder),
         Array::<Func>::from(vec![add.clone(), add10.clone()])
     );
     remove_global("tour.add");
@@ -417,13 +417,13 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
     );
     let row = weights.slice(1..2)?;
     println!(
-        "a view of row 1 shares the memory: {:?} at {:p} (the array's data at {:p})",
+        "a view of row 1 shares the memory: {:?} at {:p} (the NDArray's data at {:p})",
         row.as_slice::<f32>()?,
         row.data_ptr(),
         weights.data_ptr()
     );
 
-    // Through functions: a typed one takes the array object...
+    // Through functions: a typed one takes the NDArray object...
     let row_sums =
         Func::from_typed_named("tour.row_sums", |t: NDArray| -> Result<NDArray, Error> {
             let cols = t.shape()[1] as usize;
@@ -450,12 +450,12 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut params: Map<String, NDArray> = Map::new();
     params.insert(String::from("dense.weight"), weights.clone());
-    println!("and arrays sit in containers like any object: {params:?}");
+    println!("and NDArrays sit in containers like any object: {params:?}");
 
     // DLPack, both directions, no copy.
     let managed = weights.to_dlpack_versioned();
     println!(
-        "exported as DLManagedTensorVersioned: the export holds the array ({} handles now)",
+        "exported as DLManagedTensorVersioned: the export holds the NDArray ({} handles now)",
         ObjectPtr::strong_count(weights.as_object_ptr())
     );
     println!(
@@ -468,7 +468,7 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
     let back = unsafe { NDArray::from_dlpack_versioned(managed) }?;
     println!(
         "exported and imported back: the same object: {}, the same data pointer: {}",
-        back.ptr_eq(&row),
+        NDArray::ptr_eq(&back, &row),
         back.data_ptr() == row.data_ptr()
     );
     let before = ObjectPtr::strong_count(weights.as_object_ptr());

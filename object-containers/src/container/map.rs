@@ -131,7 +131,7 @@ fn new_obj(capacity: usize) -> ObjectPtr<MapObj> {
 /// A copy-on-write hash map, `ffi.Map`.
 ///
 /// Keys and values are stored as `Any`; `K` and `V` say what this map holds (as for
-/// [`Array`](crate::Array)). Keys compare as `Any` does: strings by their text
+/// [`Array`](super::Array)). Keys compare as `Any` does: strings by their text
 /// (whether a [`String`](crate::String) object, an inline short string or a `&str`
 /// look-up key), numbers by value, other objects by identity.
 ///
@@ -162,11 +162,27 @@ pub struct Map<K: AnyItem = Any, V: AnyItem = Any> {
 
 impl<K: AnyItem, V: AnyItem> Map<K, V> {
     /// An empty map.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// let m: Map<String, i64> = Map::new();
+    /// assert!(m.is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::with_capacity(0)
     }
 
     /// An empty map with room for `n` entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, f64> = Map::with_capacity(100);
+    /// assert_eq!(m.len(), 0);
+    /// ```
     pub fn with_capacity(n: usize) -> Self {
         Map {
             obj: new_obj(n),
@@ -199,12 +215,30 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     }
 
     /// The number of entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, i64> = [(1, 10), (2, 20), (1, 11)].into_iter().collect();
+    /// assert_eq!(m.len(), 2, "a key is counted once");
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.inner().len
     }
 
     /// Whether the map is empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let mut m: Map<i64, i64> = Map::new();
+    /// assert!(m.is_empty());
+    /// m.insert(1, 1);
+    /// assert!(!m.is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -212,6 +246,17 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
 
     /// The value for `key` (a `&str`, an `i64`, a `&String`, an `&ObjectPtr<_>`, an
     /// `&Any`, …).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// let mut m: Map<String, f64> = Map::new();
+    /// m.insert(String::from("pi"), 3.14);
+    /// assert_eq!(m.get("pi"), Some(&3.14)); // a `&str` looks up a `String` key
+    /// assert_eq!(m.get(&String::from("pi")), Some(&3.14));
+    /// assert_eq!(m.get("e"), None);
+    /// ```
     #[inline]
     pub fn get<'k>(&self, key: impl Into<AnyView<'k>>) -> Option<&V> {
         let inner = self.inner();
@@ -223,18 +268,50 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     }
 
     /// Whether `key` is present.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, i64> = [(1, 10)].into_iter().collect();
+    /// assert!(m.contains_key(1));
+    /// assert!(!m.contains_key(2));
+    /// ```
     pub fn contains_key<'k>(&self, key: impl Into<AnyView<'k>>) -> bool {
         self.inner().find(key.into()).is_some()
     }
 
-    /// Inserts or replaces; returns the old value.
+    /// Inserts or replaces; returns the old value. A replaced key keeps its place in the
+    /// order; a shared map is copied first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// let mut m: Map<String, i64> = Map::new();
+    /// assert_eq!(m.insert(String::from("a"), 1), None);
+    /// let shared = m.clone();
+    /// assert_eq!(m.insert(String::from("a"), 2), Some(1));
+    /// assert_eq!((m.get("a"), shared.get("a")), (Some(&2), Some(&1)));
+    /// ```
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         self.inner_mut()
             .insert(key.into_any(), value.into_any())
             .and_then(|v| V::try_from_any(v).ok())
     }
 
-    /// Removes `key`; returns its value.
+    /// Removes `key`; returns its value. Removing a missing key does not copy a shared
+    /// map.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let mut m: Map<i64, i64> = [(1, 10), (2, 20)].into_iter().collect();
+    /// assert_eq!(m.remove(1), Some(10));
+    /// assert_eq!(m.remove(1), None);
+    /// assert_eq!(m.len(), 1);
+    /// ```
     pub fn remove<'k>(&mut self, key: impl Into<AnyView<'k>>) -> Option<V> {
         let key = key.into();
         self.inner().find(key)?;
@@ -244,6 +321,15 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     }
 
     /// The entries in insertion order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, i64> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let entries: Vec<(i64, i64)> = m.iter().map(|(k, v)| (*k, *v)).collect();
+    /// assert_eq!(entries, [(3, 30), (1, 10)]);
+    /// ```
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + '_ {
         // SAFETY: every key and value of a `Map<K, V>` matches `K` and `V`.
         self.inner().iter().map(|e| unsafe {
@@ -255,11 +341,29 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     }
 
     /// The keys in insertion order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// let mut m: Map<String, i64> = Map::new();
+    /// m.insert(String::from("b"), 1);
+    /// m.insert(String::from("a"), 2);
+    /// assert_eq!(m.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+    /// ```
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + '_ {
         self.iter().map(|(k, _)| k)
     }
 
     /// The values in insertion order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, i64> = [(3, 30), (1, 10)].into_iter().collect();
+    /// assert_eq!(m.values().sum::<i64>(), 40);
+    /// ```
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
         self.iter().map(|(_, v)| v)
     }
@@ -269,6 +373,18 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first key or value that does not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// use object_core::Any;
+    /// let mut m: Map<Any, Any> = Map::new();
+    /// m.insert(Any::from(String::from("n")), Any::from(1));
+    /// let typed: Map<String, i64> = m.cast().unwrap();
+    /// assert!(Map::ptr_eq(&typed, &m), "a view, not a copy");
+    /// assert!(m.cast::<String, f64>().is_err());
+    /// ```
     pub fn cast<K2: AnyItem, V2: AnyItem>(&self) -> Result<Map<K2, V2>, TypeError> {
         for e in self.inner().iter() {
             if !K2::matches(&e.key) {
@@ -287,14 +403,34 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
         Ok(Map::from_obj(self.obj.clone()))
     }
 
-    /// Whether two maps share one object.
-    pub fn ptr_eq<K2: AnyItem, V2: AnyItem>(&self, other: &Map<K2, V2>) -> bool {
-        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    /// Whether two maps share one object, whatever their key and value types
+    /// (`Map::ptr_eq(&a, &b)`, as `Arc::ptr_eq`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Map;
+    /// let m: Map<i64, i64> = [(1, 10)].into_iter().collect();
+    /// let mut copy = m.clone();
+    /// assert!(Map::ptr_eq(&m, &copy));
+    /// copy.insert(2, 20);
+    /// assert!(!Map::ptr_eq(&m, &copy), "mutating a shared map copies it");
+    /// ```
+    #[inline]
+    pub fn ptr_eq<K2: AnyItem, V2: AnyItem>(this: &Self, other: &Map<K2, V2>) -> bool {
+        ObjectPtr::ptr_eq(&this.obj, &other.obj)
     }
 
     /// The underlying object.
+    #[inline]
     pub fn as_object_ptr(&self) -> &ObjectPtr<MapObj> {
         &self.obj
+    }
+
+    /// The underlying object, taking over this handle's reference.
+    #[inline]
+    pub fn into_object_ptr(self) -> ObjectPtr<MapObj> {
+        self.obj
     }
 
     /// Wraps a map object, checking that every entry fits `K` and `V`.
@@ -302,6 +438,17 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first key or value that does not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, String};
+    /// let mut m: Map<String, i64> = Map::new();
+    /// m.insert(String::from("n"), 1);
+    /// let obj = m.into_object_ptr();
+    /// assert!(Map::<String, String>::from_object_ptr(obj.clone()).is_err());
+    /// assert_eq!(Map::<String, i64>::from_object_ptr(obj).unwrap().get("n"), Some(&1));
+    /// ```
     pub fn from_object_ptr(obj: ObjectPtr<MapObj>) -> Result<Self, TypeError> {
         Map::<Any, Any>::from_obj(obj).cast()
     }
@@ -430,3 +577,5 @@ impl<K: AnyItem, V: AnyItem> object_core::reflection::FieldValue for Map<K, V> {
         v.visit_object(field, Some(self.obj.as_object_ref()));
     }
 }
+
+crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Map<K, V>);

@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 use core::ops::Index;
 
 use object_core::{
-    make_object_with_items, Any, AnyItem, InlineItems, Object, ObjectPtr, TypeError,
+    make_object_with_items, Any, AnyItem, Error, InlineItems, Object, ObjectPtr, TypeError,
 };
 
 /// The object behind [`Array`]: header, a pointer to the slots (for C readers and for
@@ -146,11 +146,27 @@ pub struct Array<T: AnyItem = Any> {
 
 impl<T: AnyItem> Array<T> {
     /// An empty array.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a: Array<i64> = Array::new();
+    /// assert!(a.is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::with_capacity(0)
     }
 
     /// An empty array with room for `n` items.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a: Array<f64> = Array::with_capacity(10);
+    /// assert_eq!((a.len(), a.capacity()), (0, 10));
+    /// ```
     pub fn with_capacity(n: usize) -> Self {
         Array {
             obj: new_obj(n, core::iter::empty()),
@@ -166,12 +182,30 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// The number of items.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a = Array::from(vec![1i64, 2, 3]);
+    /// assert_eq!(a.len(), 3);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.obj.item_len()
     }
 
     /// Whether there are no items.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a: Array<i64> = Array::new();
+    /// assert!(a.is_empty());
+    /// a.push(1);
+    /// assert!(!a.is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -183,12 +217,30 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// The raw `Any` slots.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// use object_core::Any;
+    /// let a = Array::from(vec![1i64, 2]);
+    /// assert_eq!(a.as_slots(), &[Any::from(1), Any::from(2)]);
+    /// ```
     #[inline]
     pub fn as_slots(&self) -> &[Any] {
         ObjectPtr::items(&self.obj)
     }
 
     /// The item at `index`, or `None` past the end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Array, String};
+    /// let names: Array<String> = ["x", "y"].into_iter().map(String::from).collect();
+    /// assert_eq!(names.get(1).map(|s| s.as_str()), Some("y"));
+    /// assert!(names.get(2).is_none());
+    /// ```
     #[inline]
     pub fn get(&self, index: usize) -> Option<&T> {
         // SAFETY: every slot of an `Array<T>` matches `T` (checked on the way in).
@@ -198,16 +250,39 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// The first item.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// assert_eq!(Array::from(vec![7i64, 8]).first(), Some(&7));
+    /// assert_eq!(Array::<i64>::new().first(), None);
+    /// ```
     pub fn first(&self) -> Option<&T> {
         self.get(0)
     }
 
     /// The last item.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// assert_eq!(Array::from(vec![7i64, 8]).last(), Some(&8));
+    /// ```
     pub fn last(&self) -> Option<&T> {
         self.len().checked_sub(1).and_then(|i| self.get(i))
     }
 
     /// Iterates over the items by reference (no clones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a = Array::from(vec![1.5f64, 2.5]);
+    /// assert_eq!(a.iter().sum::<f64>(), 4.0);
+    /// ```
     #[inline]
     pub fn iter(&self) -> Iter<'_, T> {
         Iter {
@@ -232,6 +307,16 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// Appends an item (copying the array first if it is shared).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a = Array::from(vec![1i64]);
+    /// let shared = a.clone();
+    /// a.push(2);
+    /// assert_eq!((a.len(), shared.len()), (2, 1), "the clone does not see the push");
+    /// ```
     #[inline]
     pub fn push(&mut self, value: T) {
         if let Err(back) = ObjectPtr::push_item(&mut self.obj, value.into_any()) {
@@ -253,6 +338,16 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// Removes and returns the last item.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a = Array::from(vec![1i64, 2]);
+    /// assert_eq!(a.pop(), Some(2));
+    /// assert_eq!(a.pop(), Some(1));
+    /// assert_eq!(a.pop(), None);
+    /// ```
     pub fn pop(&mut self) -> Option<T> {
         if self.is_empty() {
             return None;
@@ -266,6 +361,16 @@ impl<T: AnyItem> Array<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] if `index > len`; the array is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a = Array::from(vec![1i64, 3]);
+    /// a.insert(1, 2).unwrap();
+    /// assert_eq!(a, Array::from(vec![1, 2, 3]));
+    /// assert!(a.insert(9, 4).is_err());
+    /// ```
     pub fn insert(&mut self, index: usize, value: T) -> Result<(), ArrayError> {
         let len = self.len();
         if index > len {
@@ -283,6 +388,16 @@ impl<T: AnyItem> Array<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] if `index >= len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Array, ArrayError};
+    /// let mut a = Array::from(vec![1i64, 2, 3]);
+    /// assert_eq!(a.remove(0), Ok(1));
+    /// assert_eq!(a, Array::from(vec![2, 3]));
+    /// assert_eq!(a.remove(5), Err(ArrayError::OutOfRange { index: 5, len: 2 }));
+    /// ```
     pub fn remove(&mut self, index: usize) -> Result<T, ArrayError> {
         let len = self.len();
         if index >= len {
@@ -300,6 +415,16 @@ impl<T: AnyItem> Array<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] if `index >= len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a = Array::from(vec![1i64, 2]);
+    /// assert_eq!(a.set(1, 20), Ok(2));
+    /// assert_eq!(a[1], 20);
+    /// assert!(a.set(2, 0).is_err());
+    /// ```
     pub fn set(&mut self, index: usize, value: T) -> Result<T, ArrayError> {
         let len = self.len();
         if index >= len {
@@ -316,7 +441,17 @@ impl<T: AnyItem> Array<T> {
         }
     }
 
-    /// Removes every item.
+    /// Removes every item (a shared array is left to its other handles).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let mut a = Array::from(vec![1i64, 2]);
+    /// let shared = a.clone();
+    /// a.clear();
+    /// assert_eq!((a.len(), shared.len()), (0, 2));
+    /// ```
     pub fn clear(&mut self) {
         if ObjectPtr::strong_count(&self.obj) == 1 {
             ObjectPtr::truncate_items(&mut self.obj, 0);
@@ -331,13 +466,15 @@ impl<T: AnyItem> Array<T> {
     ///
     /// [`ArrayError::WrongType`] naming the first item that is not a `U`.
     ///
+    /// # Examples
+    ///
     /// ```
     /// use object_containers::Array;
     /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
     ///
     /// let items: Array<ObjectRef> = (0..3).map(|_| make_object(Object::new())).collect();
     /// let same: Array<ObjectPtr<Object>> = items.cast().unwrap();
-    /// assert!(same.ptr_eq(&items));
+    /// assert!(Array::ptr_eq(&same, &items));
     /// let mixed: Array<object_core::Any> = vec![1.into(), "x".into()].into_iter().collect();
     /// assert_eq!(mixed.cast::<i64>().unwrap_err().to_string(), "item 1: expected int, got ffi.String");
     /// ```
@@ -354,18 +491,45 @@ impl<T: AnyItem> Array<T> {
     }
 
     /// The same array with `Any` items (always possible).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let ints = Array::from(vec![1i64, 2]);
+    /// let anys = ints.clone().into_any_array();
+    /// assert!(Array::ptr_eq(&anys, &ints), "the same object");
+    /// ```
     pub fn into_any_array(self) -> Array<Any> {
         Array::from_obj(self.obj)
     }
 
-    /// Whether two arrays share one object.
-    pub fn ptr_eq<U: AnyItem>(&self, other: &Array<U>) -> bool {
-        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    /// Whether two arrays share one object, whatever their item types
+    /// (`Array::ptr_eq(&a, &b)`, as `Arc::ptr_eq`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a = Array::from(vec![1i64]);
+    /// assert!(Array::ptr_eq(&a, &a.clone()));
+    /// assert!(!Array::ptr_eq(&a, &Array::from(vec![1i64])), "equal, not the same");
+    /// ```
+    #[inline]
+    pub fn ptr_eq<U: AnyItem>(this: &Self, other: &Array<U>) -> bool {
+        ObjectPtr::ptr_eq(&this.obj, &other.obj)
     }
 
     /// The underlying object.
+    #[inline]
     pub fn as_object_ptr(&self) -> &ObjectPtr<ArrayObj> {
         &self.obj
+    }
+
+    /// The underlying object, taking over this handle's reference.
+    #[inline]
+    pub fn into_object_ptr(self) -> ObjectPtr<ArrayObj> {
+        self.obj
     }
 
     /// Wraps an array object, checking that every item is a `T`.
@@ -373,6 +537,17 @@ impl<T: AnyItem> Array<T> {
     /// # Errors
     ///
     /// [`ArrayError::WrongType`] naming the first item that is not a `T`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// use object_core::Any;
+    /// let mixed: Array<Any> = vec![Any::from(1), Any::from("x")].into();
+    /// let obj = mixed.into_object_ptr();
+    /// assert!(Array::<i64>::from_object_ptr(obj.clone()).is_err());
+    /// assert_eq!(Array::<Any>::from_object_ptr(obj).unwrap().len(), 2);
+    /// ```
     pub fn from_object_ptr(obj: ObjectPtr<ArrayObj>) -> Result<Self, ArrayError> {
         Array::<Any>::from_obj(obj).cast()
     }
@@ -583,11 +758,11 @@ unsafe impl<T: AnyItem> AnyItem for Array<T> {
     }
 }
 
-impl From<ArrayError> for crate::Error {
+impl From<ArrayError> for Error {
     fn from(e: ArrayError) -> Self {
         match e {
-            ArrayError::OutOfRange { .. } => crate::Error::new("IndexError", e.to_string()),
-            ArrayError::WrongType { .. } => crate::Error::type_error(e.to_string()),
+            ArrayError::OutOfRange { .. } => Error::new("IndexError", e.to_string()),
+            ArrayError::WrongType { .. } => Error::type_error(e.to_string()),
         }
     }
 }
@@ -609,3 +784,5 @@ impl<T: AnyItem> object_core::reflection::FieldValue for Array<T> {
         v.visit_object(field, Some(self.obj.as_object_ref()));
     }
 }
+
+crate::function::impl_call_traits!(impl<T: AnyItem> Array<T>);

@@ -88,10 +88,6 @@ impl Shape {
     pub fn as_slice(&self) -> &[i64] {
         ObjectPtr::items(&self.0)
     }
-    /// The underlying object.
-    pub fn as_object_ptr(&self) -> &ObjectPtr<ShapeObj> {
-        &self.0
-    }
     /// The number of elements (the product of the dimensions), or `None` on overflow or
     /// a negative dimension. A zero dimension makes 0, whatever the product of the
     /// others (`[1 << 62, 4, 0]` is empty, not an overflow).
@@ -144,4 +140,4 @@ impl<const N: usize> From<[i64; N]> for Shape {
     }
 }
 crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
-object_core::__object_handle_field!(Shape, "ffi.Shape");
+crate::function::impl_call_traits!(Shape);

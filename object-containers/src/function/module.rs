@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use object_core::{make_object, Object, ObjectPtr};
 
-use crate::Function;
+use super::Function;
 
 /// The object behind [`Module`].
 #[derive(object_core::Object)]
@@ -135,10 +135,6 @@ impl Module {
         }
         None
     }
-    /// The underlying object.
-    pub fn as_object_ptr(&self) -> &ObjectPtr<ModuleObj> {
-        &self.0
-    }
 }
 
 impl fmt::Debug for Module {
@@ -148,4 +144,4 @@ impl fmt::Debug for Module {
 }
 
 crate::handle::object_handle!(Module, ModuleObj, "ffi.Module");
-object_core::__object_handle_field!(Module, "ffi.Module");
+super::impl_call_traits!(Module);
