@@ -1285,9 +1285,12 @@ fn error_slot_is_empty_after_handled_failures() {
 /// a thread whose thread-local value's destructor calls a failing function after the
 /// error slot may already be gone.
 #[test]
-#[ignore = "helper: run in a child process by failing_call_in_a_thread_local_destructor"]
+#[cfg_attr(
+    not(miri),
+    ignore = "helper: run in a child process by failing_call_in_a_thread_local_destructor"
+)]
 fn tls_destructor_child() {
-    if std::env::var_os("FTEST_TLS_CHILD").is_none() {
+    if !cfg!(miri) && std::env::var_os("FTEST_TLS_CHILD").is_none() {
         return;
     }
     struct CallsOnDrop(Function);
@@ -1313,6 +1316,10 @@ fn tls_destructor_child() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "spawns processes; under Miri its child scenario runs in-process"
+)]
 fn failing_call_in_a_thread_local_destructor() {
     let _guard = LeakCheck::new();
     let exe = std::env::current_exe().unwrap();
@@ -2341,7 +2348,9 @@ fn run_child(name: &str) {
 
 /// Whether this process is the child started by [`run_child`] for `name`.
 fn is_child(name: &str) -> bool {
-    std::env::var("FTEST_ABORT_CHILD").is_ok_and(|v| v == name)
+    // Under Miri, which cannot spawn processes, the child scenarios run in-process (the
+    // fixed code does not abort) and the parents are ignored.
+    cfg!(miri) || std::env::var("FTEST_ABORT_CHILD").is_ok_and(|v| v == name)
 }
 
 /// An argument type whose conversion panics on 13.
@@ -2403,7 +2412,10 @@ fn panicked<T: std::fmt::Debug>(r: Result<T, Error>, message: &str, frame: &str)
 }
 
 #[test]
-#[ignore = "helper: run in a child process by user_conversions_that_panic_are_errors"]
+#[cfg_attr(
+    not(miri),
+    ignore = "helper: run in a child process by user_conversions_that_panic_are_errors"
+)]
 fn user_conversions_that_panic_child() {
     const NAME: &str = "user_conversions_that_panic_child";
     if !is_child(NAME) {
@@ -2469,6 +2481,10 @@ fn user_conversions_that_panic_child() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "spawns processes; under Miri its child scenario runs in-process"
+)]
 fn user_conversions_that_panic_are_errors() {
     run_child("user_conversions_that_panic_child");
 }
@@ -2485,7 +2501,10 @@ impl Drop for LoudPayload {
 }
 
 #[test]
-#[ignore = "helper: run in a child process by panic_payloads_that_panic_on_drop_are_errors"]
+#[cfg_attr(
+    not(miri),
+    ignore = "helper: run in a child process by panic_payloads_that_panic_on_drop_are_errors"
+)]
 fn panic_payload_drop_child() {
     const NAME: &str = "panic_payload_drop_child";
     if !is_child(NAME) {
@@ -2512,6 +2531,10 @@ fn panic_payload_drop_child() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "spawns processes; under Miri its child scenario runs in-process"
+)]
 fn panic_payloads_that_panic_on_drop_are_errors() {
     run_child("panic_payload_drop_child");
 }

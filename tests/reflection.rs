@@ -1707,9 +1707,12 @@ fn custom_debug_is_used_for_the_struct_and_its_handles() {
 /// [`printing_works_in_a_thread_local_destructor`]: a thread whose thread-local value's
 /// destructor prints objects after the printer's own thread-local state may be gone.
 #[test]
-#[ignore = "helper: run in a child process by printing_works_in_a_thread_local_destructor"]
+#[cfg_attr(
+    not(miri),
+    ignore = "helper: run in a child process by printing_works_in_a_thread_local_destructor"
+)]
 fn print_in_tls_destructor_child() {
-    if std::env::var_os("RTEST_TLS_CHILD").is_none() {
+    if !cfg!(miri) && std::env::var_os("RTEST_TLS_CHILD").is_none() {
         return;
     }
     struct PrintsOnDrop(ObjectPtr<Expr>, Array<ObjectPtr<Expr>>);
@@ -1741,6 +1744,10 @@ fn print_in_tls_destructor_child() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "spawns processes; under Miri its child scenario runs in-process"
+)]
 fn printing_works_in_a_thread_local_destructor() {
     let exe = std::env::current_exe().unwrap();
     let out = std::process::Command::new(exe)

@@ -109,7 +109,10 @@ fn the_core_type_keeps_its_index_and_the_error_names_both_keys() {
 
 /// Runs only in the child processes of [`the_outcome_is_the_same_in_every_process`].
 #[test]
-#[ignore = "helper: run in child processes by the_outcome_is_the_same_in_every_process"]
+#[cfg_attr(
+    not(miri),
+    ignore = "helper: run in child processes by the_outcome_is_the_same_in_every_process"
+)]
 fn outcome_child() {
     if std::env::var_os("STATIC_INDEX_CHILD").is_none() {
         return;
@@ -118,6 +121,10 @@ fn outcome_child() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "spawns processes; under Miri its child scenario runs in-process"
+)]
 fn the_outcome_is_the_same_in_every_process() {
     let runs = scaled(12, 4);
     let exe = std::env::current_exe().unwrap();
