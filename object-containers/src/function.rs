@@ -25,8 +25,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{OnceLock, RwLock};
 
 use object_core::{
-    extra_of, make_object_with_extra, Any, AnyItem, AnyView, DataType, Device, Object, ObjectPtr,
-    ObjectType, String, TypeError,
+    alloc::extra_of, make_object_with_extra, Any, AnyItem, AnyView, DataType, Device, Object,
+    ObjectPtr, ObjectType, String, TypeError,
 };
 
 use crate::dlpack::DLTensor;

@@ -45,7 +45,7 @@
 #[allow(unused_extern_crates)] // lets generated `::object_core` paths resolve inside this crate
 extern crate self as object_core;
 
-mod alloc;
+pub mod alloc;
 mod any;
 mod dtype;
 mod error;
@@ -59,9 +59,9 @@ mod string;
 pub mod type_index;
 
 pub use crate::alloc::{
-    drop_object_in_place, extra_of, make_object, make_object_as, make_object_with_extra,
+    drop_object_in_place, make_object, make_object_as, make_object_with_extra,
     make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
-    ObjectPool, WithExtra,
+    ObjectPool,
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
