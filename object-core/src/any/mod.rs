@@ -7,157 +7,29 @@
 //! and borrowed `DLTensor*` (views only), and objects (type index 64 and up; an owned
 //! reference in `Any`, a borrowed one in `AnyView`).
 
-use core::ffi::c_void;
 use core::fmt;
 use core::hash::{Hash, Hasher};
-use core::marker::PhantomData;
-use core::mem::{align_of, offset_of, size_of};
+use core::mem::size_of;
 
 use crate::dtype::{DataType, Device};
-use crate::header::Object;
-use crate::object_type::{is_instance, ObjectType};
-use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::object_type::ObjectType;
+use crate::ptr::ObjectPtr;
 use crate::string::{Bytes, String, StringObj};
 use crate::type_index as ti;
+
+// The representation: the union, the constructors and the accessors that read it.
+#[allow(unsafe_code)]
+mod repr;
+// `AnyItem` is an unsafe trait: its impls hand out references into `Any` slots.
+#[allow(unsafe_code)]
+mod item;
+
+pub use self::item::AnyItem;
+pub use self::repr::{Any, AnyView};
 
 /// The longest string stored inline in an `Any` (the rest of the 8-byte payload is a
 /// NUL, so C readers see a C string).
 pub const SMALL_STR_MAX: usize = 7;
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-union Payload {
-    int: i64,
-    float: f64,
-    ptr: *mut c_void,
-    obj: *mut Object,
-    cstr: *const u8,
-    bytes: [u8; 8],
-    dtype: DataType,
-    device: Device,
-}
-
-/// Accessors shared by `Any` and `AnyView` that borrow from the value itself: a view is
-/// a copy of the 16 bytes, so `Any` cannot hand these out through a temporary view.
-macro_rules! borrowed_accessors {
-    () => {
-        /// A string stored in the value itself: inline (`ffi.SmallStr`) or an
-        /// `ffi.String` object.
-        #[inline]
-        fn stored_str(&self) -> Option<&str> {
-            match self.type_index {
-                // SAFETY: a SmallStr payload holds `small` bytes of UTF-8 (see
-                // `From<&str> for Any`).
-                ti::SMALL_STR => Some(unsafe {
-                    core::str::from_utf8_unchecked(&self.payload.bytes[..self.small as usize])
-                }),
-                ti::STRING => self.as_object_of::<StringObj>().map(|s| s.as_str()),
-                _ => None,
-            }
-        }
-
-        /// The object, if the value is one (borrowed: no count change).
-        #[inline]
-        pub fn as_object(&self) -> Option<&ObjectRef> {
-            if self.is_object() {
-                // SAFETY: object kinds hold a non-null object pointer in the payload, kept
-                // alive by this value (an `Any` owns a reference; a view borrows one for
-                // `'a`, which outlives `&self`); `ObjectRef` is `repr(transparent)` over it.
-                Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectRef) })
-            } else {
-                None
-            }
-        }
-
-        /// The object as a `T` handle, if the value is a `T` (or a subtype).
-        #[inline]
-        pub fn as_object_of<T: ObjectType>(&self) -> Option<&ObjectPtr<T>> {
-            if self.is_object() && is_instance::<T>(self.type_index) {
-                // SAFETY: as in `as_object`, and the object is a `T` (checked), so a `T`
-                // handle to it is valid (same representation for every parameter).
-                Some(unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectPtr<T>) })
-            } else {
-                None
-            }
-        }
-
-        /// Borrows the object as a `T`, if the value is one.
-        #[inline]
-        pub fn downcast_ref<T: ObjectType>(&self) -> Option<&T> {
-            self.as_object_of::<T>().map(|p| &**p)
-        }
-    };
-}
-
-/// An owned, dynamically typed value: 16 bytes, `#[repr(C)]`.
-///
-/// Holds `None`, an integer, a boolean, a float, an opaque pointer, a [`DataType`], a
-/// [`Device`], a string (inline when at most 7 bytes, else an `ffi.String` object), or
-/// any object (holding one reference).
-///
-/// Conversions: `From` every supported Rust type, `TryFrom<Any>` back with a
-/// [`TypeError`] naming the expected and the actual type key.
-///
-/// Equality and hashing (what `Map` keys use): numbers and other plain values by value
-/// (floats by their bits), strings by their text whether inline or objects, `ffi.Bytes`
-/// by content, every other object by identity.
-///
-/// ```
-/// use object_core::{Any, String};
-/// let a = Any::from(42);
-/// assert_eq!(i64::try_from(a.clone()), Ok(42));
-/// let e = bool::try_from(a).unwrap_err();
-/// assert_eq!(e.to_string(), "expected bool, got int");
-/// assert_eq!(Any::from("hi"), Any::from(String::from("hi")));
-/// assert_eq!(Any::from("hi").type_key(), "ffi.SmallStr");
-/// ```
-#[repr(C)]
-pub struct Any {
-    type_index: u32,
-    small: u32,
-    payload: Payload,
-}
-
-/// A borrowed [`Any`]: same layout, no ownership. Objects are borrowed (no count
-/// change) and strings may point at a Rust `&str` (`RawStr`, length in `small`).
-///
-/// ```
-/// use object_core::{Any, AnyView};
-/// let owned = Any::from("a longer string");
-/// let v: AnyView<'_> = owned.view();
-/// assert_eq!(v.as_str(), Some("a longer string"));
-/// let raw = AnyView::from("borrowed");
-/// assert_eq!(raw.type_key(), "const char*");
-/// assert_eq!(raw.to_any(), Any::from("borrowed"));
-/// ```
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct AnyView<'a> {
-    type_index: u32,
-    small: u32,
-    payload: Payload,
-    _borrow: PhantomData<&'a ()>,
-}
-
-const _: () = {
-    assert!(size_of::<Any>() == 16);
-    assert!(align_of::<Any>() == 8);
-    assert!(offset_of!(Any, small) == 4);
-    assert!(offset_of!(Any, payload) == 8);
-    assert!(size_of::<AnyView<'static>>() == 16);
-    assert!(offset_of!(AnyView<'static>, payload) == 8);
-};
-
-// SAFETY: objects are `Send + Sync` (ObjectType's supertraits) and their counts atomic;
-// the other kinds are plain data. An opaque pointer is an address the `Any` never
-// dereferences; what it points to is its user's business, as with `*mut c_void` in C.
-unsafe impl Send for Any {}
-// SAFETY: as above; `&Any` only reads.
-unsafe impl Sync for Any {}
-// SAFETY: a view is a borrowed `Any`; the same reasoning applies for its lifetime.
-unsafe impl Send for AnyView<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for AnyView<'_> {}
 
 /// A failed conversion out of an `Any`: what was expected, what was there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,59 +84,15 @@ fn small_str_payload(s: &[u8]) -> [u8; 8] {
 }
 
 impl Any {
-    /// `None`.
-    pub const NONE: Any = Any {
-        type_index: ti::NONE,
-        small: 0,
-        payload: Payload { int: 0 },
-    };
-
-    #[inline]
-    const fn pod(type_index: u32, payload: Payload) -> Any {
-        Any {
-            type_index,
-            small: 0,
-            payload,
-        }
-    }
-
-    /// An opaque pointer (never dereferenced or freed by the `Any`).
-    pub fn opaque_ptr(p: *mut c_void) -> Any {
-        Any::pod(ti::OPAQUE_PTR, Payload { ptr: p })
-    }
-
-    /// The value's type index (a value kind below 64, or the object's type).
-    #[inline]
-    pub fn type_index(&self) -> u32 {
-        self.type_index
-    }
-
     /// The value's type key (`"int"`, `"ffi.SmallStr"`, `"ffi.String"`, `"my.Node"`, …).
     pub fn type_key(&self) -> &'static str {
-        key_of(self.type_index)
+        key_of(self.type_index())
     }
 
     /// Whether the value is `None`.
     #[inline]
     pub fn is_none(&self) -> bool {
-        self.type_index == ti::NONE
-    }
-
-    /// Whether the value is an object.
-    #[inline]
-    pub fn is_object(&self) -> bool {
-        self.type_index >= ti::STATIC_OBJECT_BEGIN
-    }
-
-    /// Borrows the value as a view.
-    #[inline]
-    pub fn view(&self) -> AnyView<'_> {
-        AnyView {
-            type_index: self.type_index,
-            small: self.small,
-            payload: self.payload,
-            _borrow: PhantomData,
-        }
+        self.type_index() == ti::NONE
     }
 
     /// The integer, if the value is one.
@@ -291,97 +119,14 @@ impl Any {
         self.view().as_device()
     }
     /// The opaque pointer, if the value is one.
-    pub fn as_opaque_ptr(&self) -> Option<*mut c_void> {
+    pub fn as_opaque_ptr(&self) -> Option<*mut core::ffi::c_void> {
         self.view().as_opaque_ptr()
-    }
-
-    /// The text, if the value is a string (inline or an `ffi.String` object).
-    #[inline]
-    pub fn as_str(&self) -> Option<&str> {
-        self.stored_str()
-    }
-
-    borrowed_accessors!();
-
-    /// The integer payload by reference (for typed container views over `Any` slots).
-    #[inline]
-    pub(crate) fn int_ref(&self) -> Option<&i64> {
-        if self.type_index == ti::INT {
-            // SAFETY: `int` is the active field for the INT kind.
-            Some(unsafe { &self.payload.int })
-        } else {
-            None
-        }
-    }
-
-    /// The float payload by reference.
-    #[inline]
-    pub(crate) fn float_ref(&self) -> Option<&f64> {
-        if self.type_index == ti::FLOAT {
-            // SAFETY: `float` is the active field for the FLOAT kind.
-            Some(unsafe { &self.payload.float })
-        } else {
-            None
-        }
-    }
-
-    /// Moves the value out as the raw 16-byte ABI form, without dropping it. Pair with
-    /// [`Any::from_raw`].
-    pub fn into_raw(self) -> AnyView<'static> {
-        let v = AnyView {
-            type_index: self.type_index,
-            small: self.small,
-            payload: self.payload,
-            _borrow: PhantomData,
-        };
-        core::mem::forget(self);
-        v
-    }
-
-    /// Takes ownership of a raw value.
-    ///
-    /// # Safety
-    ///
-    /// `raw` must be an owned value from [`Any::into_raw`] (or the C ABI's equivalent):
-    /// for object kinds it carries one strong reference, which the `Any` now owns; a
-    /// borrowed-only kind (`RawStr`, `DLTensor*`) is not allowed.
-    pub unsafe fn from_raw(raw: AnyView<'static>) -> Any {
-        Any {
-            type_index: raw.type_index,
-            small: raw.small,
-            payload: raw.payload,
-        }
     }
 }
 
 impl Default for Any {
     fn default() -> Self {
         Any::NONE
-    }
-}
-
-impl Clone for Any {
-    #[inline]
-    fn clone(&self) -> Self {
-        if let Some(o) = self.as_object() {
-            core::mem::forget(o.clone());
-        }
-        Any {
-            type_index: self.type_index,
-            small: self.small,
-            payload: self.payload,
-        }
-    }
-}
-
-impl Drop for Any {
-    #[inline]
-    fn drop(&mut self) {
-        if self.is_object() {
-            // SAFETY: object kinds own one reference in the payload; we give it back by
-            // rebuilding the handle and dropping it.
-            unsafe { drop(ObjectRef::from_raw(self.payload.obj)) };
-        }
     }
 }
 
@@ -410,17 +155,12 @@ impl PartialEq for AnyView<'_> {
         if let (Some(a), Some(b)) = (self.bytes_content(), other.bytes_content()) {
             return a == b;
         }
-        if self.type_index != other.type_index {
+        if self.type_index() != other.type_index() {
             return false;
         }
-        match self.type_index {
-            ti::NONE => true,
-            // SAFETY: object kinds hold pointers; identity is pointer equality.
-            _ if self.is_object() => unsafe { self.payload.obj == other.payload.obj },
-            // SAFETY: the same plain kind on both sides, whose 8 payload bytes are
-            // initialized data (zero-padded where narrower).
-            _ => unsafe { self.payload.bytes == other.payload.bytes },
-        }
+        // Objects by identity (their address), plain kinds by their 8 payload bytes
+        // (zero-padded where narrower); `None` has a zero payload.
+        self.payload_bits() == other.payload_bits()
     }
 }
 impl Eq for AnyView<'_> {}
@@ -440,10 +180,9 @@ impl Hash for AnyView<'_> {
             state.write_u8(0xfe);
             return;
         }
-        state.write_u32(self.type_index);
-        if self.type_index != ti::NONE {
-            // SAFETY: every kind other than None has 8 initialized payload bytes.
-            state.write_u64(unsafe { self.payload.int } as u64);
+        state.write_u32(self.type_index());
+        if self.type_index() != ti::NONE {
+            state.write_u64(self.payload_bits());
         }
     }
 }
@@ -460,179 +199,22 @@ impl fmt::Debug for Any {
 // Views.
 // ---------------------------------------------------------------------------------
 
-impl<'a> AnyView<'a> {
-    /// `None`.
-    pub const NONE: AnyView<'static> = AnyView {
-        type_index: ti::NONE,
-        small: 0,
-        payload: Payload { int: 0 },
-        _borrow: PhantomData,
-    };
-
-    #[inline]
-    const fn pod(type_index: u32, payload: Payload) -> Self {
-        AnyView {
-            type_index,
-            small: 0,
-            payload,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The value's type index.
-    #[inline]
-    pub fn type_index(&self) -> u32 {
-        self.type_index
-    }
+impl AnyView<'_> {
     /// The value's type key.
     #[inline]
     pub fn type_key(&self) -> &'static str {
-        key_of(self.type_index)
+        key_of(self.type_index())
     }
     /// Whether the value is `None`.
     #[inline]
     pub fn is_none(&self) -> bool {
-        self.type_index == ti::NONE
+        self.type_index() == ti::NONE
     }
-    /// Whether the value is an object.
-    #[inline]
-    pub fn is_object(&self) -> bool {
-        self.type_index >= ti::STATIC_OBJECT_BEGIN
-    }
-
-    /// The integer, if the value is one.
-    #[inline]
-    pub fn as_int(&self) -> Option<i64> {
-        if self.type_index == ti::INT {
-            // SAFETY: `int` is the active field for the INT kind.
-            Some(unsafe { self.payload.int })
-        } else {
-            None
-        }
-    }
-    /// The boolean, if the value is one.
-    #[inline]
-    pub fn as_bool(&self) -> Option<bool> {
-        if self.type_index == ti::BOOL {
-            // SAFETY: BOOL stores 0 or 1 in `int`.
-            Some(unsafe { self.payload.int != 0 })
-        } else {
-            None
-        }
-    }
-    /// The float, if the value is one (integers widen).
-    #[inline]
-    pub fn as_float(&self) -> Option<f64> {
-        match self.type_index {
-            // SAFETY: `float` is the active field for FLOAT.
-            ti::FLOAT => Some(unsafe { self.payload.float }),
-            // SAFETY: `int` is the active field for INT.
-            ti::INT => Some(unsafe { self.payload.int } as f64),
-            _ => None,
-        }
-    }
-    /// The data type, if the value is one.
-    pub fn as_data_type(&self) -> Option<DataType> {
-        if self.type_index == ti::DATA_TYPE {
-            // SAFETY: `dtype` is the active field for DATA_TYPE.
-            Some(unsafe { self.payload.dtype })
-        } else {
-            None
-        }
-    }
-    /// The device, if the value is one.
-    pub fn as_device(&self) -> Option<Device> {
-        if self.type_index == ti::DEVICE {
-            // SAFETY: `device` is the active field for DEVICE.
-            Some(unsafe { self.payload.device })
-        } else {
-            None
-        }
-    }
-    /// The opaque pointer, if the value is one.
-    pub fn as_opaque_ptr(&self) -> Option<*mut c_void> {
-        if self.type_index == ti::OPAQUE_PTR {
-            // SAFETY: `ptr` is the active field for OPAQUE_PTR.
-            Some(unsafe { self.payload.ptr })
-        } else {
-            None
-        }
-    }
-
-    /// A borrowed `DLTensor*` (type index 7, the RFC's calling convention for tensors
-    /// that are not objects): what a C caller passes for a tensor it owns.
-    ///
-    /// Core does not know the `DLTensor` struct (it lives in `object-containers`), so the
-    /// pointer is untyped here; `object_containers::TensorView` reads it.
-    ///
-    /// # Safety
-    ///
-    /// `p` must be non-null and point to a DLPack `DLTensor` that stays valid and
-    /// unchanged for `'a`, together with everything it points to: its `shape` array (and
-    /// `strides` array, if non-null), and, on a host device, the bytes its `data`,
-    /// `byte_offset`, shape and strides describe, which nobody may write while `'a` lasts.
-    /// Safe code reads the tensor through views of this kind, relying on this.
-    #[inline]
-    pub unsafe fn from_dl_tensor_ptr(p: *mut c_void) -> Self {
-        AnyView::pod(ti::DL_TENSOR_PTR, Payload { ptr: p })
-    }
-
-    /// The `DLTensor*`, if the value is a borrowed one (see
-    /// [`AnyView::from_dl_tensor_ptr`]); valid for `'a`.
-    #[inline]
-    pub fn as_dl_tensor_ptr(&self) -> Option<*mut c_void> {
-        if self.type_index == ti::DL_TENSOR_PTR {
-            // SAFETY: `ptr` is the active field for DL_TENSOR_PTR.
-            Some(unsafe { self.payload.ptr })
-        } else {
-            None
-        }
-    }
-
-    /// The text, if the value is a string (borrowed, inline, or an `ffi.String`).
-    pub fn as_str(&self) -> Option<&str> {
-        if self.type_index == ti::RAW_STR {
-            // SAFETY: RAW_STR views are made from `&'a str` only: `cstr` points at
-            // `small` bytes of UTF-8 that live for `'a`, which outlives `&self`.
-            return Some(unsafe {
-                core::str::from_utf8_unchecked(core::slice::from_raw_parts(
-                    self.payload.cstr,
-                    self.small as usize,
-                ))
-            });
-        }
-        self.stored_str()
-    }
-
-    borrowed_accessors!();
 
     /// The content of an `ffi.Bytes` object.
     fn bytes_content(&self) -> Option<&[u8]> {
         self.as_object_of::<crate::string::BytesObj>()
             .map(|b| b.as_bytes())
-    }
-
-    /// An owned copy: objects get a new reference, borrowed strings are copied.
-    ///
-    /// A borrowed `DLTensor*` has no owned form (an `Any` may outlive the tensor, and
-    /// views of that kind are trusted to be valid): its address is kept as an opaque
-    /// pointer (`void*`), which nothing dereferences. To keep the tensor, copy it into
-    /// an `NDArray` (`object_containers::TensorView::to_ndarray`).
-    pub fn to_any(&self) -> Any {
-        if self.type_index == ti::RAW_STR {
-            return self.as_str().map_or(Any::NONE, Any::from);
-        }
-        if let Some(p) = self.as_dl_tensor_ptr() {
-            return Any::opaque_ptr(p);
-        }
-        if let Some(o) = self.as_object() {
-            return Any::from(o.clone());
-        }
-        Any {
-            type_index: self.type_index,
-            small: self.small,
-            payload: self.payload,
-        }
     }
 }
 
@@ -647,7 +229,7 @@ impl fmt::Debug for AnyView<'_> {
         if let Some(s) = self.as_str() {
             return write!(f, "{s:?}");
         }
-        match self.type_index {
+        match self.type_index() {
             ti::NONE => f.write_str("None"),
             ti::INT => write!(f, "{}", self.as_int().unwrap_or_default()),
             ti::BOOL => write!(f, "{}", self.as_bool().unwrap_or_default()),
@@ -691,13 +273,13 @@ macro_rules! int_into {
         impl From<$t> for Any {
             #[inline]
             fn from(v: $t) -> Any {
-                Any::pod(ti::INT, Payload { int: v as i64 })
+                Any::from_int(v as i64)
             }
         }
         impl From<$t> for AnyView<'_> {
             #[inline]
             fn from(v: $t) -> Self {
-                AnyView::pod(ti::INT, Payload { int: v as i64 })
+                AnyView::from_int(v as i64)
             }
         }
     )*};
@@ -709,7 +291,7 @@ impl From<isize> for Any {
     #[inline]
     fn from(v: isize) -> Any {
         // Lossless: `isize` is at most 64 bits (asserted above).
-        Any::pod(ti::INT, Payload { int: v as i64 })
+        Any::from_int(v as i64)
     }
 }
 
@@ -729,19 +311,19 @@ unsigned_try_into!(u64, usize);
 impl From<bool> for Any {
     #[inline]
     fn from(v: bool) -> Any {
-        Any::pod(ti::BOOL, Payload { int: v as i64 })
+        Any::from_bool(v)
     }
 }
 impl From<bool> for AnyView<'_> {
     #[inline]
     fn from(v: bool) -> Self {
-        AnyView::pod(ti::BOOL, Payload { int: v as i64 })
+        AnyView::from_bool(v)
     }
 }
 impl From<f64> for Any {
     #[inline]
     fn from(v: f64) -> Any {
-        Any::pod(ti::FLOAT, Payload { float: v })
+        Any::from_float(v)
     }
 }
 impl From<f32> for Any {
@@ -753,17 +335,12 @@ impl From<f32> for Any {
 impl From<f64> for AnyView<'_> {
     #[inline]
     fn from(v: f64) -> Self {
-        AnyView::pod(ti::FLOAT, Payload { float: v })
+        AnyView::from_float(v)
     }
 }
 impl From<DataType> for Any {
     fn from(v: DataType) -> Any {
-        // The unused half of the payload is zeroed so equality and hashing are stable.
-        let mut bytes = [0u8; 8];
-        bytes[0] = v.code;
-        bytes[1] = v.bits;
-        bytes[2..4].copy_from_slice(&v.lanes.to_ne_bytes());
-        Any::pod(ti::DATA_TYPE, Payload { bytes })
+        Any::from_data_type(v)
     }
 }
 impl From<DataType> for AnyView<'_> {
@@ -773,12 +350,12 @@ impl From<DataType> for AnyView<'_> {
 }
 impl From<Device> for Any {
     fn from(v: Device) -> Any {
-        Any::pod(ti::DEVICE, Payload { device: v })
+        Any::from_device(v)
     }
 }
 impl From<Device> for AnyView<'_> {
     fn from(v: Device) -> Self {
-        AnyView::pod(ti::DEVICE, Payload { device: v })
+        AnyView::from_device(v)
     }
 }
 impl From<()> for Any {
@@ -792,16 +369,9 @@ impl From<&str> for Any {
     /// `ffi.String` object.
     #[inline]
     fn from(s: &str) -> Any {
-        if s.len() <= SMALL_STR_MAX {
-            Any {
-                type_index: ti::SMALL_STR,
-                small: s.len() as u32,
-                payload: Payload {
-                    bytes: small_str_payload(s.as_bytes()),
-                },
-            }
-        } else {
-            Any::from(String::new(s))
+        match Any::from_small_str(s) {
+            Some(small) => small,
+            None => Any::from(String::new(s)),
         }
     }
 }
@@ -836,14 +406,7 @@ impl<'a> From<&'a str> for AnyView<'a> {
     /// If the string is 4 GiB or longer (the length field is 32 bits).
     #[inline]
     fn from(s: &'a str) -> Self {
-        let len =
-            u32::try_from(s.len()).unwrap_or_else(|_| panic!("string views are limited to 4 GiB"));
-        AnyView {
-            type_index: ti::RAW_STR,
-            small: len,
-            payload: Payload { cstr: s.as_ptr() },
-            _borrow: PhantomData,
-        }
+        AnyView::from_raw_str(s)
     }
 }
 impl<'a> From<&'a String> for AnyView<'a> {
@@ -871,20 +434,7 @@ impl<'a> From<&'a Any> for AnyView<'a> {
 impl<T: ObjectType> From<ObjectPtr<T>> for Any {
     #[inline]
     fn from(p: ObjectPtr<T>) -> Any {
-        // Every object of a final type carries that type's own index, so take it from
-        // the (hot) type cache rather than from the header, a load that would wait for
-        // the locked increment of a just-cloned handle.
-        let index = if T::FINAL {
-            T::type_index()
-        } else {
-            p.type_index()
-        };
-        let raw = ObjectPtr::into_raw(p) as *mut Object;
-        Any {
-            type_index: index,
-            small: 0,
-            payload: Payload { obj: raw },
-        }
+        Any::from_object_ptr(p)
     }
 }
 impl<T: ObjectType> From<&ObjectPtr<T>> for Any {
@@ -896,14 +446,7 @@ impl<T: ObjectType> From<&ObjectPtr<T>> for Any {
 impl<'a, T: ObjectType> From<&'a ObjectPtr<T>> for AnyView<'a> {
     #[inline]
     fn from(p: &'a ObjectPtr<T>) -> Self {
-        AnyView {
-            type_index: p.type_index(),
-            small: 0,
-            payload: Payload {
-                obj: ObjectPtr::as_ptr(p) as *mut Object,
-            },
-            _borrow: PhantomData,
-        }
+        AnyView::from_object_ptr(p)
     }
 }
 impl<T: Into<Any>> From<Option<T>> for Any {
@@ -1026,15 +569,8 @@ impl<T: ObjectType> TryFrom<Any> for ObjectPtr<T> {
     type Error = TypeError;
     #[inline]
     fn try_from(a: Any) -> Result<Self, TypeError> {
-        if a.is_object() && is_instance::<T>(a.type_index) {
-            // SAFETY: the payload owns one reference to an object that is a `T`; we move
-            // it into the handle and forget the `Any`.
-            let p = unsafe { ObjectPtr::from_raw(a.payload.obj as *mut T) };
-            core::mem::forget(a);
-            Ok(p)
-        } else {
-            Err(TypeError::new(T::TYPE_KEY, a.type_key()))
-        }
+        a.into_object_ptr()
+            .map_err(|a| TypeError::new(T::TYPE_KEY, a.type_key()))
     }
 }
 impl<T: ObjectType> TryFrom<AnyView<'_>> for ObjectPtr<T> {
@@ -1080,178 +616,13 @@ impl<T: ObjectType> TryFrom<Any> for Option<ObjectPtr<T>> {
     }
 }
 
-// ---------------------------------------------------------------------------------
-// Container items: typed views over `Any` slots.
-// ---------------------------------------------------------------------------------
-
-/// A type a container can hold in an `Any` slot and hand out by reference: `Any`
-/// itself, object handles (`ObjectPtr<T>`, `String`, …), `i64` and `f64`.
-///
-/// Containers (`Array`, `Map`) store `Any`s; a typed container `Array<T>` checks on the
-/// way in and on a typed view that every slot [`matches`](AnyItem::matches), and then
-/// reads slots as `&T` without copying.
-///
-/// # Safety
-///
-/// `from_slot` must return a reference valid for the slot's lifetime whenever `matches`
-/// is true, and `into_any` must produce a slot that `matches`.
-pub unsafe trait AnyItem: Clone + Sized + 'static {
-    /// The type's name in errors (a type key where there is one).
-    fn expected() -> std::borrow::Cow<'static, str>;
-    /// Converts into a slot.
-    fn into_any(self) -> Any;
-    /// Whether a slot holds a valid `Self`.
-    fn matches(slot: &Any) -> bool;
-    /// Reads a slot that `matches`; `None` otherwise.
-    fn from_slot(slot: &Any) -> Option<&Self>;
-    /// Reads a slot known to match, without checking again.
-    ///
-    /// # Safety
-    ///
-    /// `Self::matches(slot)` must be true.
-    #[inline]
-    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
-        match Self::from_slot(slot) {
-            Some(v) => v,
-            // SAFETY: the caller guarantees the slot matches, so `from_slot` is `Some`.
-            None => unsafe { core::hint::unreachable_unchecked() },
-        }
-    }
-    /// Takes a value out of a slot (converting where `TryFrom<Any>` would).
-    fn try_from_any(slot: Any) -> Result<Self, TypeError>;
-}
-
-// SAFETY: the identity.
-unsafe impl AnyItem for Any {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "Any".into()
-    }
-    #[inline]
-    fn into_any(self) -> Any {
-        self
-    }
-    #[inline]
-    fn matches(_: &Any) -> bool {
-        true
-    }
-    #[inline]
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        Some(slot)
-    }
-    #[inline]
-    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
-        slot
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        Ok(slot)
-    }
-}
-
-// SAFETY: `as_object_of` returns a reference into the slot exactly when the slot holds a
-// `T`, which is what `From<ObjectPtr<T>>` produces.
-unsafe impl<T: ObjectType> AnyItem for ObjectPtr<T> {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        T::TYPE_KEY.into()
-    }
-    #[inline]
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    #[inline]
-    fn matches(slot: &Any) -> bool {
-        slot.is_object() && is_instance::<T>(slot.type_index)
-    }
-    #[inline]
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        slot.as_object_of::<T>()
-    }
-    #[inline]
-    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
-        // SAFETY: the slot matches, so it holds a `T` object pointer in its payload.
-        unsafe { &*(core::ptr::addr_of!(slot.payload.obj) as *const ObjectPtr<T>) }
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        ObjectPtr::try_from(slot)
-    }
-}
-
-// SAFETY: `String` is `repr(transparent)` over `ObjectPtr<StringObj>`; slots that hold
-// an `ffi.String` object are read through that handle. (Inline short strings are not
-// `String` objects, so a typed `String` view of them is refused; `Array<String>` and
-// `Map<String, _>` always store objects, and `String::try_from(Any)` accepts both.)
-unsafe impl AnyItem for String {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "ffi.String".into()
-    }
-    #[inline]
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    #[inline]
-    fn matches(slot: &Any) -> bool {
-        slot.type_index == ti::STRING
-    }
-    #[inline]
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<StringObj>()?;
-        // SAFETY: `String` is `repr(transparent)` over `ObjectPtr<StringObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<StringObj> as *const String) })
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        String::try_from(slot)
-    }
-}
-
-// SAFETY: `int_ref` returns the payload exactly for INT slots, which `From<i64>` makes.
-unsafe impl AnyItem for i64 {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "int".into()
-    }
-    #[inline]
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    #[inline]
-    fn matches(slot: &Any) -> bool {
-        slot.type_index == ti::INT
-    }
-    #[inline]
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        slot.int_ref()
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        i64::try_from(slot)
-    }
-}
-
-// SAFETY: `float_ref` returns the payload exactly for FLOAT slots, which `From<f64>` makes.
-unsafe impl AnyItem for f64 {
-    fn expected() -> std::borrow::Cow<'static, str> {
-        "float".into()
-    }
-    #[inline]
-    fn into_any(self) -> Any {
-        Any::from(self)
-    }
-    #[inline]
-    fn matches(slot: &Any) -> bool {
-        slot.type_index == ti::FLOAT
-    }
-    #[inline]
-    fn from_slot(slot: &Any) -> Option<&Self> {
-        slot.float_ref()
-    }
-    fn try_from_any(slot: Any) -> Result<Self, TypeError> {
-        match slot.type_index {
-            ti::FLOAT => f64::try_from(slot),
-            _ => Err(TypeError::new("float", slot.type_key())),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use core::ffi::c_void;
+
     use super::*;
+    use crate::header::Object;
+    use crate::ptr::ObjectRef;
 
     #[test]
     fn kinds_round_trip() {
