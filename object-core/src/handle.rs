@@ -30,6 +30,8 @@ macro_rules! __object_handle {
 
         // SAFETY: `$handle` is `repr(transparent)` over `ObjectPtr<$obj>`, so a slot
         // holding such an object is read through that handle.
+        // (The one fenced piece of a handle: allowed here, wherever the macro is used.)
+        #[allow(unsafe_code)]
         unsafe impl $crate::AnyItem for $handle {
             fn expected() -> std::borrow::Cow<'static, str> {
                 $key.into()

@@ -250,7 +250,8 @@ where
 /// (its count, type index or deleter).
 ///
 /// Reached through [`ObjectPtr::get_mut`](crate::ObjectPtr::get_mut) and
-/// [`ObjectPtr::make_mut`](crate::ObjectPtr::make_mut).
+/// [`ObjectPtr::make_mut`](crate::ObjectPtr::make_mut). The derive's projection struct
+/// adds no name to your module; name it as `<T as FieldsMut>::Mut<'a>`.
 ///
 /// ```
 /// use object_core::prelude::*;

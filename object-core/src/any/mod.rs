@@ -617,6 +617,7 @@ impl<T: ObjectType> TryFrom<Any> for Option<ObjectPtr<T>> {
 }
 
 #[cfg(test)]
+#[allow(unsafe_code)] // exercises the raw and borrowed-pointer kinds' unsafe constructors
 mod tests {
     use core::ffi::c_void;
 

@@ -4,12 +4,9 @@
 
 use core::fmt;
 
-use super::create::{finish_create, FieldSource};
-use super::print::debug_entry;
-use super::{AttrVisitor, FieldValue};
-use crate::any::{Any, TypeError};
+use super::create::FieldSource;
+use super::raw::{DebugFn, GetFn, VisitFn, PLACEHOLDER};
 use crate::error::Error;
-use crate::header::Object;
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
 use crate::type_index as ti;
@@ -94,9 +91,6 @@ impl fmt::Debug for FieldFlags {
     }
 }
 
-type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
-type VisitFn = unsafe fn(*const u8, &FieldInfo, &mut dyn AttrVisitor);
-
 /// One reflected field: plain data, built by the derive in a `static` table.
 #[derive(Clone, Copy)]
 pub struct FieldInfo {
@@ -111,46 +105,6 @@ pub struct FieldInfo {
 }
 
 impl FieldInfo {
-    /// A reflected field of Rust type `F` at `offset` in its object. Used by the derive.
-    #[doc(hidden)]
-    pub const fn new<F: FieldValue>(
-        name: &'static str,
-        offset: usize,
-        rust_type: &'static str,
-        flags: FieldFlags,
-    ) -> FieldInfo {
-        let flags = if F::OPTIONAL {
-            flags.union(FieldFlags::OPTIONAL)
-        } else {
-            flags
-        };
-        FieldInfo {
-            name,
-            offset,
-            kind: F::KIND,
-            static_type_key: F::STATIC_TYPE_KEY,
-            rust_type,
-            flags,
-            get: Some(get_erased::<F>),
-            visit: Some(visit_erased::<F>),
-        }
-    }
-
-    /// A skipped field: recorded for layout readers, invisible to reflection passes.
-    #[doc(hidden)]
-    pub const fn skipped(name: &'static str, offset: usize, rust_type: &'static str) -> Self {
-        FieldInfo {
-            name,
-            offset,
-            kind: FieldKind::Opaque,
-            static_type_key: "",
-            rust_type,
-            flags: FieldFlags::SKIPPED,
-            get: None,
-            visit: None,
-        }
-    }
-
     /// The reflected name (the Rust name, or its `#[object(rename = "…")]`).
     pub fn name(&self) -> &'static str {
         self.name
@@ -211,19 +165,6 @@ impl FieldInfo {
                 FieldKind::Bool | FieldKind::Int | FieldKind::Float | FieldKind::DataType
             )
     }
-
-    /// Reads the field of the object at `base` as a value.
-    ///
-    /// # Safety
-    ///
-    /// `base` points to a live object whose type has this field in its table.
-    pub(super) unsafe fn read(&self, base: *const u8) -> Result<Any, TypeError> {
-        match self.get {
-            // SAFETY: the caller guarantees the object has this field at `offset`.
-            Some(get) => unsafe { get(base.add(self.offset)) },
-            None => Err(TypeError::new("a reflected field", "a skipped field")),
-        }
-    }
 }
 
 impl fmt::Debug for FieldInfo {
@@ -239,22 +180,6 @@ impl fmt::Debug for FieldInfo {
     }
 }
 
-/// # Safety
-///
-/// `p` points to a live, initialized `F`.
-unsafe fn get_erased<F: FieldValue>(p: *const u8) -> Result<Any, TypeError> {
-    // SAFETY: guaranteed by the caller.
-    unsafe { &*p.cast::<F>() }.to_any()
-}
-
-/// # Safety
-///
-/// `p` points to a live, initialized `F`.
-unsafe fn visit_erased<F: FieldValue>(p: *const u8, field: &FieldInfo, v: &mut dyn AttrVisitor) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { &*p.cast::<F>() }.visit(field, v);
-}
-
 /// What the derive registers for a type: its field table (parents first) and the
 /// type-erased entry points generic passes use.
 pub struct TypeReflection {
@@ -263,31 +188,13 @@ pub struct TypeReflection {
     /// `#[object(custom_debug)]`: objects print through the type's own `Debug`.
     pub(super) custom_debug: bool,
     pub(super) create: Option<CreateFn>,
-    pub(super) debug: unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result,
+    pub(super) debug: DebugFn,
 }
 
 pub(super) type CreateFn =
     fn(&mut FieldSource<'_, '_>, &'static TypeInfo) -> Result<ObjectRef, Error>;
 
 impl TypeReflection {
-    /// Used by the derive.
-    #[doc(hidden)]
-    pub const fn new(
-        fields: &'static [FieldInfo],
-        opaque: bool,
-        custom_debug: bool,
-        create: Option<CreateFn>,
-        debug: unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result,
-    ) -> Self {
-        TypeReflection {
-            fields,
-            opaque,
-            custom_debug,
-            create,
-            debug,
-        }
-    }
-
     /// Every field, the parent's first, including skipped ones (see
     /// [`FieldInfo::is_reflected`]).
     pub fn fields(&self) -> &'static [FieldInfo] {
@@ -328,13 +235,12 @@ impl fmt::Debug for TypeReflection {
 
 /// Builds a table `parent ++ own` in a constant. Used by the derive, which checks
 /// each own reflected field with [`has_reflected_field`] (spanned at the field).
-#[doc(hidden)]
 pub const fn concat_fields<const N: usize>(
     parent: &[FieldInfo],
     own: &[FieldInfo],
 ) -> [FieldInfo; N] {
     assert!(parent.len() + own.len() == N);
-    let mut out = [FieldInfo::skipped("", 0, ""); N];
+    let mut out = [PLACEHOLDER; N];
     let mut i = 0;
     while i < parent.len() {
         out[i] = parent[i];
@@ -349,7 +255,6 @@ pub const fn concat_fields<const N: usize>(
 }
 
 /// Whether `fields` has a reflected field called `name`. Used by the derive.
-#[doc(hidden)]
 pub const fn has_reflected_field(fields: &[FieldInfo], name: &str) -> bool {
     let mut k = 0;
     while k < fields.len() {
@@ -375,21 +280,3 @@ const fn str_eq(a: &str, b: &str) -> bool {
     }
     true
 }
-
-/// The reflection of value kinds (not objects): nothing to see.
-pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
-    fields: &[],
-    opaque: true,
-    custom_debug: false,
-    create: None,
-    debug: debug_entry::<Object>,
-};
-
-/// The root `Object`'s reflection: no fields; `create` makes a plain object.
-pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
-    fields: &[],
-    opaque: false,
-    custom_debug: false,
-    create: Some(|_, info| finish_create(Object::new(), info)),
-    debug: debug_entry::<Object>,
-};

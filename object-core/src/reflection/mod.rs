@@ -42,25 +42,30 @@
 
 use crate::any::Any;
 use crate::error::Error;
-use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::ptr::ObjectRef;
 use crate::registry::TypeInfo;
 
-mod create;
-mod field;
-mod print;
+// (`pub(crate)` where `__private` re-exports what generated code uses.)
+pub(crate) mod create;
+pub(crate) mod field;
+pub(crate) mod print;
+// Field access by offset through the derive's tables, and the tables' constructors.
+#[allow(unsafe_code)]
+pub(crate) mod raw;
+// The printer's per-thread pointer to its state on the stack of the outermost print.
+#[allow(unsafe_code)]
+mod print_slot;
 mod value;
 mod visit;
 
-pub use self::create::{create, create_from_source, finish_create, probe, FieldSource};
-pub use self::field::{
-    concat_fields, has_reflected_field, FieldFlags, FieldInfo, FieldKind, TypeReflection,
-};
-pub use self::print::{debug_entry, debug_object, debug_reflected};
+pub use self::create::{create, create_from_source, FieldSource};
+pub use self::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
+pub use self::print::debug_object;
+pub use self::raw::Reflect;
 pub use self::value::FieldValue;
-pub use self::visit::{AttrVisitor, Reflect};
+pub use self::visit::AttrVisitor;
 
-pub(crate) use self::field::{NO_REFLECTION, ROOT_REFLECTION};
-use self::visit::visit_table;
+pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};
 
 /// The reflection of an object's run-time type, and the type itself.
 pub(super) fn reflection_of(obj: &ObjectRef) -> (&'static TypeInfo, &'static TypeReflection) {
@@ -92,11 +97,7 @@ pub(super) fn reflection_of(obj: &ObjectRef) -> (&'static TypeInfo, &'static Typ
 /// assert_eq!(names.0, ["a=7", "b=true"]);
 /// ```
 pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
-    let (_, refl) = reflection_of(obj);
-    // SAFETY: the run-time type's table describes the object's layout: a Rust type's
-    // own table, or (for a run-time type made with `make_object_as`) the table of the
-    // Rust ancestor whose layout the object has.
-    unsafe { visit_table(refl.fields, ObjectPtr::as_ptr(obj).cast(), v) }
+    raw::visit_fields(obj, v);
 }
 
 /// The names of `obj`'s reflected fields, the parent's first.
@@ -122,9 +123,12 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, Error> {
             format!("`{}` has no field `{name}`", info.key()),
         )
     })?;
-    // SAFETY: as in `visit_object_attrs`.
-    unsafe { field.read(ObjectPtr::as_ptr(obj).cast()) }
-        .map_err(|e| Error::type_error(format!("field `{name}` of `{}`: {e}", info.key())))
+    match raw::read_field(obj, field) {
+        Some(read) => {
+            read.map_err(|e| Error::type_error(format!("field `{name}` of `{}`: {e}", info.key())))
+        }
+        None => unreachable!("a field found in the object's own table"),
+    }
 }
 
 /// The reflected `field` of `obj`, where `field` is an entry of the table of `obj`'s
@@ -136,17 +140,17 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, Error> {
 /// A `TypeError` if `field` is not an entry of that table, is skipped, or is an
 /// unsigned value beyond `i64::MAX`.
 pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, Error> {
-    let (info, refl) = reflection_of(obj);
-    let table = refl.fields.as_ptr_range();
-    let p = field as *const FieldInfo;
-    if !table.contains(&p) {
-        return Err(Error::type_error(format!(
+    match raw::read_field(obj, field) {
+        Some(Ok(value)) => Ok(value),
+        Some(Err(e)) => Err(Error::type_error(format!(
+            "field `{}` of `{}`: {e}",
+            field.name,
+            obj.type_key()
+        ))),
+        None => Err(Error::type_error(format!(
             "field `{}` is not a field of `{}`",
             field.name,
-            info.key()
-        )));
+            obj.type_key()
+        ))),
     }
-    // SAFETY: `field` is an entry of the table describing `obj`'s layout.
-    unsafe { field.read(ObjectPtr::as_ptr(obj).cast()) }
-        .map_err(|e| Error::type_error(format!("field `{}` of `{}`: {e}", field.name, info.key())))
 }

@@ -1,15 +1,12 @@
 //! The printer behind every object's `Debug`: reflected types as `key { field: value,
 //! … }`, shared objects labelled and printed once, nesting bounded.
 
-use core::cell::{Cell, RefCell};
+use core::cell::RefCell;
 use core::fmt;
 use std::collections::HashMap;
 
-use super::visit::visit_table;
-use super::{reflection_of, AttrVisitor, FieldInfo, Reflect};
+use super::{print_slot, raw, reflection_of, AttrVisitor, FieldInfo, Reflect};
 use crate::any::AnyView;
-use crate::header::Object;
-use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::type_index as ti;
 
@@ -17,7 +14,7 @@ use crate::type_index as ti;
 const MAX_PRINT_DEPTH: usize = 96;
 
 #[derive(Default)]
-struct PrintState {
+pub(super) struct PrintState {
     /// Objects seen in the counting pass, and how often.
     seen: HashMap<usize, u32>,
     /// Labels of shared objects already printed in full.
@@ -25,32 +22,6 @@ struct PrintState {
     next_label: usize,
     counting: bool,
     depth: usize,
-}
-
-thread_local! {
-    /// The print in progress on this thread: the state on the stack of the outermost
-    /// [`print_graph`], or null. A `Cell` of a raw pointer has no destructor, so this
-    /// slot is never torn down: printing works at any point of a thread's life, also
-    /// from other thread-locals' destructors (a slot with a destructor may already be
-    /// gone then, and `with` on it panics, which aborts in a destructor).
-    static PRINT: Cell<*const RefCell<PrintState>> = const { Cell::new(core::ptr::null()) };
-}
-
-/// Runs `f` on the state of the print in progress: `Some(None)` if there is none,
-/// `None` if this thread's slot cannot be reached (not expected on any platform with
-/// native thread-locals; the printer then degrades to a plain `key { … }`).
-fn with_state<R>(f: impl FnOnce(Option<&mut PrintState>) -> R) -> Option<R> {
-    let p = PRINT.try_with(Cell::get).ok()?;
-    if p.is_null() {
-        return Some(f(None));
-    }
-    // SAFETY: a non-null pointer is set only by `print_graph`, to state on its own stack
-    // frame, and reset to null before that frame ends (on unwinding too); everything
-    // that reaches here runs inside that call, on the same thread. The state is only
-    // borrowed here, for `f`, which calls no `Debug` impl.
-    let state = unsafe { &*p };
-    let mut s = state.borrow_mut();
-    Some(f(Some(&mut s)))
 }
 
 /// Discards output (the counting pass).
@@ -73,33 +44,24 @@ pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result 
 /// Prints `root` with graph state: a counting pass, then the printing pass. Nested
 /// calls (an object inside a container inside an object) join the outermost print.
 fn print_graph(root: &dyn fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    match PRINT.try_with(Cell::get) {
-        // Join the print in progress.
-        Ok(p) if !p.is_null() => return root.fmt(f),
-        Ok(_) => {}
-        // No slot: `reach` degrades every object to `key { … }`.
-        Err(_) => return root.fmt(f),
+    // Join the print in progress; without a slot, `reach` degrades every object to
+    // `key { … }`.
+    if print_slot::in_progress() != Some(false) {
+        return root.fmt(f);
     }
     let state = RefCell::new(PrintState {
         counting: true,
         ..PrintState::default()
     });
-    /// Clears the slot before `state` goes, even if a `Debug` impl panics.
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            let _ = PRINT.try_with(|p| p.set(core::ptr::null()));
+    print_slot::with_installed(&state, || {
+        let _ = fmt::write(&mut Sink, format_args!("{root:?}"));
+        {
+            let mut s = state.borrow_mut();
+            s.counting = false;
+            s.depth = 0;
         }
-    }
-    let _ = PRINT.try_with(|p| p.set(&state));
-    let _reset = Reset;
-    let _ = fmt::write(&mut Sink, format_args!("{root:?}"));
-    {
-        let mut s = state.borrow_mut();
-        s.counting = false;
-        s.depth = 0;
-    }
-    root.fmt(f)
+        root.fmt(f)
+    })
 }
 
 /// What the printer does on reaching an object.
@@ -110,7 +72,7 @@ enum Reach {
 }
 
 fn reach(addr: usize) -> Reach {
-    with_state(|s| {
+    print_slot::with_state(|s| {
         let Some(s) = s else {
             return Reach::Full(None);
         };
@@ -141,7 +103,7 @@ fn reach(addr: usize) -> Reach {
 }
 
 fn enter() {
-    with_state(|s| {
+    print_slot::with_state(|s| {
         if let Some(s) = s {
             s.depth += 1;
         }
@@ -149,7 +111,7 @@ fn enter() {
 }
 
 fn leave() {
-    with_state(|s| {
+    print_slot::with_state(|s| {
         if let Some(s) = s {
             s.depth -= 1;
         }
@@ -164,8 +126,7 @@ impl fmt::Debug for DynObject<'_> {
         let (info, refl) = reflection_of(obj);
         if matches!(info.index(), ti::STRING | ti::BYTES) {
             // Strings and bytes are values: printed by content every time, never labelled.
-            // SAFETY: the debug entry of the object's own (Rust) type.
-            return unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) };
+            return raw::debug_with_entry(obj, f);
         }
         let label = match reach(ObjectPtr::as_ptr(obj) as usize) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
@@ -180,20 +141,9 @@ impl fmt::Debug for DynObject<'_> {
                 Some(n) => write!(f, "{} #{n} ", info.key()),
                 None => Ok(()),
             };
-            // SAFETY: the debug entry is the one of the Rust type whose layout the
-            // object has (its own, or its Rust ancestor's for a run-time type).
-            labelled.and_then(|()| unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) })
+            labelled.and_then(|()| raw::debug_with_entry(obj, f))
         } else {
-            // SAFETY: as in `visit_object_attrs`.
-            unsafe {
-                fmt_fields(
-                    info.key(),
-                    label,
-                    refl.fields,
-                    ObjectPtr::as_ptr(obj).cast(),
-                    f,
-                )
-            }
+            fmt_fields(info.key(), label, f, |v| raw::visit_fields(obj, v))
         };
         leave();
         result
@@ -202,7 +152,6 @@ impl fmt::Debug for DynObject<'_> {
 
 /// The `Debug` of a reflected (non-opaque) `#[derive(Object)]` type. Used by the
 /// derive.
-#[doc(hidden)]
 pub fn debug_reflected<T: Reflect>(
     this: &T,
     key: &'static str,
@@ -221,23 +170,18 @@ impl<T: Reflect> fmt::Debug for StaticObject<'_, T> {
             Reach::Full(label) => label,
         };
         enter();
-        // SAFETY: `T::FIELDS` describes `T`, and `self.0` is a live `T`.
-        let result =
-            unsafe { fmt_fields(self.1, label, T::FIELDS, (self.0 as *const T).cast(), f) };
+        let result = fmt_fields(self.1, label, f, |v| raw::visit_value(self.0, v));
         leave();
         result
     }
 }
 
-/// # Safety
-///
-/// `fields` describes the live object at `base`.
-unsafe fn fmt_fields(
+/// Writes `key { field: value, … }` (with the label, if any), the fields from `visit`.
+fn fmt_fields(
     key: &str,
     label: Option<usize>,
-    fields: &[FieldInfo],
-    base: *const u8,
     f: &mut fmt::Formatter<'_>,
+    visit: impl FnOnce(&mut dyn AttrVisitor),
 ) -> fmt::Result {
     let name = match label {
         Some(n) => format!("{key} #{n}"),
@@ -262,21 +206,6 @@ unsafe fn fmt_fields(
             };
         }
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { visit_table(fields, base, &mut Collect(&mut s)) };
+    visit(&mut Collect(&mut s));
     s.finish()
-}
-
-/// The `Debug` entry registered for a type: its own `Debug`. Used by the derive.
-///
-/// # Safety
-///
-/// `p` points to a live `T`.
-#[doc(hidden)]
-pub unsafe fn debug_entry<T: ObjectType + fmt::Debug>(
-    p: *const Object,
-    f: &mut fmt::Formatter<'_>,
-) -> fmt::Result {
-    // SAFETY: guaranteed by the caller.
-    fmt::Debug::fmt(unsafe { &*p.cast::<T>() }, f)
 }
