@@ -1032,7 +1032,7 @@ arity!(8, fast8; A0 0 v0 x0, A1 1 v1 x1, A2 2 v2 x2, A3 3 v3 x3, A4 4 v4 x4, A5 
 // Functions as values.
 // ---------------------------------------------------------------------------------
 
-crate::handle::object_handle!(Function, FunctionObj, "ffi.Function");
+crate::handle::object_handle!(@values Function, FunctionObj, "ffi.Function");
 
 // ---------------------------------------------------------------------------------
 // The global registry.

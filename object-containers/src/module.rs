@@ -147,5 +147,5 @@ impl fmt::Debug for Module {
     }
 }
 
-crate::handle::object_handle!(Module, ModuleObj, "ffi.Module");
+crate::handle::object_handle!(@values Module, ModuleObj, "ffi.Module");
 object_core::__object_handle_field!(Module, "ffi.Module");

@@ -1557,7 +1557,7 @@ impl Hash for NDArray {
     }
 }
 
-crate::handle::object_handle!(NDArray, NDArrayObj, "ffi.Tensor");
+crate::handle::object_handle!(@values NDArray, NDArrayObj, "ffi.Tensor");
 
 // ---------------------------------------------------------------------------------
 // Borrowed views: an NDArray object or a raw DLTensor*.

@@ -143,5 +143,5 @@ impl<const N: usize> From<[i64; N]> for Shape {
         Shape::new(&d)
     }
 }
-crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
+crate::handle::object_handle!(@values Shape, ShapeObj, "ffi.Shape");
 object_core::__object_handle_field!(Shape, "ffi.Shape");

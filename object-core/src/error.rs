@@ -94,11 +94,6 @@ impl Error {
         }
         self
     }
-
-    /// The underlying object.
-    pub fn as_object_ptr(&self) -> &ObjectPtr<ErrorObj> {
-        &self.0
-    }
 }
 
 impl fmt::Display for Error {

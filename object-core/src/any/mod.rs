@@ -14,7 +14,7 @@ use core::mem::size_of;
 use crate::dtype::{DataType, Device};
 use crate::object_type::ObjectType;
 use crate::ptr::ObjectPtr;
-use crate::string::{Bytes, String, StringObj};
+use crate::string::{String, StringObj};
 use crate::type_index as ti;
 
 // The representation: the union, the constructors and the accessors that read it.
@@ -389,12 +389,7 @@ impl From<String> for Any {
     #[inline]
     fn from(s: String) -> Any {
         // Move the handle in: no count increment and decrement.
-        Any::from(s.into_object_ref())
-    }
-}
-impl From<Bytes> for Any {
-    fn from(b: Bytes) -> Any {
-        Any::from(b.as_object_ptr().clone())
+        Any::from(s.into_object_ptr())
     }
 }
 
@@ -555,13 +550,6 @@ impl TryFrom<AnyView<'_>> for String {
         a.as_str()
             .map(String::new)
             .ok_or_else(|| TypeError::new("ffi.String", a.type_key()))
-    }
-}
-
-impl TryFrom<Any> for Bytes {
-    type Error = TypeError;
-    fn try_from(a: Any) -> Result<Self, TypeError> {
-        ObjectPtr::<crate::string::BytesObj>::try_from(a).map(Bytes::from_object_ptr)
     }
 }
 

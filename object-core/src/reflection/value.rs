@@ -237,32 +237,3 @@ impl<F: FieldValue> FieldValue for Option<F> {
         }
     }
 }
-
-/// Implements [`FieldValue`] for a `#[repr(transparent)]` handle over
-/// `ObjectPtr<$obj>` (`Array`, `Map`, `Function`, …). Not public API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __object_handle_field {
-    ($handle:ty, $key:expr) => {
-        impl $crate::reflection::FieldValue for $handle {
-            const KIND: $crate::reflection::FieldKind = $crate::reflection::FieldKind::Object;
-            const STATIC_TYPE_KEY: &'static str = $key;
-            fn to_any(&self) -> Result<$crate::Any, $crate::TypeError> {
-                Ok($crate::Any::from(self.clone()))
-            }
-            fn from_any(value: $crate::Any) -> Result<Self, $crate::TypeError> {
-                <$handle as TryFrom<$crate::Any>>::try_from(value)
-            }
-            fn visit(
-                &self,
-                field: &$crate::reflection::FieldInfo,
-                v: &mut dyn $crate::reflection::AttrVisitor,
-            ) {
-                let any = $crate::AnyView::from(self);
-                v.visit_object(field, any.as_object());
-            }
-        }
-    };
-}
-
-__object_handle_field!(crate::Error, "ffi.Error");

@@ -11,7 +11,7 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::Deref;
 
-use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::ptr::ObjectPtr;
 
 // The objects hold a raw pointer to their own bytes and promise the allocator their size.
 #[allow(unsafe_code)]
@@ -29,6 +29,22 @@ pub use self::repr::{BytesObj, StringObj};
 /// assert_eq!(&*t, "hello");
 /// assert_eq!(s, "hello");
 /// assert!(String::from("a") < String::from("b"));
+/// ```
+///
+/// Like every object handle, it converts to and from its object pointer:
+///
+/// ```
+/// use object_core::{ObjectPtr, ObjectRef, String, StringObj};
+/// let s = String::from("shared");
+/// let t = s.clone();
+/// assert!(String::ptr_eq(&s, &t)); // an associated function, as `Arc::ptr_eq`
+/// assert!(!String::ptr_eq(&s, &String::from("shared"))); // equal, not the same
+/// let p: ObjectPtr<StringObj> = t.into_object_ptr();
+/// assert_eq!(ObjectPtr::strong_count(&p), 2);
+/// let back = String::from_object_ptr(p);
+/// assert_eq!(back.as_object_ptr().as_str(), "shared");
+/// let erased: ObjectRef = back.into();
+/// assert_eq!(erased.type_key(), "ffi.String");
 /// ```
 #[repr(transparent)]
 #[derive(Clone)]
@@ -56,21 +72,6 @@ impl String {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
-    /// The underlying object handle.
-    #[inline]
-    pub fn as_object_ptr(&self) -> &ObjectPtr<StringObj> {
-        &self.0
-    }
-    /// The handle, type-erased.
-    #[inline]
-    pub fn into_object_ref(self) -> ObjectRef {
-        self.0.into_object_ref()
-    }
-    /// Wraps a string object handle.
-    #[inline]
-    pub fn from_object_ptr(p: ObjectPtr<StringObj>) -> Self {
-        String(p)
-    }
 }
 
 impl Bytes {
@@ -83,21 +84,6 @@ impl Bytes {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
-    }
-    /// The underlying object handle.
-    #[inline]
-    pub fn as_object_ptr(&self) -> &ObjectPtr<BytesObj> {
-        &self.0
-    }
-    /// The handle, type-erased.
-    #[inline]
-    pub fn into_object_ref(self) -> ObjectRef {
-        self.0.into_object_ref()
-    }
-    /// Wraps a bytes object handle.
-    #[inline]
-    pub fn from_object_ptr(p: ObjectPtr<BytesObj>) -> Self {
-        Bytes(p)
     }
 }
 
@@ -160,6 +146,12 @@ macro_rules! value_semantics {
         }
     };
 }
+
+// The handle API (`from_object_ptr`, `as_object_ptr`, `into_object_ptr`, `ptr_eq`,
+// `From<_> for ObjectRef`). `String`'s value conversions are its own (it also stands for
+// inline strings, and is a `Str` field, not an object field); `Bytes` takes them all.
+crate::__object_handle!(@methods String, StringObj);
+crate::__object_handle!(Bytes, BytesObj, "ffi.Bytes");
 
 value_semantics!(String, str, as_str);
 value_semantics!(Bytes, [u8], as_bytes);
