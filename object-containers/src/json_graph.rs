@@ -1224,7 +1224,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                     entries.push((field.name(), Some(v)));
                 }
                 let mut src = FieldSource::new(info.key(), &mut entries);
-                let built = reflection::create_from_source(info, &mut src);
+                let built = reflection::create_from_source(info, &mut src).map_err(Error::from);
                 entries.clear();
                 self.entries = entries;
                 Any::from(

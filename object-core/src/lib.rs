@@ -109,7 +109,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::object_type::{AncestorAt, DepthSub, Succ, TypeCache, Zero};
-    pub use crate::reflection::create::{finish_create, probe};
+    pub use crate::reflection::create::{finish_create, not_creatable, probe};
     pub use crate::reflection::field::{concat_fields, has_reflected_field};
     pub use crate::reflection::print::debug_reflected;
     pub use crate::reflection::raw::{

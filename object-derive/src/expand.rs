@@ -290,9 +290,7 @@ fn reflection(
 
     let from_fields = if opaque {
         quote! {
-            ::core::result::Result::Err(#krate::Error::type_error(::core::concat!(
-                "`", #key, "` cannot be created from fields"
-            )))
+            ::core::result::Result::Err(#private::not_creatable(#key))
         }
     } else {
         quote!(::core::result::Result::Ok(#name { #(#inits,)* }))
@@ -329,7 +327,7 @@ fn reflection(
             const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
             fn from_fields(
                 __src: &mut #refl::FieldSource<'_, '_>,
-            ) -> ::core::result::Result<Self, #krate::Error> {
+            ) -> ::core::result::Result<Self, #refl::ReflectError> {
                 #from_fields
             }
         }
@@ -343,7 +341,7 @@ fn reflection(
         fn __create(
             __src: &mut #refl::FieldSource<'_, '_>,
             __info: &'static #krate::TypeInfo,
-        ) -> ::core::result::Result<#krate::ObjectRef, #krate::Error> {
+        ) -> ::core::result::Result<#krate::ObjectRef, #refl::ReflectError> {
             #private::finish_create(<#name as #refl::Reflect>::from_fields(__src)?, __info)
         }
 

@@ -3,9 +3,8 @@
 
 use core::fmt;
 
-use super::FieldValue;
+use super::{FieldValue, ReflectError};
 use crate::any::Any;
-use crate::error::Error;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::registry::{self, TypeInfo};
@@ -36,60 +35,87 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     ///
     /// # Errors
     ///
-    /// A `ValueError` if it is missing, a `TypeError` if it has the wrong kind; both
-    /// name the field and the type.
-    pub fn take<F: FieldValue>(&mut self, name: &'static str) -> Result<F, Error> {
+    /// [`MissingField`](super::ReflectErrorKind::MissingField) if it is not there (and
+    /// `F` is not an `Option`), [`WrongType`](super::ReflectErrorKind::WrongType) if
+    /// its value does not convert to `F`.
+    ///
+    /// ```
+    /// use object_core::reflection::{FieldSource, ReflectErrorKind};
+    /// use object_core::Any;
+    ///
+    /// let mut entries = [("n", Some(Any::from(3))), ("s", Some(Any::from(4)))];
+    /// let mut src = FieldSource::new("doc.Pair", &mut entries);
+    /// assert_eq!(src.take::<i64>("n").unwrap(), 3);
+    /// assert_eq!(src.take::<Option<f64>>("m").unwrap(), None); // optional, absent
+    /// assert_eq!(src.take::<i64>("n").unwrap_err().kind(), ReflectErrorKind::MissingField);
+    /// assert_eq!(src.take::<bool>("s").unwrap_err().kind(), ReflectErrorKind::WrongType);
+    /// ```
+    pub fn take<F: FieldValue>(&mut self, name: &'static str) -> Result<F, ReflectError> {
         let slot = self
             .entries
             .iter_mut()
             .find(|(n, v)| *n == name && v.is_some())
             .and_then(|(_, v)| v.take());
         match slot {
-            Some(value) => F::from_any(value).map_err(|e| {
-                Error::type_error(format!("field `{name}` of `{}`: {e}", self.type_key))
-            }),
-            None if F::OPTIONAL => F::from_any(Any::default()).map_err(Error::from),
-            None => Err(Error::value_error(format!(
-                "missing field `{name}` ({}) of `{}`",
+            Some(value) => {
+                F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
+            }
+            None if F::OPTIONAL => F::from_any(Any::default())
+                .map_err(|e| ReflectError::wrong_type(self.type_key, name, e)),
+            None => Err(ReflectError::missing_field(
+                self.type_key,
+                name,
                 F::STATIC_TYPE_KEY,
-                self.type_key
-            ))),
+            )),
         }
     }
 
-    pub(super) fn finish(&self) -> Result<(), Error> {
+    pub(super) fn finish(&self) -> Result<(), ReflectError> {
         let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
             return Ok(());
         };
         // A name whose other entry was taken is a field given twice, not an unknown one.
         if self.entries.iter().any(|(n, v)| n == name && v.is_none()) {
-            return Err(Error::value_error(format!(
-                "field `{name}` of `{}` is given twice",
-                self.type_key
-            )));
+            return Err(ReflectError::duplicate_field(self.type_key, name));
         }
-        Err(Error::value_error(format!(
-            "`{}` has no field `{name}`",
-            self.type_key
-        )))
+        Err(ReflectError::extra_field(self.type_key, name))
     }
 }
 
-/// Builds an object of type `info` from `src`, checking that every entry was used.
+/// Builds an object of type `info` from `src`, checking that every entry was used: what
+/// [`create`] does once it has found the type, for readers (the JSON graph) that look
+/// types up and collect fields themselves.
 ///
 /// # Errors
 ///
-/// As [`create`].
+/// As [`create`], except [`UnknownType`](super::ReflectErrorKind::UnknownType).
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create_from_source, FieldSource, ReflectErrorKind};
+/// use object_core::{registry, Any};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.source.Point")]
+/// struct Point { base: Object, x: i64 }
+///
+/// let info = registry::type_info_by_key("doc.source.Point").unwrap();
+/// let mut entries = vec![("x", Some(Any::from(1)))];
+/// let p = create_from_source(info, &mut FieldSource::new(info.key(), &mut entries)).unwrap();
+/// assert_eq!(p.downcast_ref::<Point>().unwrap().x, 1);
+///
+/// let mut entries = vec![("x", Some(Any::from(1))), ("y", Some(Any::from(2)))];
+/// let e = create_from_source(info, &mut FieldSource::new(info.key(), &mut entries)).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (ReflectErrorKind::ExtraField, Some("y")));
+/// ```
 pub fn create_from_source(
     info: &'static TypeInfo,
     src: &mut FieldSource<'_, '_>,
-) -> Result<ObjectRef, Error> {
+) -> Result<ObjectRef, ReflectError> {
     let refl = info.reflection();
     let Some(create) = refl.create else {
-        return Err(Error::type_error(format!(
-            "`{}` cannot be created from fields",
-            info.key()
-        )));
+        return Err(ReflectError::not_creatable(info.key()));
     };
     let obj = create(src, info)?;
     src.finish()?;
@@ -102,17 +128,45 @@ pub fn create_from_source(
 ///
 /// # Errors
 ///
-/// A `KeyError` for an unknown type key, a `ValueError` for a missing, extra or
-/// duplicate field, a `TypeError` for a field of the wrong kind or a type that cannot
-/// be built from fields (`#[object(opaque)]` built-ins); each names the field and the
-/// type.
+/// A [`ReflectError`] naming the type and the field, of kind
+/// [`UnknownType`](super::ReflectErrorKind::UnknownType) (no object type has the key),
+/// [`MissingField`](super::ReflectErrorKind::MissingField),
+/// [`ExtraField`](super::ReflectErrorKind::ExtraField),
+/// [`DuplicateField`](super::ReflectErrorKind::DuplicateField),
+/// [`WrongType`](super::ReflectErrorKind::WrongType) (a value that does not convert to
+/// the field's type), [`NotCreatable`](super::ReflectErrorKind::NotCreatable)
+/// (`#[object(opaque)]` built-ins such as containers) or
+/// [`LayoutMismatch`](super::ReflectErrorKind::LayoutMismatch) (a run-time type that
+/// adds a layout of its own). As an [`Error`](crate::Error) (`From`), these are the
+/// `KeyError`, `ValueError` and `TypeError` reflection has always reported.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create, ReflectErrorKind};
+/// use object_core::Any;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.create.Node")]
+/// struct Node { base: Object, id: i64, label: Option<String> }
+///
+/// let n = create("doc.create.Node", [("id", Any::from(7))]).unwrap();
+/// assert_eq!(n.downcast_ref::<Node>().map(|n| (n.id, n.label.is_none())), Some((7, true)));
+///
+/// let e = create("doc.create.Node", []).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (ReflectErrorKind::MissingField, Some("id")));
+/// let e = create("doc.create.Nope", []).unwrap_err();
+/// assert_eq!(e.kind(), ReflectErrorKind::UnknownType);
+/// ```
 pub fn create<'n>(
     key: &str,
     fields: impl IntoIterator<Item = (&'n str, Any)>,
-) -> Result<ObjectRef, Error> {
+) -> Result<ObjectRef, ReflectError> {
     let info = registry::type_info_by_key(key)
         .filter(|i| i.is_object())
-        .ok_or_else(|| Error::new("KeyError", format!("unknown type key `{key}`")))?;
+        .ok_or_else(|| ReflectError::unknown_type(key))?;
     let mut entries: Vec<(&'n str, Option<Any>)> =
         fields.into_iter().map(|(n, v)| (n, Some(v))).collect();
     let mut src = FieldSource::new(info.key(), &mut entries);
@@ -121,15 +175,23 @@ pub fn create<'n>(
 
 /// Finishes a derive-generated creator: a plain `make_object`, or for a run-time
 /// descendant, `make_object_as` with its index. Used by the derive.
-#[doc(hidden)]
-pub fn finish_create<T: ObjectType>(value: T, info: &'static TypeInfo) -> Result<ObjectRef, Error> {
+pub fn finish_create<T: ObjectType>(
+    value: T,
+    info: &'static TypeInfo,
+) -> Result<ObjectRef, ReflectError> {
     if info.index() == T::type_index() {
         Ok(crate::make_object(value).into_object_ref())
     } else {
         crate::make_object_as(value, info.index())
             .map(ObjectPtr::into_object_ref)
-            .map_err(|e| Error::type_error(e.to_string()))
+            .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
     }
+}
+
+/// The error of an `#[object(opaque)]` type's `from_fields` (reached when it is the
+/// parent of a reflected type). Used by the derive.
+pub fn not_creatable(key: &str) -> ReflectError {
+    ReflectError::not_creatable(key)
 }
 
 /// Autoref-based dispatch for generated code: the first impl applies when the type
@@ -142,14 +204,10 @@ pub mod probe {
     use core::marker::PhantomData;
 
     use super::FieldSource;
-    use crate::error::Error;
-    use crate::reflection::{FieldInfo, FieldValue, Reflect};
+    use crate::reflection::{FieldInfo, FieldValue, Reflect, ReflectError};
 
-    fn unbuildable<T>() -> Error {
-        Error::type_error(format!(
-            "`{}` cannot be built from fields",
-            core::any::type_name::<T>()
-        ))
+    fn unbuildable<T>() -> ReflectError {
+        ReflectError::not_creatable(core::any::type_name::<T>())
     }
 
     /// Builds a parent; call `(&ParentProbe::<T>::new()).parent_from_fields(src)`.
@@ -179,11 +237,11 @@ pub mod probe {
     /// The real entry point.
     pub trait Parent<T> {
         /// The parent built from fields.
-        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, Error>;
+        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError>;
     }
 
     impl<T: Reflect> Parent<T> for ParentProbe<T> {
-        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, Error> {
+        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
             T::from_fields(src)
         }
     }
@@ -191,7 +249,7 @@ pub mod probe {
     /// The fallback, reached only for a first field that fails its own check.
     pub trait ParentFallback<T> {
         /// An error.
-        fn parent_from_fields(&self, _: &mut FieldSource<'_, '_>) -> Result<T, Error> {
+        fn parent_from_fields(&self, _: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
             Err(unbuildable::<T>())
         }
     }
@@ -212,8 +270,11 @@ pub mod probe {
     /// The real entry point.
     pub trait Field<T> {
         /// A field taken from `src`.
-        fn take_field(&self, src: &mut FieldSource<'_, '_>, name: &'static str)
-            -> Result<T, Error>;
+        fn take_field(
+            &self,
+            src: &mut FieldSource<'_, '_>,
+            name: &'static str,
+        ) -> Result<T, ReflectError>;
     }
 
     impl<T: FieldValue> Field<T> for FieldProbe<T> {
@@ -221,7 +282,7 @@ pub mod probe {
             &self,
             src: &mut FieldSource<'_, '_>,
             name: &'static str,
-        ) -> Result<T, Error> {
+        ) -> Result<T, ReflectError> {
             src.take(name)
         }
     }
@@ -229,7 +290,11 @@ pub mod probe {
     /// The fallback, reached only for a field type that fails its own check.
     pub trait FieldFallback<T> {
         /// An error.
-        fn take_field(&self, _: &mut FieldSource<'_, '_>, _: &'static str) -> Result<T, Error> {
+        fn take_field(
+            &self,
+            _: &mut FieldSource<'_, '_>,
+            _: &'static str,
+        ) -> Result<T, ReflectError> {
             Err(unbuildable::<T>())
         }
     }

@@ -5,8 +5,8 @@
 use core::fmt;
 
 use super::create::FieldSource;
+use super::error::ReflectError;
 use super::raw::{DebugFn, GetFn, VisitFn, PLACEHOLDER};
-use crate::error::Error;
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
 use crate::type_index as ti;
@@ -192,7 +192,7 @@ pub struct TypeReflection {
 }
 
 pub(super) type CreateFn =
-    fn(&mut FieldSource<'_, '_>, &'static TypeInfo) -> Result<ObjectRef, Error>;
+    fn(&mut FieldSource<'_, '_>, &'static TypeInfo) -> Result<ObjectRef, ReflectError>;
 
 impl TypeReflection {
     /// Every field, the parent's first, including skipped ones (see

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use object_core::prelude::*;
-//! use object_core::reflection::{create, field_names, get_attr};
+//! use object_core::reflection::{create, field_names, get_attr, ReflectErrorKind};
 //! use object_core::Any;
 //!
 //! #[derive(Object)]
@@ -37,16 +37,22 @@
 //! assert_eq!(format!("{q:?}"), "doc.refl.Point { x: 1, y_coord: 2.5 }");
 //!
 //! let err = create("doc.refl.Point", [("x", Any::from("one"))]).unwrap_err();
-//! assert_eq!(err.to_string(), "TypeError: field `x` of `doc.refl.Point`: expected int, got ffi.String");
+//! assert_eq!(err.kind(), ReflectErrorKind::WrongType);
+//! assert_eq!(err.field(), Some("x"));
+//! assert_eq!(err.to_string(), "field `x` of `doc.refl.Point`: expected int, got ffi.String");
 //! ```
+//!
+//! Errors are [`ReflectError`]s, whose [`kind`](ReflectError::kind) a caller can
+//! match; across the packed-call boundary they become [`Error`](crate::Error)s with the
+//! `KeyError` / `AttributeError` / `ValueError` / `TypeError` kinds of tvm-ffi.
 
 use crate::any::Any;
-use crate::error::Error;
 use crate::ptr::ObjectRef;
 use crate::registry::TypeInfo;
 
 // (`pub(crate)` where `__private` re-exports what generated code uses.)
 pub(crate) mod create;
+mod error;
 pub(crate) mod field;
 pub(crate) mod print;
 // Field access by offset through the derive's tables, and the tables' constructors.
@@ -59,6 +65,7 @@ mod value;
 mod visit;
 
 pub use self::create::{create, create_from_source, FieldSource};
+pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::debug_object;
 pub use self::raw::Reflect;
@@ -100,7 +107,32 @@ pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
     raw::visit_fields(obj, v);
 }
 
-/// The names of `obj`'s reflected fields, the parent's first.
+/// The names of `obj`'s reflected fields, the parent's first (`#[object(rename)]`d
+/// where renamed; skipped fields left out).
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::field_names;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.names.Base")]
+/// struct Base { base: Object, id: i64 }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.names.Leaf", parent = Base)]
+/// struct Leaf {
+///     base: Base,
+///     #[object(rename = "text")]
+///     label: String,
+///     #[object(skip)]
+///     cache: u64,
+/// }
+///
+/// let l = make_object(Leaf { base: Base { base: Object::new(), id: 1 }, label: "a".into(), cache: 0 });
+/// assert_eq!(field_names(l.as_object_ref()), ["id", "text"]);
+/// ```
 pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
     reflection_of(obj)
         .1
@@ -109,24 +141,38 @@ pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
         .collect()
 }
 
-/// The field `name` of `obj`, as a value.
+/// The field `name` of `obj`, as a value, found through `obj`'s run-time type.
 ///
 /// # Errors
 ///
-/// An `AttributeError` if the object's type has no reflected field `name`; a
-/// `TypeError` for an unsigned field beyond `i64::MAX`.
-pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, Error> {
+/// A [`ReflectError`] of kind [`NoSuchField`](ReflectErrorKind::NoSuchField) if the
+/// object's type has no reflected field `name` (an `AttributeError` as an
+/// [`Error`](crate::Error)), or [`OutOfRange`](ReflectErrorKind::OutOfRange) for an
+/// unsigned field beyond `i64::MAX` (a `TypeError`).
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{get_attr, ReflectErrorKind};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.attr.Point")]
+/// struct Point { base: Object, x: i64, big: u64 }
+///
+/// let p = make_object(Point { base: Object::new(), x: 3, big: u64::MAX }).into_object_ref();
+/// assert_eq!(get_attr(&p, "x").unwrap().as_int(), Some(3));
+/// assert_eq!(get_attr(&p, "z").unwrap_err().kind(), ReflectErrorKind::NoSuchField);
+/// assert_eq!(get_attr(&p, "big").unwrap_err().kind(), ReflectErrorKind::OutOfRange);
+/// ```
+pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
     let (info, refl) = reflection_of(obj);
-    let field = refl.field(name).ok_or_else(|| {
-        Error::new(
-            "AttributeError",
-            format!("`{}` has no field `{name}`", info.key()),
-        )
-    })?;
+    let field = refl
+        .field(name)
+        .ok_or_else(|| ReflectError::no_such_field(info.key(), name))?;
     match raw::read_field(obj, field) {
-        Some(read) => {
-            read.map_err(|e| Error::type_error(format!("field `{name}` of `{}`: {e}", info.key())))
-        }
+        Some(read) => read.map_err(|e| ReflectError::unreadable(info.key(), name, false, e)),
         None => unreachable!("a field found in the object's own table"),
     }
 }
@@ -137,20 +183,46 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, Error> {
 ///
 /// # Errors
 ///
-/// A `TypeError` if `field` is not an entry of that table, is skipped, or is an
-/// unsigned value beyond `i64::MAX`.
-pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, Error> {
+/// A [`ReflectError`] (a `TypeError` as an [`Error`](crate::Error)) of kind
+/// [`NotInTable`](ReflectErrorKind::NotInTable) if `field` is not an entry of that
+/// table, [`SkippedField`](ReflectErrorKind::SkippedField) if it is skipped, or
+/// [`OutOfRange`](ReflectErrorKind::OutOfRange) for an unsigned value beyond
+/// `i64::MAX`.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{get_field, ReflectErrorKind};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.field.Pair")]
+/// struct Pair { base: Object, a: i64, b: bool }
+///
+/// let p = make_object(Pair { base: Object::new(), a: 1, b: true }).into_object_ref();
+/// let values: Vec<_> = p
+///     .type_info()
+///     .reflection()
+///     .reflected_fields()
+///     .map(|f| get_field(&p, f).unwrap())
+///     .collect();
+/// assert_eq!(values[0].as_int(), Some(1));
+/// assert_eq!(values[1].as_bool(), Some(true));
+///
+/// let other = make_object(Object::new()).into_object_ref();
+/// let a = p.type_info().reflection().field("a").unwrap();
+/// assert_eq!(get_field(&other, a).unwrap_err().kind(), ReflectErrorKind::NotInTable);
+/// ```
+pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError> {
     match raw::read_field(obj, field) {
         Some(Ok(value)) => Ok(value),
-        Some(Err(e)) => Err(Error::type_error(format!(
-            "field `{}` of `{}`: {e}",
+        Some(Err(e)) => Err(ReflectError::unreadable(
+            obj.type_key(),
             field.name,
-            obj.type_key()
-        ))),
-        None => Err(Error::type_error(format!(
-            "field `{}` is not a field of `{}`",
-            field.name,
-            obj.type_key()
-        ))),
+            !field.is_reflected(),
+            e,
+        )),
+        None => Err(ReflectError::not_in_table(obj.type_key(), field.name)),
     }
 }

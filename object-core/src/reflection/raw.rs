@@ -16,10 +16,10 @@
 use core::fmt;
 
 use super::create::{finish_create, FieldSource};
+use super::error::ReflectError;
 use super::field::CreateFn;
 use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection};
 use crate::any::{Any, TypeError};
-use crate::error::Error;
 use crate::header::Object;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
@@ -145,7 +145,7 @@ pub unsafe trait Reflect: Sized {
     ///
     /// A missing field, or a field of the wrong kind.
     #[doc(hidden)]
-    fn from_fields(src: &mut FieldSource<'_, '_>) -> Result<Self, Error>;
+    fn from_fields(src: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError>;
 
     /// Calls `v` for every reflected field, the parent's first.
     fn visit_attrs(&self, v: &mut dyn AttrVisitor) {
@@ -174,7 +174,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
 // SAFETY: the root has no fields.
 unsafe impl Reflect for Object {
     const FIELDS: &'static [FieldInfo] = &[];
-    fn from_fields(_: &mut FieldSource<'_, '_>) -> Result<Self, Error> {
+    fn from_fields(_: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError> {
         Ok(Object::new())
     }
 }
