@@ -5,7 +5,7 @@
 //! around — AST nodes, runtime values, containers, functions, tensors — is one kind of
 //! thing, an *object*, with
 //!
-//! - one 16-byte `#[repr(C)]` header ([`Object`]): type index, atomic count, deleter;
+//! - one 16-byte `#[repr(C)]` header ([`Object`](struct@Object)): type index, atomic count, deleter;
 //! - one intrusive pointer ([`ObjectPtr<T>`], and [`ObjectRef`] when type-erased) with
 //!   `Arc`'s counting discipline, free up-casts and O(1) checked down-casts, including
 //!   to intermediate base types, without Rust's `Any` or a vtable;
@@ -39,7 +39,13 @@
 //! assert_eq!(e.type_key(), "doc.IntImm");
 //! ```
 //!
-//! See `DESIGN.md` in the repository for the architecture, and the `object-examples`
+//! Every handle over an object pointer ([`String`], [`Bytes`], [`Error`], and the
+//! containers, functions and tensors of `object-containers`) offers the same API:
+//! `from_object_ptr`, `as_object_ptr`, `into_object_ptr`, `ptr_eq` (an associated
+//! function, as on `Arc`), `From<_> for ObjectRef`, and the `Any` conversions.
+//!
+//! See `ARCHITECTURE.md` at the repository root for the architecture (the crates, the
+//! header and index ranges, where `unsafe` lives and why), and the `object-examples`
 //! crate's `tour` for a guided walk through an expression language built on it.
 
 #![deny(unsafe_code)]

@@ -203,6 +203,11 @@ impl<T: InlineItems> ObjectPtr<T> {
 
     /// Appends an item in place when this is the only handle and there is room;
     /// gives the item back otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The item, back, if the type's items are fixed at creation, the object is shared,
+    /// or it is full (grow it with [`grow_items`](Self::grow_items)).
     #[inline]
     pub fn push_item(this: &mut Self, item: T::Item) -> Result<(), T::Item> {
         let len = this.item_len();

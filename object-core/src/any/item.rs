@@ -40,6 +40,11 @@ pub unsafe trait AnyItem: Clone + Sized + 'static {
         }
     }
     /// Takes a value out of a slot (converting where `TryFrom<Any>` would).
+    ///
+    /// # Errors
+    ///
+    /// A [`TypeError`] naming [`expected`](AnyItem::expected) and the slot's type when
+    /// the slot does not hold (or convert to) a `Self`.
     fn try_from_any(slot: Any) -> Result<Self, TypeError>;
 }
 

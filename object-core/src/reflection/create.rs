@@ -175,6 +175,11 @@ pub fn create<'n>(
 
 /// Finishes a derive-generated creator: a plain `make_object`, or for a run-time
 /// descendant, `make_object_as` with its index. Used by the derive.
+///
+/// # Errors
+///
+/// [`LayoutMismatch`](super::ReflectErrorKind::LayoutMismatch) if `info` is not `T`
+/// or a run-time descendant of `T` without a layout of its own.
 pub fn finish_create<T: ObjectType>(
     value: T,
     info: &'static TypeInfo,

@@ -32,7 +32,7 @@ pub enum FieldKind {
     /// An object handle (`ObjectPtr<T>`, `ObjectRef`, `Array`, `Map`, …) of the static
     /// type named by [`FieldInfo::static_type_key`].
     Object,
-    /// Any value ([`Any`]).
+    /// Any value ([`Any`](crate::Any)).
     Any,
     /// A field left out of reflection with `#[object(skip)]`: only its name, offset and
     /// Rust type are recorded.

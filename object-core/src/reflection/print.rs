@@ -37,6 +37,27 @@ impl fmt::Write for Sink {
 /// `Debug`. An object reached more than once in the printed graph is printed in full
 /// the first time, labelled (`tour.Var #1 { … }`, `ffi.Array #1 [1, 2]`), and as `#1`
 /// afterwards. Nesting deeper than 96 objects is elided as `key { … }`.
+///
+/// Every object handle's `Debug` is this.
+///
+/// # Errors
+///
+/// Only the formatter's.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.print.Pair")]
+/// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
+///
+/// let shared: ObjectRef = make_object(Object::new());
+/// let p = make_object(Pair { base: Object::new(), a: shared.clone(), b: shared });
+/// assert_eq!(format!("{p:?}"), "doc.print.Pair { a: ffi.Object #1, b: #1 }");
+/// ```
 pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     print_graph(&DynObject(obj), f)
 }
@@ -152,6 +173,10 @@ impl fmt::Debug for DynObject<'_> {
 
 /// The `Debug` of a reflected (non-opaque) `#[derive(Object)]` type. Used by the
 /// derive.
+///
+/// # Errors
+///
+/// Only the formatter's.
 pub fn debug_reflected<T: Reflect>(
     this: &T,
     key: &'static str,

@@ -201,6 +201,10 @@ unsafe fn visit_erased<F: FieldValue>(p: *const u8, field: &FieldInfo, v: &mut d
 
 /// The `Debug` entry registered for a type: its own `Debug`. Used by the derive.
 ///
+/// # Errors
+///
+/// Only the formatter's.
+///
 /// # Safety
 ///
 /// `p` points to a live `T`.

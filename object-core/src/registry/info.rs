@@ -210,6 +210,22 @@ impl TypeInfo {
     /// The type's reflection: its Rust type's field table, or for a type without a Rust
     /// layout of its own (registered at run time), its nearest Rust ancestor's. Value
     /// kinds have an empty, opaque one.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::reflection::FieldKind;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.info.Point")]
+    /// struct Point { base: Object, x: i64, label: Option<String> }
+    ///
+    /// let refl = Point::type_info().reflection();
+    /// let fields: Vec<_> = refl.reflected_fields().map(|f| (f.name(), f.kind())).collect();
+    /// assert_eq!(fields, [("x", FieldKind::Int), ("label", FieldKind::Str)]);
+    /// assert_eq!(refl.field("x").unwrap().offset(), core::mem::offset_of!(Point, x));
+    /// assert!(refl.can_create() && !refl.is_opaque());
+    /// ```
     pub fn reflection(&self) -> &'static TypeReflection {
         let mut info = self;
         loop {

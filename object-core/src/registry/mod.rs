@@ -183,7 +183,11 @@ pub fn type_info_by_key(key: &str) -> Option<&'static TypeInfo> {
     registry().lookup(key)
 }
 
-/// The index of a type key, or an error naming the key.
+/// The index of a type key.
+///
+/// # Errors
+///
+/// [`RegistryError::UnknownKey`] naming the key, if it is not registered.
 ///
 /// ```
 /// use object_core::registry::{type_index_of, RegistryError};
