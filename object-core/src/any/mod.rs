@@ -369,9 +369,10 @@ impl From<&str> for Any {
     /// `ffi.String` object.
     #[inline]
     fn from(s: &str) -> Any {
-        match Any::from_small_str(s) {
-            Some(small) => small,
-            None => Any::from(String::new(s)),
+        if s.len() <= SMALL_STR_MAX {
+            Any::from_small_str(s)
+        } else {
+            Any::from(String::new(s))
         }
     }
 }

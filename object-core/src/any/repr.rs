@@ -229,19 +229,22 @@ impl Any {
         Any::pod(ti::DEVICE, Payload { device: v })
     }
 
-    /// An inline string (`ffi.SmallStr`), if `s` is short enough.
+    /// An inline string (`ffi.SmallStr`).
+    ///
+    /// # Panics
+    ///
+    /// If `s` is longer than [`SMALL_STR_MAX`](super::SMALL_STR_MAX) bytes (callers
+    /// check first; the check here then folds away).
     #[inline]
-    pub(super) fn from_small_str(s: &str) -> Option<Any> {
-        if s.len() > super::SMALL_STR_MAX {
-            return None;
-        }
-        Some(Any {
+    pub(super) fn from_small_str(s: &str) -> Any {
+        assert!(s.len() <= super::SMALL_STR_MAX, "not a small string");
+        Any {
             type_index: ti::SMALL_STR,
             small: s.len() as u32,
             payload: Payload {
                 bytes: small_str_payload(s.as_bytes()),
             },
-        })
+        }
     }
 
     /// An object, moving the handle's reference in.

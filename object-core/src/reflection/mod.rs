@@ -48,7 +48,6 @@
 
 use crate::any::Any;
 use crate::ptr::ObjectRef;
-use crate::registry::TypeInfo;
 
 // (`pub(crate)` where `__private` re-exports what generated code uses.)
 pub(crate) mod create;
@@ -74,12 +73,6 @@ pub use self::visit::AttrVisitor;
 
 pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};
 
-/// The reflection of an object's run-time type, and the type itself.
-pub(super) fn reflection_of(obj: &ObjectRef) -> (&'static TypeInfo, &'static TypeReflection) {
-    let info = obj.type_info();
-    (info, info.reflection())
-}
-
 /// Calls `v` for every reflected field of `obj`, found from its run-time type.
 ///
 /// ```
@@ -104,7 +97,7 @@ pub(super) fn reflection_of(obj: &ObjectRef) -> (&'static TypeInfo, &'static Typ
 /// assert_eq!(names.0, ["a=7", "b=true"]);
 /// ```
 pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
-    raw::visit_fields(obj, v);
+    raw::describe(obj).visit(v);
 }
 
 /// The names of `obj`'s reflected fields, the parent's first (`#[object(rename)]`d
@@ -134,8 +127,8 @@ pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
 /// assert_eq!(field_names(l.as_object_ref()), ["id", "text"]);
 /// ```
 pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
-    reflection_of(obj)
-        .1
+    obj.type_info()
+        .reflection()
         .reflected_fields()
         .map(|f| f.name)
         .collect()
@@ -167,14 +160,7 @@ pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
 /// assert_eq!(get_attr(&p, "big").unwrap_err().kind(), ReflectErrorKind::OutOfRange);
 /// ```
 pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
-    let (info, refl) = reflection_of(obj);
-    let field = refl
-        .field(name)
-        .ok_or_else(|| ReflectError::no_such_field(info.key(), name))?;
-    match raw::read_field(obj, field) {
-        Some(read) => read.map_err(|e| ReflectError::unreadable(info.key(), name, false, e)),
-        None => unreachable!("a field found in the object's own table"),
-    }
+    raw::describe(obj).read_named(name)
 }
 
 /// The reflected `field` of `obj`, where `field` is an entry of the table of `obj`'s
@@ -215,14 +201,5 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
 /// assert_eq!(get_field(&other, a).unwrap_err().kind(), ReflectErrorKind::NotInTable);
 /// ```
 pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError> {
-    match raw::read_field(obj, field) {
-        Some(Ok(value)) => Ok(value),
-        Some(Err(e)) => Err(ReflectError::unreadable(
-            obj.type_key(),
-            field.name,
-            !field.is_reflected(),
-            e,
-        )),
-        None => Err(ReflectError::not_in_table(obj.type_key(), field.name)),
-    }
+    raw::describe(obj).read(field)
 }

@@ -5,7 +5,7 @@ use core::cell::RefCell;
 use core::fmt;
 use std::collections::HashMap;
 
-use super::{print_slot, raw, reflection_of, AttrVisitor, FieldInfo, Reflect};
+use super::{print_slot, raw, AttrVisitor, FieldInfo, Reflect};
 use crate::any::AnyView;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::type_index as ti;
@@ -144,10 +144,11 @@ struct DynObject<'a>(&'a ObjectRef);
 impl fmt::Debug for DynObject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let obj = self.0;
-        let (info, refl) = reflection_of(obj);
+        let d = raw::describe(obj);
+        let (info, refl) = (d.info(), d.reflection());
         if matches!(info.index(), ti::STRING | ti::BYTES) {
             // Strings and bytes are values: printed by content every time, never labelled.
-            return raw::debug_with_entry(obj, f);
+            return d.debug(f);
         }
         let label = match reach(ObjectPtr::as_ptr(obj) as usize) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
@@ -162,9 +163,9 @@ impl fmt::Debug for DynObject<'_> {
                 Some(n) => write!(f, "{} #{n} ", info.key()),
                 None => Ok(()),
             };
-            labelled.and_then(|()| raw::debug_with_entry(obj, f))
+            labelled.and_then(|()| d.debug(f))
         } else {
-            fmt_fields(info.key(), label, f, |v| raw::visit_fields(obj, v))
+            fmt_fields(info.key(), label, f, |v| d.visit(v))
         };
         leave();
         result

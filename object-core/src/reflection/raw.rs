@@ -23,6 +23,7 @@ use crate::any::{Any, TypeError};
 use crate::header::Object;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::registry::TypeInfo;
 
 /// Reads a field, given its address, as a value.
 pub(super) type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
@@ -232,15 +233,6 @@ unsafe fn visit_table(fields: &[FieldInfo], base: *const u8, v: &mut dyn AttrVis
     }
 }
 
-/// Calls `v` for every reflected field of `obj`, through its run-time type's table.
-pub(super) fn visit_fields(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
-    let refl = obj.type_info().reflection();
-    // SAFETY: the run-time type's table describes the object's layout: a Rust type's
-    // own table, or (for a run-time type made with `make_object_as`) the table of the
-    // Rust ancestor whose layout the object has.
-    unsafe { visit_table(refl.fields, ObjectPtr::as_ptr(obj).cast(), v) }
-}
-
 /// Calls `v` for every reflected field of `this`, through `T::FIELDS`.
 pub(super) fn visit_value<T: Reflect>(this: &T, v: &mut dyn AttrVisitor) {
     // SAFETY: `T::FIELDS` describes `T`'s layout (`Reflect`'s contract), and `this` is a
@@ -248,25 +240,98 @@ pub(super) fn visit_value<T: Reflect>(this: &T, v: &mut dyn AttrVisitor) {
     unsafe { visit_table(T::FIELDS, (this as *const T).cast(), v) }
 }
 
-/// Reads `field` of `obj` as a value; `None` if `field` is not an entry of the table of
-/// `obj`'s run-time type.
-pub(super) fn read_field(obj: &ObjectRef, field: &FieldInfo) -> Option<Result<Any, TypeError>> {
-    let table = obj.type_info().reflection().fields.as_ptr_range();
-    if !table.contains(&(field as *const FieldInfo)) {
-        return None;
-    }
-    Some(match field.get {
-        // SAFETY: `field` is an entry of the table describing `obj`'s layout (checked
-        // above), so its value lies at `offset` in the live object.
-        Some(get) => unsafe { get(ObjectPtr::as_ptr(obj).cast::<u8>().add(field.offset)) },
-        None => Err(TypeError::new("a reflected field", "a skipped field")),
-    })
+/// An object paired with the reflection of its own run-time type: the pairing every
+/// read through a table relies on, made here, once, so the reads below are safe.
+#[derive(Clone, Copy)]
+pub(super) struct Described<'a> {
+    obj: &'a ObjectRef,
+    info: &'static TypeInfo,
+    refl: &'static TypeReflection,
 }
 
-/// Formats `obj` through the `Debug` of the Rust type whose layout it has.
-pub(super) fn debug_with_entry(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let refl = obj.type_info().reflection();
-    // SAFETY: the debug entry is the one of the Rust type whose layout the object has
-    // (its own, or its Rust ancestor's for a run-time type).
-    unsafe { (refl.debug)(ObjectPtr::as_ptr(obj), f) }
+/// `obj` with its run-time type's entry and reflection: for a Rust type its own table,
+/// for a run-time type made with `make_object_as` the table of the Rust ancestor whose
+/// layout the object has.
+#[inline]
+pub(super) fn describe(obj: &ObjectRef) -> Described<'_> {
+    let info = obj.type_info();
+    Described {
+        obj,
+        info,
+        refl: info.reflection(),
+    }
+}
+
+impl Described<'_> {
+    /// The object's run-time type.
+    #[inline]
+    pub(super) fn info(&self) -> &'static TypeInfo {
+        self.info
+    }
+
+    /// The reflection that describes the object's layout.
+    #[inline]
+    pub(super) fn reflection(&self) -> &'static TypeReflection {
+        self.refl
+    }
+
+    /// Calls `v` for every reflected field.
+    pub(super) fn visit(&self, v: &mut dyn AttrVisitor) {
+        // SAFETY: `self.refl` describes the object's layout (see `describe`).
+        unsafe { visit_table(self.refl.fields, ObjectPtr::as_ptr(self.obj).cast(), v) }
+    }
+
+    /// Reads `field`, an entry of the object's table, as a value.
+    ///
+    /// # Errors
+    ///
+    /// [`NotInTable`](super::ReflectErrorKind::NotInTable) if `field` is not an entry of the
+    /// object's table, [`SkippedField`](super::ReflectErrorKind::SkippedField) if it is
+    /// skipped, [`OutOfRange`](super::ReflectErrorKind::OutOfRange) if the value has no `Any`
+    /// form.
+    #[inline]
+    pub(super) fn read(&self, field: &FieldInfo) -> Result<Any, ReflectError> {
+        let table = self.refl.fields.as_ptr_range();
+        if !table.contains(&(field as *const FieldInfo)) {
+            return Err(ReflectError::not_in_table(self.info.key(), field.name));
+        }
+        let Some(get) = field.get else {
+            let e = TypeError::new("a reflected field", "a skipped field");
+            return Err(ReflectError::unreadable(
+                self.info.key(),
+                field.name,
+                true,
+                e,
+            ));
+        };
+        // SAFETY: `field` is an entry of the table describing the object's layout
+        // (checked above), so its value lies at `offset` in the live object.
+        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
+            .map_err(|e| ReflectError::unreadable(self.info.key(), field.name, false, e))
+    }
+
+    /// Reads the reflected field called `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchField`](super::ReflectErrorKind::NoSuchField) if the type has no reflected
+    /// field `name`, [`OutOfRange`](super::ReflectErrorKind::OutOfRange) if the value has no
+    /// `Any` form.
+    #[inline]
+    pub(super) fn read_named(&self, name: &str) -> Result<Any, ReflectError> {
+        let Some((field, get)) = self.refl.field(name).and_then(|f| Some((f, f.get?))) else {
+            return Err(ReflectError::no_such_field(self.info.key(), name));
+        };
+        // SAFETY: `field` is a reflected entry of the table describing the object's
+        // layout (found in it), so its value lies at `offset` in the live object.
+        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
+            .map_err(|e| ReflectError::unreadable(self.info.key(), name, false, e))
+    }
+
+    /// Formats the object through the `Debug` of the Rust type whose layout it has.
+    pub(super) fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: the debug entry is the one of the Rust type whose layout the object
+        // has (its own, or its Rust ancestor's for a run-time type).
+        unsafe { (self.refl.debug)(ObjectPtr::as_ptr(self.obj), f) }
+    }
 }
