@@ -1004,3 +1004,97 @@ fn debug_shows_objects_by_content_and_sharing_once() {
     let up: ObjectPtr<Node> = leaf(3, "up").upcast();
     assert_eq!(format!("{up:?}"), r#"atest.Leaf { value: 3, label: "up" }"#);
 }
+
+// ---------------------------------------------------------------------------------
+// The handle API.
+// ---------------------------------------------------------------------------------
+
+/// A reflected object with a field of each core handle type.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "anytest.Handles")]
+struct Handles {
+    base: Object,
+    bytes: Bytes,
+    error: object_core::Error,
+    maybe: Option<Bytes>,
+}
+
+/// Every object handle of core offers the same API, spelled the same way: the four
+/// methods, `From<_> for ObjectRef`, the value conversions, typed container items.
+#[test]
+fn core_handles_share_one_api() {
+    let _guard = LeakCheck::new();
+    macro_rules! check {
+        ($h:ty, $obj:ty, $make:expr, $key:literal) => {{
+            let a: $h = $make;
+            let b = a.clone();
+            let other: $h = $make;
+            assert!(<$h>::ptr_eq(&a, &b), "{}", $key);
+            assert!(!<$h>::ptr_eq(&a, &other), "{}", $key);
+            assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 2);
+            let p: ObjectPtr<$obj> = b.into_object_ptr();
+            assert_eq!(ObjectPtr::strong_count(&p), 2, "unwrapping keeps the count");
+            let b = <$h>::from_object_ptr(p);
+            assert!(<$h>::ptr_eq(&a, &b));
+            let erased: ObjectRef = b.into();
+            assert_eq!(erased.type_key(), $key);
+            assert_eq!(
+                ObjectPtr::strong_count(&erased),
+                2,
+                "erasing keeps the count"
+            );
+            drop(erased);
+            // Owned and borrowed values, and back.
+            let any = Any::from(a.clone());
+            assert_eq!(any.type_key(), $key);
+            assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 2, "moved in");
+            assert!(<$h>::ptr_eq(&a, &<$h>::try_from(any).unwrap()));
+            assert_eq!(AnyView::from(&a).type_key(), $key);
+            assert!(<$h>::try_from(Any::from(1)).is_err());
+            // A typed container holds it and lends it by reference.
+            let items: Array<$h> = vec![a.clone()].into();
+            assert!(<$h>::ptr_eq(items.get(0).unwrap(), &a));
+        }};
+    }
+    check!(
+        String,
+        StringObj,
+        String::from("a long string"),
+        "ffi.String"
+    );
+    check!(
+        Bytes,
+        BytesObj,
+        Bytes::from(&b"some bytes"[..]),
+        "ffi.Bytes"
+    );
+    check!(
+        object_core::Error,
+        object_core::ErrorObj,
+        object_core::Error::new("ValueError", "bad"),
+        "ffi.Error"
+    );
+
+    // Bytes and Error handles are reflected object fields.
+    use object_core::reflection::{get_attr, FieldKind};
+    let h = make_object(Handles {
+        base: Object::new(),
+        bytes: Bytes::from(&[1u8, 2][..]),
+        error: object_core::Error::new("KeyError", "k"),
+        maybe: None,
+    })
+    .into_object_ref();
+    let table = h.type_info().reflection();
+    for (name, key) in [
+        ("bytes", "ffi.Bytes"),
+        ("error", "ffi.Error"),
+        ("maybe", "ffi.Bytes"),
+    ] {
+        let f = table.field(name).unwrap();
+        assert_eq!((f.kind(), f.static_type_key()), (FieldKind::Object, key));
+    }
+    let b = Bytes::try_from(get_attr(&h, "bytes").unwrap()).unwrap();
+    assert_eq!(&*b, &[1, 2]);
+    assert!(get_attr(&h, "maybe").unwrap().is_none());
+}

@@ -771,7 +771,7 @@ fn heterogeneous_array_downcasts_back() {
     let objs: Array<ObjectRef> = vec![
         x.clone().into_object_ref(),
         sum.clone().into_object_ref(),
-        String::from("text").into_object_ref(),
+        ObjectRef::from(String::from("text")),
         attrs.as_object_ptr().clone().into_object_ref(),
         dims.as_object_ptr().clone().into_object_ref(),
         Shape::from([1, 2])

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use object_containers::{Array, Map, Shape};
 use object_core::reflection::{
-    create, create_from_source, field_names, get_attr, visit_object_attrs, AttrVisitor, FieldFlags,
-    FieldInfo, FieldKind, FieldSource, Reflect,
+    create, create_from_source, field_names, get_attr, get_field, visit_object_attrs, AttrVisitor,
+    FieldFlags, FieldInfo, FieldKind, FieldSource, Reflect, ReflectError, ReflectErrorKind,
 };
 use object_core::registry::{register_type, TypeSpec};
 use object_core::type_index as ti;
@@ -243,7 +243,7 @@ fn with(
     entries
 }
 
-fn make_all(entries: Vec<(&'static str, Any)>) -> Result<ObjectRef, Error> {
+fn make_all(entries: Vec<(&'static str, Any)>) -> Result<ObjectRef, ReflectError> {
     create("rtest.AllTypes", entries)
 }
 
@@ -742,9 +742,15 @@ fn integer_fields_check_their_range() {
     for (name, value, ty) in bad {
         let e =
             make_all(with(all_entries(&objects), name, Some(Any::from(value)))).expect_err(name);
-        assert_eq!(e.kind(), "TypeError", "{name} = {value}");
+        assert_eq!(e.kind(), ReflectErrorKind::WrongType, "{name} = {value}");
+        assert_eq!((e.type_key(), e.field()), ("rtest.AllTypes", Some(name)));
+        let t = e.type_error().expect("the failed conversion");
         assert_eq!(
-            e.message(),
+            (&*t.expected, t.actual),
+            (&*format!("{ty} (in range)"), "int")
+        );
+        assert_eq!(
+            e.to_string(),
             format!("field `{name}` of `rtest.AllTypes`: expected {ty} (in range), got int"),
         );
     }
@@ -780,14 +786,17 @@ fn unsigned_beyond_i64_max_is_an_error_on_read() {
     }
     let o = o.into_object_ref();
     let e = get_attr(&o, "a_u64").unwrap_err();
-    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(e.kind(), ReflectErrorKind::OutOfRange);
+    assert_eq!(e.field(), Some("a_u64"));
     assert_eq!(
-        e.message(),
+        e.to_string(),
         "field `a_u64` of `rtest.AllTypes`: expected int (an i64), got u64 beyond i64::MAX"
     );
     let e = get_attr(&o, "a_usize").unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::OutOfRange);
+    // At the packed-call boundary, the same `TypeError` as ever.
     assert_eq!(
-        e.to_string(),
+        Error::from(e).to_string(),
         "TypeError: field `a_usize` of `rtest.AllTypes`: expected int (an i64), got usize beyond i64::MAX"
     );
     // The visitor gets it exactly, through `visit_u64`; the printer shows it.
@@ -835,9 +844,10 @@ fn floats_accept_ints_and_bools_do_not() {
     ];
     for (name, value, msg) in cases {
         let e = make_all(with(all_entries(&objects), name, Some(value))).unwrap_err();
-        assert_eq!(e.kind(), "TypeError");
+        assert_eq!(e.kind(), ReflectErrorKind::WrongType);
+        assert_eq!(e.field(), Some(name));
         assert_eq!(
-            e.message(),
+            e.to_string(),
             format!("field `{name}` of `rtest.AllTypes`: {msg}")
         );
     }
@@ -867,10 +877,11 @@ fn object_fields_check_the_static_type() {
     ];
     for (name, value, msg) in cases {
         let e = make_all(with(all_entries(&objects), name, Some(value))).unwrap_err();
-        assert_eq!(e.kind(), "TypeError", "{name}");
+        assert_eq!(e.kind(), ReflectErrorKind::WrongType, "{name}");
+        assert_eq!(e.field(), Some(name));
         let prefix = format!("field `{name}` of `rtest.AllTypes`: ");
-        assert!(e.message().starts_with(&prefix), "{e}");
-        assert!(e.message().contains(msg), "{e}");
+        assert!(e.to_string().starts_with(&prefix), "{e}");
+        assert!(e.to_string().contains(msg), "{e}");
     }
     // An array of the wrong item type.
     let strings: Array<Any> = vec![Any::from("a")].into();
@@ -880,7 +891,10 @@ fn object_fields_check_the_static_type() {
         Some(Any::from(strings)),
     ))
     .unwrap_err();
-    assert!(e.message().contains("field `a_array`"), "{e}");
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::WrongType, Some("a_array"))
+    );
     // A descendant is accepted where its ancestor is expected.
     let l = leaf(9, "l", None, 1.0);
     let o = make_all(with(
@@ -1100,21 +1114,27 @@ fn create_fills_skipped_fields_with_default_and_builds_parents() {
 fn create_errors_name_the_field_and_the_type() {
     let _guard = LeakCheck::new();
     let e = create("rtest.NoSuchType", base_entries()).unwrap_err();
-    assert_eq!(e.kind(), "KeyError");
-    assert_eq!(e.message(), "unknown type key `rtest.NoSuchType`");
+    assert_eq!(e.kind(), ReflectErrorKind::UnknownType);
+    assert_eq!((e.type_key(), e.field()), ("rtest.NoSuchType", None));
+    assert_eq!(e.to_string(), "unknown type key `rtest.NoSuchType`");
     // Value kinds are not object types.
     let e = create("int", []).unwrap_err();
-    assert_eq!(e.kind(), "KeyError");
+    assert_eq!(e.kind(), ReflectErrorKind::UnknownType);
 
     let e = create("rtest.Base", [("span_id", Any::from(1))]).unwrap_err();
-    assert_eq!(e.kind(), "ValueError");
+    assert_eq!(e.kind(), ReflectErrorKind::MissingField);
+    assert_eq!((e.type_key(), e.field()), ("rtest.Base", Some("note")));
     assert_eq!(
-        e.message(),
+        e.to_string(),
         "missing field `note` (ffi.String) of `rtest.Base`"
     );
     let e = create("rtest.Leaf", base_entries()).unwrap_err();
     assert_eq!(
-        e.message(),
+        (e.kind(), e.type_key(), e.field()),
+        (ReflectErrorKind::MissingField, "rtest.Leaf", Some("label"))
+    );
+    assert_eq!(
+        e.to_string(),
         "missing field `label` (ffi.String) of `rtest.Leaf`"
     );
 
@@ -1123,15 +1143,23 @@ fn create_errors_name_the_field_and_the_type() {
         base_entries().into_iter().chain([("extra", Any::from(1))]),
     )
     .unwrap_err();
-    assert_eq!(e.kind(), "ValueError");
-    assert_eq!(e.message(), "`rtest.Base` has no field `extra`");
+    assert_eq!(e.kind(), ReflectErrorKind::ExtraField);
+    assert_eq!(e.field(), Some("extra"));
+    assert_eq!(e.to_string(), "`rtest.Base` has no field `extra`");
     // A renamed field is known by its new name only, a skipped one not at all.
     let e = create(
         "rtest.Base",
         [("span", Any::from(1)), ("note", Any::from("n"))],
     )
     .unwrap_err();
-    assert_eq!(e.message(), "missing field `span_id` (int) of `rtest.Base`");
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::MissingField, Some("span_id"))
+    );
+    assert_eq!(
+        e.to_string(),
+        "missing field `span_id` (int) of `rtest.Base`"
+    );
     let e = create(
         "rtest.Mid",
         base_entries()
@@ -1139,7 +1167,11 @@ fn create_errors_name_the_field_and_the_type() {
             .chain([("label", Any::from("m")), ("cache", Any::from(1))]),
     )
     .unwrap_err();
-    assert_eq!(e.message(), "`rtest.Mid` has no field `cache`");
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::ExtraField, Some("cache"))
+    );
+    assert_eq!(e.to_string(), "`rtest.Mid` has no field `cache`");
 
     let e = create(
         "rtest.Base",
@@ -1150,9 +1182,10 @@ fn create_errors_name_the_field_and_the_type() {
         ],
     )
     .unwrap_err();
-    assert_eq!(e.kind(), "ValueError");
+    assert_eq!(e.kind(), ReflectErrorKind::DuplicateField);
+    assert_eq!(e.field(), Some("span_id"));
     assert_eq!(
-        e.message(),
+        e.to_string(),
         "field `span_id` of `rtest.Base` is given twice"
     );
 
@@ -1161,8 +1194,9 @@ fn create_errors_name_the_field_and_the_type() {
         [("span_id", Any::from("one")), ("note", Any::from("n"))],
     )
     .unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::WrongType);
     assert_eq!(
-        e.to_string(),
+        Error::from(e).to_string(),
         "TypeError: field `span_id` of `rtest.Base`: expected uint32, got ffi.String"
     );
     // Inherited fields are reported under the type being built.
@@ -1177,7 +1211,11 @@ fn create_errors_name_the_field_and_the_type() {
     )
     .unwrap_err();
     assert_eq!(
-        e.message(),
+        (e.kind(), e.type_key(), e.field()),
+        (ReflectErrorKind::WrongType, "rtest.Leaf", Some("note"))
+    );
+    assert_eq!(
+        e.to_string(),
         "field `note` of `rtest.Leaf`: expected ffi.String, got int"
     );
 
@@ -1189,7 +1227,11 @@ fn create_errors_name_the_field_and_the_type() {
             .chain([("zz", Any::from(1)), ("zz", Any::from(2))]),
     )
     .unwrap_err();
-    assert_eq!(e.message(), "`rtest.Base` has no field `zz`");
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::ExtraField, Some("zz"))
+    );
+    assert_eq!(e.to_string(), "`rtest.Base` has no field `zz`");
 
     // Opaque built-ins cannot be built from fields.
     for key in [
@@ -1200,9 +1242,10 @@ fn create_errors_name_the_field_and_the_type() {
         "rtest.Bomb",
     ] {
         let e = create(key, []).unwrap_err();
-        assert_eq!(e.kind(), "TypeError", "{key}");
+        assert_eq!(e.kind(), ReflectErrorKind::NotCreatable, "{key}");
+        assert_eq!(e.type_key(), key);
         assert_eq!(
-            e.message(),
+            e.to_string(),
             format!("`{key}` cannot be created from fields")
         );
     }
@@ -1215,20 +1258,26 @@ fn failed_creates_release_every_value() {
     let before = ObjectPtr::strong_count(&objects.node);
     // Fails late (the last field), after the object-valued fields were taken.
     let e = make_all(with(all_entries(&objects), "a_shape", Some(Any::from(1)))).unwrap_err();
-    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(e.kind(), ReflectErrorKind::WrongType);
     // Fails after the object was built (an extra field).
     let mut extra = all_entries(&objects);
     extra.push(("zzz", Any::from(node(0))));
-    assert_eq!(make_all(extra).unwrap_err().kind(), "ValueError");
+    assert_eq!(
+        make_all(extra).unwrap_err().kind(),
+        ReflectErrorKind::ExtraField
+    );
     // Fails on a missing field, with objects given.
     let missing = with(all_entries(&objects), "a_u8", None);
-    assert_eq!(make_all(missing).unwrap_err().kind(), "ValueError");
+    assert_eq!(
+        make_all(missing).unwrap_err().kind(),
+        ReflectErrorKind::MissingField
+    );
     // An unknown type.
     assert_eq!(
         create("rtest.Nope", all_entries(&objects))
             .unwrap_err()
             .kind(),
-        "KeyError"
+        ReflectErrorKind::UnknownType
     );
     assert_eq!(ObjectPtr::strong_count(&objects.node), before);
     let child = node(1);
@@ -1243,7 +1292,10 @@ fn failed_creates_release_every_value() {
         ],
     )
     .unwrap_err();
-    assert_eq!(e.kind(), "TypeError");
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::WrongType, Some("weight"))
+    );
     assert_eq!(ObjectPtr::strong_count(&child), 1);
 }
 
@@ -1277,7 +1329,11 @@ fn create_from_source_takes_every_entry() {
     let mut src = FieldSource::new(info.key(), &mut entries);
     let e = create_from_source(info, &mut src).unwrap_err();
     assert_eq!(
-        e.message(),
+        (e.kind(), e.field()),
+        (ReflectErrorKind::WrongType, Some("span_id"))
+    );
+    assert_eq!(
+        e.to_string(),
         "field `span_id` of `rtest.Mid`: expected uint32 (in range), got int"
     );
     assert!(entries[1].1.is_some());
@@ -1285,8 +1341,10 @@ fn create_from_source_takes_every_entry() {
     let array = object_core::registry::type_info(ti::ARRAY).unwrap();
     let mut entries: Vec<(&str, Option<Any>)> = vec![("len", Some(Any::from(1)))];
     let mut src = FieldSource::new(array.key(), &mut entries);
+    let e = create_from_source(array, &mut src).unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::NotCreatable);
     assert_eq!(
-        create_from_source(array, &mut src).unwrap_err().to_string(),
+        Error::from(e).to_string(),
         "TypeError: `ffi.Array` cannot be created from fields"
     );
     assert!(entries[0].1.is_some());
@@ -1343,8 +1401,15 @@ fn runtime_descendants_reuse_their_rust_ancestors_reflection() {
     );
     assert_eq!(get_attr(&o, "label").unwrap().as_str(), Some("x"));
     let e = get_attr(&o, "nope").unwrap_err();
-    assert_eq!(e.kind(), "AttributeError");
-    assert_eq!(e.message(), "`rtest.RuntimeLeaf` has no field `nope`");
+    assert_eq!(
+        (e.kind(), e.type_key(), e.field()),
+        (
+            ReflectErrorKind::NoSuchField,
+            "rtest.RuntimeLeaf",
+            Some("nope")
+        )
+    );
+    assert_eq!(e.to_string(), "`rtest.RuntimeLeaf` has no field `nope`");
     assert_eq!(
         format!("{o:?}"),
         r#"rtest.RuntimeLeaf { span_id: 5, note: "rt", label: "x", child: None, weight: 2.0 }"#
@@ -1352,7 +1417,11 @@ fn runtime_descendants_reuse_their_rust_ancestors_reflection() {
     // Errors name the run-time type.
     let e = create("rtest.RuntimeLeaf", [("span_id", Any::from(5))]).unwrap_err();
     assert_eq!(
-        e.message(),
+        (e.kind(), e.type_key()),
+        (ReflectErrorKind::MissingField, "rtest.RuntimeLeaf")
+    );
+    assert_eq!(
+        e.to_string(),
         "missing field `note` (ffi.String) of `rtest.RuntimeLeaf`"
     );
 
@@ -1383,14 +1452,55 @@ fn get_attr_of_unknown_or_skipped_names_is_an_attribute_error() {
     let l = leaf(1, "l", None, 0.0).into_object_ref();
     for name in ["cache", "span", "base", "", "weight "] {
         let e = get_attr(&l, name).unwrap_err();
-        assert_eq!(e.kind(), "AttributeError", "{name:?}");
+        assert_eq!(e.kind(), ReflectErrorKind::NoSuchField, "{name:?}");
+        assert_eq!(e.field(), Some(name));
+        assert_eq!(e.to_string(), format!("`rtest.Leaf` has no field `{name}`"));
+        // An `AttributeError` at the packed-call boundary, as ever.
+        let e = Error::from(e);
+        assert_eq!(e.kind(), "AttributeError");
         assert_eq!(e.message(), format!("`rtest.Leaf` has no field `{name}`"));
     }
     // A built-in has no fields.
     let a = Any::from(int_array(&[1]));
     let arr = a.as_object().unwrap();
     assert!(field_names(arr).is_empty());
-    assert_eq!(get_attr(arr, "len").unwrap_err().kind(), "AttributeError");
+    assert_eq!(
+        get_attr(arr, "len").unwrap_err().kind(),
+        ReflectErrorKind::NoSuchField
+    );
+}
+
+#[test]
+fn get_field_reads_only_entries_of_the_objects_own_table() {
+    let _guard = LeakCheck::new();
+    let l = leaf(3, "l", None, 0.5).into_object_ref();
+    let table = l.type_info().reflection();
+    // Every reflected entry reads like `get_attr`.
+    for f in table.reflected_fields() {
+        assert_eq!(get_field(&l, f).unwrap(), get_attr(&l, f.name()).unwrap());
+    }
+    // A skipped entry has nothing to read.
+    let cache = table.fields().iter().find(|f| f.name() == "cache").unwrap();
+    assert!(!cache.is_reflected());
+    let e = get_field(&l, cache).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.type_key(), e.field()),
+        (ReflectErrorKind::SkippedField, "rtest.Leaf", Some("cache"))
+    );
+    assert_eq!(Error::from(e).kind(), "TypeError");
+    // An entry of another type's table (even a parent's, at the same offset) is refused:
+    // only the object's own run-time table describes it.
+    let base_span = Base::type_info().reflection().field("span_id").unwrap();
+    let e = get_field(&l, base_span).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::NotInTable, Some("span_id"))
+    );
+    assert_eq!(
+        e.to_string(),
+        "field `span_id` is not a field of `rtest.Leaf`"
+    );
+    assert_eq!(Error::from(e).kind(), "TypeError");
 }
 
 // ---------------------------------------------------------------------------------

@@ -26,10 +26,10 @@ impl fmt::Debug for ErrorObj {
     }
 }
 
-/// An error raised by a [`Function`](crate::Function) (or anything else): a kind such as
-/// `"TypeError"`, a message, and the chain of call frames it crossed on its way up,
-/// innermost first. It is an object (`ffi.Error`), cheap to clone, and implements
-/// `std::error::Error`.
+/// An error raised by a packed function (`object_containers::Function`) or anything
+/// else: a kind such as `"TypeError"`, a message, and the chain of call frames it
+/// crossed on its way up, innermost first. It is an object (`ffi.Error`), cheap to
+/// clone, and implements `std::error::Error`.
 ///
 /// ```
 /// use object_core::Error;
@@ -93,11 +93,6 @@ impl Error {
             None => unreachable!("ErrorObj is final, so copy-on-write always succeeds"),
         }
         self
-    }
-
-    /// The underlying object.
-    pub fn as_object_ptr(&self) -> &ObjectPtr<ErrorObj> {
-        &self.0
     }
 }
 

@@ -5,7 +5,7 @@
 //! around — AST nodes, runtime values, containers, functions, tensors — is one kind of
 //! thing, an *object*, with
 //!
-//! - one 16-byte `#[repr(C)]` header ([`Object`]): type index, atomic count, deleter;
+//! - one 16-byte `#[repr(C)]` header ([`Object`](struct@Object)): type index, atomic count, deleter;
 //! - one intrusive pointer ([`ObjectPtr<T>`], and [`ObjectRef`] when type-erased) with
 //!   `Arc`'s counting discipline, free up-casts and O(1) checked down-casts, including
 //!   to intermediate base types, without Rust's `Any` or a vtable;
@@ -39,29 +39,50 @@
 //! assert_eq!(e.type_key(), "doc.IntImm");
 //! ```
 //!
-//! See `DESIGN.md` in the repository for the architecture, and the `object-examples`
+//! Every handle over an object pointer ([`String`], [`Bytes`], [`Error`], and the
+//! containers, functions and tensors of `object-containers`) offers the same API:
+//! `from_object_ptr`, `as_object_ptr`, `into_object_ptr`, `ptr_eq` (an associated
+//! function, as on `Arc`), `From<_> for ObjectRef`, and the `Any` conversions.
+//!
+//! See `ARCHITECTURE.md` at the repository root for the architecture (the crates, the
+//! header and index ranges, where `unsafe` lives and why), and the `object-examples`
 //! crate's `tour` for a guided walk through an expression language built on it.
+
+#![deny(unsafe_code)]
 
 #[allow(unused_extern_crates)] // lets generated `::object_core` paths resolve inside this crate
 extern crate self as object_core;
 
-mod alloc;
+// Unsafe code is denied here and allowed only in the modules (or submodules) below that
+// say why: see "Unsafe" in `ARCHITECTURE.md` at the repository root.
+// Allocation: raw blocks, deleters, the pool's free lists, trailing items.
+#[allow(unsafe_code)]
+pub mod alloc;
 mod any;
 mod dtype;
 mod error;
 mod handle;
+// The header: initializing it in place, the count, the deleter and the release path.
+#[allow(unsafe_code)]
 mod header;
+// The `ObjectType`, `NonFinal` and `FieldsMut` contracts, and the type cache's entry.
+#[allow(unsafe_code)]
 mod object_type;
+// The intrusive pointer: raw pointer ownership, casts justified by `ObjectType`.
+#[allow(unsafe_code)]
 mod ptr;
 pub mod reflection;
 pub mod registry;
+// The root `Object`'s `ObjectType`, `NonFinal` and `FieldsMut` impls.
+#[allow(unsafe_code)]
+mod root;
 mod string;
 pub mod type_index;
 
 pub use crate::alloc::{
-    drop_object_in_place, extra_of, make_object, make_object_as, make_object_with_extra,
+    drop_object_in_place, make_object, make_object_as, make_object_with_extra,
     make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
-    ObjectPool, WithExtra,
+    ObjectPool,
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
@@ -69,15 +90,13 @@ pub use crate::error::{Error, ErrorObj};
 #[cfg(feature = "live-count")]
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
-pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType, Succ, TypeCache, Zero};
+pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType};
 pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
 
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;
-
-mod root;
 
 /// The names most code needs: `use object_core::prelude::*;`.
 ///
@@ -95,6 +114,13 @@ pub mod prelude {
 /// Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::object_type::{AncestorAt, DepthSub, Succ, TypeCache, Zero};
+    pub use crate::reflection::create::{finish_create, not_creatable, probe};
+    pub use crate::reflection::field::{concat_fields, has_reflected_field};
+    pub use crate::reflection::print::debug_reflected;
+    pub use crate::reflection::raw::{
+        debug_entry, reflected_field, skipped_field, type_reflection,
+    };
     pub use crate::registry::{LinkedType, TypeRegistration};
     pub use core::any::TypeId;
     pub use core::marker::{PhantomData, Send, Sync};

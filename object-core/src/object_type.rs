@@ -8,7 +8,7 @@ use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use crate::registry::{self, TypeInfo, TypeRegistration};
 
 /// A Rust type that is an object type: a `#[repr(C)]` struct whose first field is its
-/// parent object type (down to [`Object`](crate::Object), the header), registered under
+/// parent object type (down to [`Object`](struct@crate::Object), the header), registered under
 /// a unique key.
 ///
 /// Implement it with `#[derive(Object)]`; the derive checks the layout rules below.
@@ -18,7 +18,7 @@ use crate::registry::{self, TypeInfo, TypeRegistration};
 /// An implementation promises, and `ObjectPtr`'s casts rely on it:
 ///
 /// - `Self` is `#[repr(C)]` and its first field, at offset 0, is `Self::Parent` (for
-///   [`Object`](crate::Object) itself: the header), so a pointer to `Self` is a valid
+///   [`Object`](struct@crate::Object) itself: the header), so a pointer to `Self` is a valid
 ///   pointer to every ancestor;
 /// - `DEPTH` is `Parent::DEPTH + 1` and `Depth` is `Succ<Parent::Depth>`;
 /// - `registration()` describes this type (its key is `TYPE_KEY`, its parent key is
@@ -243,14 +243,15 @@ where
 /// the header. `#[derive(Object)]` implements it with a struct whose fields have the same
 /// names and visibility as the object's: `&mut F` for each of the type's own fields, and
 /// for the first field (the parent) the parent's projection, recursively, down to
-/// [`Object`](crate::Object), whose projection is `()`.
+/// [`Object`](struct@crate::Object), whose projection is `()`.
 ///
 /// So no safe code ever holds `&mut T`, `Pin<&mut T>` or `&mut Object` of anything that
 /// lives in an object: `mem::swap`, `mem::replace` and `Pin::set` cannot reach a header
 /// (its count, type index or deleter).
 ///
 /// Reached through [`ObjectPtr::get_mut`](crate::ObjectPtr::get_mut) and
-/// [`ObjectPtr::make_mut`](crate::ObjectPtr::make_mut).
+/// [`ObjectPtr::make_mut`](crate::ObjectPtr::make_mut). The derive's projection struct
+/// adds no name to your module; name it as `<T as FieldsMut>::Mut<'a>`.
 ///
 /// ```
 /// use object_core::prelude::*;

@@ -202,7 +202,21 @@ impl<T: ObjectType> ObjectPtr<T> {
         }
     }
 
-    /// Converts the handle to a `U` handle if the object is one; gives it back if not.
+    /// Converts the handle to a `U` handle if the object is one (or a subtype of one).
+    ///
+    /// # Errors
+    ///
+    /// The handle, back, if the object is not a `U`.
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef, String, StringObj};
+    /// let s: ObjectRef = String::from("a long string").into();
+    /// let s = s.downcast::<StringObj>().unwrap();
+    /// assert_eq!(s.as_str(), "a long string");
+    /// let o: ObjectRef = make_object(Object::new());
+    /// let o = o.downcast::<StringObj>().unwrap_err(); // not a string: the handle back
+    /// assert_eq!(o.type_key(), "ffi.Object");
+    /// ```
     #[inline]
     pub fn downcast<U: ObjectType>(self) -> Result<ObjectPtr<U>, Self> {
         if self.is::<U>() {

@@ -62,7 +62,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     );
     let parent_depth = respan(quote!(<#parent as #krate::ObjectType>::DEPTH), parent_span);
     let depth_ty = respan(
-        quote!(#krate::Succ<<#parent as #krate::ObjectType>::Depth>),
+        quote!(#private::Succ<<#parent as #krate::ObjectType>::Depth>),
         parent_span,
     );
     let parent_not_final = respan(
@@ -155,8 +155,8 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 }
 
                 #[inline(always)]
-                fn type_cache() -> &'static #krate::TypeCache {
-                    static __CACHE: #krate::TypeCache = #krate::TypeCache::new();
+                fn type_cache() -> &'static #private::TypeCache {
+                    static __CACHE: #private::TypeCache = #private::TypeCache::new();
                     &__CACHE
                 }
             }
@@ -167,7 +167,11 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             #first_is_parent
             const _: () = #private::assert_first_field(::core::mem::offset_of!(#name, #first_ident));
 
+            // Named as `<#name as FieldsMut>::Mut<'a>` (the projection is reached only
+            // through `ObjectPtr::get_mut` / `make_mut`), so it adds no name to the
+            // user's module.
             #[doc(hidden)]
+            #[allow(unnameable_types)]
             #vis struct #proj<'__a> {
                 #(#proj_fields,)*
             }
@@ -203,10 +207,11 @@ fn reflection(
     let a = &input.attrs;
     let name = input.ident;
     let refl = quote!(#krate::reflection);
+    let private = quote!(#krate::__private);
     let opaque = a.opaque.is_some();
     let custom_debug = a.custom_debug.is_some();
     let parent_fields = respan(
-        quote!(#refl::probe::ParentProbe::<#parent>::FIELDS),
+        quote!(#private::probe::ParentProbe::<#parent>::FIELDS),
         parent_span,
     );
 
@@ -219,13 +224,14 @@ fn reflection(
         let ty_str = quote!(#ty).to_string().replace(' ', "");
         if i == 0 {
             inits.push(
-                quote!(#id: (&#refl::probe::ParentProbe::<#ty>::new()).parent_from_fields(__src)?),
+                quote!(#id: (&#private::probe::ParentProbe::<#ty>::new()).parent_from_fields(__src)?),
             );
             continue;
         }
         let offset = quote!(::core::mem::offset_of!(#name, #id));
         if opaque || f.attrs.skip.is_some() {
-            own.push(quote!(#refl::FieldInfo::skipped(::core::stringify!(#id), #offset, #ty_str)));
+            // SAFETY (in the generated code): `offset_of!` of this very field.
+            own.push(quote!(unsafe { #private::skipped_field(::core::stringify!(#id), #offset, #ty_str) }));
             if !opaque {
                 let default = respan(
                     quote!(<#ty as ::core::default::Default>::default()),
@@ -255,7 +261,7 @@ fn reflection(
         name_checks.push(respan(
             quote! {
                 const _: () = ::core::assert!(
-                    !#refl::has_reflected_field(#parent_fields, #field_name),
+                    !#private::has_reflected_field(#parent_fields, #field_name),
                     #message
                 );
             },
@@ -274,18 +280,17 @@ fn reflection(
             .unwrap_or_default();
         // The path spanned at the field's type, which keeps its own spans: an
         // unsupported type is reported on the whole type.
-        let new = respan(quote!(#refl::FieldInfo::new::<), ty.span());
-        own.push(quote!(#new #ty>(#field_name, #offset, #ty_str, #flags)));
+        let new = respan(quote!(#private::reflected_field::<), ty.span());
+        // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
+        own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }));
         inits.push(
-            quote!(#id: (&#refl::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
+            quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
         );
     }
 
     let from_fields = if opaque {
         quote! {
-            ::core::result::Result::Err(#krate::Error::type_error(::core::concat!(
-                "`", #key, "` cannot be created from fields"
-            )))
+            ::core::result::Result::Err(#private::not_creatable(#key))
         }
     } else {
         quote!(::core::result::Result::Ok(#name { #(#inits,)* }))
@@ -302,7 +307,7 @@ fn reflection(
             #[automatically_derived]
             impl ::core::fmt::Debug for #name {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    #refl::debug_reflected(self, #key, f)
+                    #private::debug_reflected(self, #key, f)
                 }
             }
         }
@@ -312,21 +317,23 @@ fn reflection(
         const __OWN_FIELDS: &[#refl::FieldInfo] = &[#(#own,)*];
         const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
         const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =
-            #refl::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
+            #private::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
         #(#name_checks)*
 
+        // SAFETY: `FIELDS` is the parent's table (the parent's part of this type, at
+        // offset 0) followed by this type's own fields at their `offset_of!` offsets.
         #[automatically_derived]
-        impl #refl::Reflect for #name {
+        unsafe impl #refl::Reflect for #name {
             const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
             fn from_fields(
                 __src: &mut #refl::FieldSource<'_, '_>,
-            ) -> ::core::result::Result<Self, #krate::Error> {
+            ) -> ::core::result::Result<Self, #refl::ReflectError> {
                 #from_fields
             }
         }
 
         #[allow(unused_imports)]
-        use #refl::probe::{
+        use #private::probe::{
             Field as _, FieldFallback as _, Parent as _, ParentFallback as _,
             ParentFieldsFallback as _,
         };
@@ -334,17 +341,20 @@ fn reflection(
         fn __create(
             __src: &mut #refl::FieldSource<'_, '_>,
             __info: &'static #krate::TypeInfo,
-        ) -> ::core::result::Result<#krate::ObjectRef, #krate::Error> {
-            #refl::finish_create(<#name as #refl::Reflect>::from_fields(__src)?, __info)
+        ) -> ::core::result::Result<#krate::ObjectRef, #refl::ReflectError> {
+            #private::finish_create(<#name as #refl::Reflect>::from_fields(__src)?, __info)
         }
 
-        static __REFLECTION: #refl::TypeReflection = #refl::TypeReflection::new(
-            <#name as #refl::Reflect>::FIELDS,
-            #opaque,
-            #custom_debug,
-            #create,
-            #refl::debug_entry::<#name>,
-        );
+        // SAFETY: this type's table, its debug entry and its creator.
+        static __REFLECTION: #refl::TypeReflection = unsafe {
+            #private::type_reflection(
+                <#name as #refl::Reflect>::FIELDS,
+                #opaque,
+                #custom_debug,
+                #create,
+                #private::debug_entry::<#name>,
+            )
+        };
 
         #debug
     }

@@ -32,6 +32,10 @@
 //!
 //! Every misuse is a compile error on the offending token, all reported at once.
 
+// The derive writes `unsafe impl`s and `unsafe` blocks into its output (as tokens);
+// it runs no unsafe code itself.
+#![deny(unsafe_code)]
+
 mod ast;
 mod attr;
 mod check;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use object_containers::{Array, Map, Shape};
-use object_core::reflection::{self, FieldSource};
+use object_core::reflection::{self, FieldSource, ReflectError, ReflectErrorKind};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
 
@@ -661,22 +661,15 @@ fn no_field(info: &TypeInfo, name: &str) -> GraphError {
 }
 
 /// An error of [`create_from_source`](reflection::create_from_source): a field missing,
-/// extra, given twice or of the wrong kind. The message stays the reflection's, and so
-/// does the `Error` kind it converts into.
-fn field_error(e: Error) -> GraphError {
-    // The message names the field as `field `name``, `missing field `name``,
-    // or `has no field `name``.
-    let field = e
-        .message()
-        .split_once("field `")
-        .and_then(|(_, rest)| rest.split_once('`'))
-        .map(|(name, _)| name.to_owned());
+/// extra, given twice or of the wrong kind, or a type that cannot be built. The message
+/// stays the reflection's, and so does the `Error` kind it converts into.
+fn field_error(e: ReflectError) -> GraphError {
     let kind = match e.kind() {
-        "KeyError" => GraphErrorKind::UnknownType,
-        "MemoryError" => GraphErrorKind::Memory,
+        ReflectErrorKind::UnknownType => GraphErrorKind::UnknownType,
         _ => GraphErrorKind::Field,
     };
-    let e = GraphError::wrap(kind, e);
+    let field = e.field().map(str::to_owned);
+    let e = GraphError::wrap(kind, Error::from(e));
     match field {
         Some(name) => e.with_field(&name),
         None => e,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use object_containers::{Array, Map, NDArray, Shape};
-use object_core::reflection::{self, FieldInfo};
+use object_core::reflection::{self, FieldInfo, ReflectError};
 use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
@@ -521,8 +521,8 @@ fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphEr
 // Out of line: `read_field` runs once per object-valued field on the hot path.
 #[cold]
 #[inline(never)]
-fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: Error) -> GraphError {
-    GraphError::wrap(GraphErrorKind::Unsupported, e)
+fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: ReflectError) -> GraphError {
+    GraphError::wrap(GraphErrorKind::Unsupported, Error::from(e))
         .with_field(field.name())
         .with_type_key(obj.type_key())
 }

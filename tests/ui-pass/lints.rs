@@ -12,7 +12,9 @@
 #![deny(unused_lifetimes, single_use_lifetimes, elided_lifetimes_in_paths)]
 #![deny(clippy::all, clippy::pedantic)]
 
-use object_core::{FieldsMut, NonFinal, Object, ObjectType, Succ, TypeCache};
+// `Succ` and `TypeCache` are what the expansion names through `__private`.
+use object_core::__private::{Succ, TypeCache};
+use object_core::{FieldsMut, NonFinal, Object, ObjectType};
 
 /// A documented public object type.
 #[derive(Object)]

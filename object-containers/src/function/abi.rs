@@ -21,7 +21,7 @@ use core::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use object_core::{
-    extra_of, make_object_with_extra, Any, AnyView, Error, Object, ObjectPtr, String,
+    alloc::extra_of, make_object_with_extra, Any, AnyView, Error, Object, ObjectPtr, String,
 };
 
 use super::convert::{FromArg, IntoRet};
@@ -393,13 +393,21 @@ fn never_unwind(f: impl FnOnce()) {
 
 /// Drops a caught panic's payload without unwinding: a payload whose `Drop` panics
 /// would otherwise unwind out of the entry point that caught it. The payload of that
-/// second panic is forgotten (leaked) rather than dropped, since its `Drop` may panic
-/// too.
-fn drop_payload(payload: Box<dyn core::any::Any + Send>) {
-    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
-        core::mem::forget(again);
+/// second panic is dropped the same way, and so on, up to [`MAX_PAYLOAD_DROPS`] payloads;
+/// one beyond that (a chain of payloads that each panic on drop) is forgotten (leaked)
+/// rather than dropped, so that dropping always ends.
+fn drop_payload(mut payload: Box<dyn core::any::Any + Send>) {
+    for _ in 0..MAX_PAYLOAD_DROPS {
+        match catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            Ok(()) => return,
+            Err(again) => payload = again,
+        }
     }
+    core::mem::forget(payload);
 }
+
+/// How many panic payloads in a row [`drop_payload`] drops before it leaks the next.
+const MAX_PAYLOAD_DROPS: usize = 16;
 
 // ---------------------------------------------------------------------------------
 // Fast entries, one per arity.

@@ -347,9 +347,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         reflection::get_attr(&f_ref, "body")?.type_key()
     );
     let made = reflection::create("tour.IntImm", [("value", Any::from(7))])?;
+    let wrong = reflection::create("tour.IntImm", [("value", Any::from("seven"))]).unwrap_err();
     println!(
-        "create(\"tour.IntImm\", value = 7) builds {made:?}; a wrong field is an error: {}",
-        reflection::create("tour.IntImm", [("value", Any::from("seven"))]).unwrap_err()
+        "create(\"tour.IntImm\", value = 7) builds {made:?}; a wrong field is an error ({:?}): {wrong}",
+        wrong.kind()
     );
     println!("the reflection-driven Debug shows `x`, shared, once (#1):\n{f:#?}");
     let text = to_json_graph(&Any::from(f.clone()))?;

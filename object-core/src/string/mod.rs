@@ -11,98 +11,13 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::Deref;
 
-use crate::alloc::{make_object_with_slice, InlineItems};
-use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::Object;
+use crate::ptr::ObjectPtr;
 
-macro_rules! byte_string_object {
-    ($(#[$doc:meta])* $obj:ident, $key:literal, $index:literal) => {
-        $(#[$doc])*
-        #[derive(crate::Object)]
-        #[repr(C)]
-        #[object(key = $key, index = $index, final, opaque)]
-        pub struct $obj {
-            base: Object,
-            data: *const u8,
-            size: usize,
-        }
+// The objects hold a raw pointer to their own bytes and promise the allocator their size.
+#[allow(unsafe_code)]
+mod repr;
 
-        // SAFETY: the bytes are immutable after construction and owned by the object;
-        // `data` only ever points into the object's own block.
-        unsafe impl Send for $obj {}
-        // SAFETY: as above; shared access is read-only.
-        unsafe impl Sync for $obj {}
-
-        // SAFETY: values are built only by `$obj::make` (private fields), through
-        // `make_object_with_slice`; capacity is `size + 1` (the NUL), and the count and
-        // capacity move only through the setters, which just record.
-        unsafe impl InlineItems for $obj {
-            type Item = u8;
-            // Fixed at creation: the setters below only record, so nothing may resize.
-            const RESIZABLE: bool = false;
-            fn item_capacity(&self) -> usize {
-                self.size + 1
-            }
-            fn item_len(&self) -> usize {
-                self.size + 1
-            }
-            unsafe fn set_item_len(&mut self, _len: usize) {}
-            unsafe fn set_item_capacity(&mut self, _cap: usize) {}
-            fn set_items_ptr(&mut self, ptr: *const u8) {
-                self.data = ptr;
-            }
-        }
-
-        impl $obj {
-            #[inline]
-            fn make(bytes: &[u8]) -> ObjectPtr<$obj> {
-                let value = $obj { base: Object::new(), data: core::ptr::null(), size: bytes.len() };
-                // One more slot, padded with the NUL terminator.
-                make_object_with_slice(value, bytes.len() + 1, bytes, 0)
-            }
-
-            /// The bytes (without the trailing NUL).
-            #[inline]
-            pub fn as_bytes(&self) -> &[u8] {
-                // SAFETY: `data` points at `size + 1` initialized bytes in this object's
-                // own block (set by the allocator), immutable while the object lives.
-                unsafe { core::slice::from_raw_parts(self.data, self.size) }
-            }
-        }
-
-        impl fmt::Debug for $obj {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let bytes = self.as_bytes();
-                match core::str::from_utf8(bytes) {
-                    Ok(s) if $key == "ffi.String" => fmt::Debug::fmt(s, f),
-                    _ => write!(f, "b\"{}\"", bytes.escape_ascii()),
-                }
-            }
-        }
-    };
-}
-
-byte_string_object!(
-    /// The object behind [`String`] (`ffi.String`, static index 65).
-    StringObj,
-    "ffi.String",
-    65
-);
-byte_string_object!(
-    /// The object behind [`Bytes`] (`ffi.Bytes`, static index 66).
-    BytesObj,
-    "ffi.Bytes",
-    66
-);
-
-impl StringObj {
-    /// The text.
-    #[inline]
-    pub fn as_str(&self) -> &str {
-        // SAFETY: `StringObj`s are only made from `&str` (see `String::new`).
-        unsafe { core::str::from_utf8_unchecked(self.as_bytes()) }
-    }
-}
+pub use self::repr::{BytesObj, StringObj};
 
 /// An immutable, reference-counted string object (`ffi.String`): one allocation, cheap
 /// to clone, compared and hashed by value.
@@ -114,6 +29,22 @@ impl StringObj {
 /// assert_eq!(&*t, "hello");
 /// assert_eq!(s, "hello");
 /// assert!(String::from("a") < String::from("b"));
+/// ```
+///
+/// Like every object handle, it converts to and from its object pointer:
+///
+/// ```
+/// use object_core::{ObjectPtr, ObjectRef, String, StringObj};
+/// let s = String::from("shared");
+/// let t = s.clone();
+/// assert!(String::ptr_eq(&s, &t)); // an associated function, as `Arc::ptr_eq`
+/// assert!(!String::ptr_eq(&s, &String::from("shared"))); // equal, not the same
+/// let p: ObjectPtr<StringObj> = t.into_object_ptr();
+/// assert_eq!(ObjectPtr::strong_count(&p), 2);
+/// let back = String::from_object_ptr(p);
+/// assert_eq!(back.as_object_ptr().as_str(), "shared");
+/// let erased: ObjectRef = back.into();
+/// assert_eq!(erased.type_key(), "ffi.String");
 /// ```
 #[repr(transparent)]
 #[derive(Clone)]
@@ -141,21 +72,6 @@ impl String {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
-    /// The underlying object handle.
-    #[inline]
-    pub fn as_object_ptr(&self) -> &ObjectPtr<StringObj> {
-        &self.0
-    }
-    /// The handle, type-erased.
-    #[inline]
-    pub fn into_object_ref(self) -> ObjectRef {
-        self.0.into_object_ref()
-    }
-    /// Wraps a string object handle.
-    #[inline]
-    pub fn from_object_ptr(p: ObjectPtr<StringObj>) -> Self {
-        String(p)
-    }
 }
 
 impl Bytes {
@@ -168,21 +84,6 @@ impl Bytes {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_bytes()
-    }
-    /// The underlying object handle.
-    #[inline]
-    pub fn as_object_ptr(&self) -> &ObjectPtr<BytesObj> {
-        &self.0
-    }
-    /// The handle, type-erased.
-    #[inline]
-    pub fn into_object_ref(self) -> ObjectRef {
-        self.0.into_object_ref()
-    }
-    /// Wraps a bytes object handle.
-    #[inline]
-    pub fn from_object_ptr(p: ObjectPtr<BytesObj>) -> Self {
-        Bytes(p)
     }
 }
 
@@ -245,6 +146,12 @@ macro_rules! value_semantics {
         }
     };
 }
+
+// The handle API (`from_object_ptr`, `as_object_ptr`, `into_object_ptr`, `ptr_eq`,
+// `From<_> for ObjectRef`). `String`'s value conversions are its own (it also stands for
+// inline strings, and is a `Str` field, not an object field); `Bytes` takes them all.
+crate::__object_handle!(@methods String, StringObj);
+crate::__object_handle!(Bytes, BytesObj, "ffi.Bytes");
 
 value_semantics!(String, str, as_str);
 value_semantics!(Bytes, [u8], as_bytes);

@@ -1,0 +1,218 @@
+//! Making objects: the allocator abstraction (the allocator picks the deleter), the
+//! global allocator and [`make_object`], a pool of same-size chunks ([`ObjectPool`]),
+//! one-block objects with trailing items ([`make_object_with_items`]), and objects with
+//! an extra, type-erased tail ([`make_object_with_extra`], read back with [`extra_of`]).
+//!
+//! The common names are re-exported at the crate root; this module also holds the
+//! lower-level ones that only code building its own object layouts needs.
+
+use core::alloc::Layout;
+use core::ptr::{self, NonNull};
+use std::alloc::{alloc, dealloc, handle_alloc_error};
+
+use crate::header::{Deleter, Object};
+use crate::object_type::{is_instance, ObjectType};
+use crate::ptr::ObjectPtr;
+use crate::registry::{self, RegistryError};
+
+mod extra;
+mod items;
+mod pool;
+
+pub use self::extra::{extra_of, make_object_with_extra};
+pub use self::items::{make_object_with_items, make_object_with_slice, InlineItems};
+pub use self::pool::ObjectPool;
+
+/// A strategy for placing objects in memory. The allocator, not the type, decides how
+/// an object is freed: it hands out storage together with the deleter that the header
+/// will carry.
+///
+/// # Safety
+///
+/// `allocate` must return storage that is valid for writes of a `T`, suitably aligned,
+/// and used by nothing else, together with a deleter that — called once, from any
+/// thread, with that address cast to `*mut Object` after a `T` was written there —
+/// drops the `T` in place exactly once and releases the storage. The deleter must not
+/// read the header (it may run after the header was reused for bookkeeping: the release
+/// path links deferred objects through it) and must not unwind: drop the value with
+/// [`drop_object_in_place`], which aborts, naming the type, if a `Drop` panics.
+pub unsafe trait Allocator<T: ObjectType> {
+    /// Storage for one `T` and the deleter that will release it.
+    fn allocate(&self) -> (NonNull<T>, Deleter);
+
+    /// Allocates `value` as an object: writes it, fills in the header, returns the
+    /// only handle.
+    #[inline]
+    fn make(&self, value: T) -> ObjectPtr<T> {
+        // Resolve the index first: if it fails (a registry conflict) nothing is allocated.
+        let index = T::type_index();
+        let (p, deleter) = self.allocate();
+        // SAFETY: `allocate`'s contract: `p` is valid, aligned, unshared storage for a
+        // `T`; the header is the first bytes of the `T` (ObjectType's layout contract).
+        unsafe {
+            p.as_ptr().write(value);
+            Object::init(p.as_ptr() as *mut Object, index, Some(deleter));
+            ObjectPtr::from_raw(p.as_ptr())
+        }
+    }
+}
+
+/// Drops the value of a dying object in place, for a deleter. If the value's `Drop`
+/// panics, prints which object type it was and aborts the process: a deleter is
+/// `extern "C"` (it may be called from C, or from another library's copy of this crate)
+/// and must not unwind, and a half-dropped object cannot be put back.
+///
+/// Every deleter of this crate drops through it; an [`Allocator`] written elsewhere
+/// should too.
+///
+/// # Safety
+///
+/// As for [`core::ptr::drop_in_place`]: `p` points to a live `T` that is dropped once,
+/// here, and not used afterwards.
+#[inline(always)]
+pub unsafe fn drop_object_in_place<T: ObjectType>(p: *mut T) {
+    // SAFETY: the caller's guarantee.
+    unsafe { drop_or_abort(p, T::TYPE_KEY) }
+}
+
+/// [`drop_object_in_place`] for any value dropped by the deleter of an object of type
+/// `key` (its trailing items, a function's callable).
+///
+/// # Safety
+///
+/// As for [`core::ptr::drop_in_place`].
+#[inline(always)]
+pub(crate) unsafe fn drop_or_abort<V: ?Sized>(p: *mut V, key: &'static str) {
+    /// Armed while the value drops; its own `drop` runs only if that unwinds.
+    struct AbortOnUnwind(&'static str, &'static str);
+    impl Drop for AbortOnUnwind {
+        fn drop(&mut self) {
+            abort_in_deleter(self.0, self.1);
+        }
+    }
+    let guard = AbortOnUnwind(key, core::any::type_name::<V>());
+    // SAFETY: the caller's guarantee.
+    unsafe { ptr::drop_in_place(p) };
+    core::mem::forget(guard);
+}
+
+#[cold]
+#[inline(never)]
+fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "fatal: a `Drop` panicked while an object of type `{key}` was released (dropping a \
+         `{rust_type}`); deleters cannot unwind, so the process aborts"
+    );
+    std::process::abort()
+}
+
+/// The global allocator (`std::alloc`), used by [`make_object`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobalAllocator;
+
+unsafe extern "C" fn global_deleter<T: ObjectType>(obj: *mut Object) {
+    let p = obj as *mut T;
+    // SAFETY: the header's deleter is called once, on the last release, with the
+    // address `GlobalAllocator::allocate` returned for a `Layout::new::<T>()` block.
+    unsafe {
+        drop_object_in_place(p);
+        dealloc(p as *mut u8, Layout::new::<T>());
+    }
+}
+
+// SAFETY: fresh `alloc` blocks of `T`'s layout; `global_deleter::<T>` drops and frees
+// exactly such a block and reads nothing else.
+unsafe impl<T: ObjectType> Allocator<T> for GlobalAllocator {
+    #[inline]
+    fn allocate(&self) -> (NonNull<T>, Deleter) {
+        let layout = Layout::new::<T>();
+        // SAFETY: object types contain the 16-byte header, so the size is nonzero.
+        let p = unsafe { alloc(layout) } as *mut T;
+        match NonNull::new(p) {
+            Some(p) => (p, global_deleter::<T>),
+            None => handle_alloc_error(layout),
+        }
+    }
+}
+
+/// Allocates `value` as an object with the global allocator.
+///
+/// The header is filled in: the type index (registered on first use), a count of one
+/// and the global deleter. Whatever header `value` carried is overwritten.
+///
+/// # Release
+///
+/// When the last handle goes, the deleter drops the value and frees the block. Freeing
+/// a deep graph does not recurse once per level: deleters nest at most a few levels,
+/// further releases run after the outermost one, before it returns.
+///
+/// # Aborts
+///
+/// If the value's `Drop` (or that of anything it owns) panics on its last release, the
+/// process aborts, after printing the object's type key and Rust type: deleters are
+/// `extern "C"` (they are called across the C ABI and from other libraries) and cannot
+/// unwind. This holds for every allocator of this crate. Do not panic in `Drop`.
+///
+/// ```
+/// use object_core::{make_object, Object};
+/// let o = make_object(Object::new());
+/// assert_eq!(o.type_key(), "ffi.Object");
+/// ```
+#[inline]
+pub fn make_object<T: ObjectType>(value: T) -> ObjectPtr<T> {
+    GlobalAllocator.make(value)
+}
+
+/// Allocates `value` as an object whose dynamic type is `type_index`: `T` itself or a
+/// descendant of `T` registered at run time (a plugin's or a foreign language's type
+/// that extends `T` without adding Rust fields).
+///
+/// # Errors
+///
+/// [`RegistryError::UnknownKey`] if the index is not registered;
+/// [`RegistryError::NotAnInstance`] if it is not `T` or such a descendant (including a
+/// descendant declared by another Rust type, whose layout may be larger than `T`).
+///
+/// ```
+/// use object_core::registry::{register_type, TypeSpec};
+/// use object_core::{make_object_as, Object};
+///
+/// let info = register_type(&TypeSpec::new("doc.alloc.Foreign", "ffi.Object")).unwrap();
+/// let o = make_object_as(Object::new(), info.index()).unwrap();
+/// assert_eq!(o.type_key(), "doc.alloc.Foreign");
+/// assert!(o.is::<Object>());
+/// ```
+pub fn make_object_as<T: ObjectType>(
+    value: T,
+    type_index: u32,
+) -> Result<ObjectPtr<T>, RegistryError> {
+    let info = registry::type_info(type_index).ok_or_else(|| RegistryError::UnknownKey {
+        key: format!("<type index {type_index}>"),
+    })?;
+    let not = || RegistryError::NotAnInstance {
+        key: info.key().to_owned(),
+        of: T::TYPE_KEY.to_owned(),
+    };
+    if !info.is_object() || !is_instance::<T>(type_index) {
+        return Err(not());
+    }
+    // Every type below `T` down to the target must be a layout-free extension, now and
+    // forever: sealing is one atomic transition that a Rust type's claim cannot undo.
+    let anc = info.ancestors();
+    for &i in &anc[(T::DEPTH as usize + 1).min(anc.len())..] {
+        match registry::type_info(i) {
+            Some(t) if t.seal_foreign_layout() => {}
+            _ => return Err(not()),
+        }
+    }
+    let obj = make_object(value);
+    let raw = ObjectPtr::into_raw(obj);
+    // SAFETY: we hold the only reference to a fresh object; rewriting the type index to
+    // a layout-compatible descendant (checked above) keeps every cast sound.
+    unsafe {
+        Object::set_type_index(raw as *mut Object, type_index);
+        Ok(ObjectPtr::from_raw(raw))
+    }
+}

@@ -1,0 +1,308 @@
+//! Building objects from named field values: [`FieldSource`], [`create`] and
+//! [`create_from_source`].
+
+use core::fmt;
+
+use super::{FieldValue, ReflectError};
+use crate::any::Any;
+use crate::object_type::ObjectType;
+use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::registry::{self, TypeInfo};
+
+/// The named field values a type-erased constructor takes them from. Each field is
+/// taken once; what is left over at the end is an error ("extra field").
+pub struct FieldSource<'s, 'n> {
+    type_key: &'static str,
+    entries: &'s mut [(&'n str, Option<Any>)],
+}
+
+impl fmt::Debug for FieldSource<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FieldSource")
+            .field("type_key", &self.type_key)
+            .field("entries", &self.entries)
+            .finish()
+    }
+}
+
+impl<'s, 'n> FieldSource<'s, 'n> {
+    /// A source over `entries` for building a `type_key`.
+    pub fn new(type_key: &'static str, entries: &'s mut [(&'n str, Option<Any>)]) -> Self {
+        FieldSource { type_key, entries }
+    }
+
+    /// Takes the field `name`, converted to `F`. Used by the derive.
+    ///
+    /// # Errors
+    ///
+    /// [`MissingField`](super::ReflectErrorKind::MissingField) if it is not there (and
+    /// `F` is not an `Option`), [`WrongType`](super::ReflectErrorKind::WrongType) if
+    /// its value does not convert to `F`.
+    ///
+    /// ```
+    /// use object_core::reflection::{FieldSource, ReflectErrorKind};
+    /// use object_core::Any;
+    ///
+    /// let mut entries = [("n", Some(Any::from(3))), ("s", Some(Any::from(4)))];
+    /// let mut src = FieldSource::new("doc.Pair", &mut entries);
+    /// assert_eq!(src.take::<i64>("n").unwrap(), 3);
+    /// assert_eq!(src.take::<Option<f64>>("m").unwrap(), None); // optional, absent
+    /// assert_eq!(src.take::<i64>("n").unwrap_err().kind(), ReflectErrorKind::MissingField);
+    /// assert_eq!(src.take::<bool>("s").unwrap_err().kind(), ReflectErrorKind::WrongType);
+    /// ```
+    pub fn take<F: FieldValue>(&mut self, name: &'static str) -> Result<F, ReflectError> {
+        let slot = self
+            .entries
+            .iter_mut()
+            .find(|(n, v)| *n == name && v.is_some())
+            .and_then(|(_, v)| v.take());
+        match slot {
+            Some(value) => {
+                F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
+            }
+            None if F::OPTIONAL => F::from_any(Any::default())
+                .map_err(|e| ReflectError::wrong_type(self.type_key, name, e)),
+            None => Err(ReflectError::missing_field(
+                self.type_key,
+                name,
+                F::STATIC_TYPE_KEY,
+            )),
+        }
+    }
+
+    pub(super) fn finish(&self) -> Result<(), ReflectError> {
+        let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
+            return Ok(());
+        };
+        // A name whose other entry was taken is a field given twice, not an unknown one.
+        if self.entries.iter().any(|(n, v)| n == name && v.is_none()) {
+            return Err(ReflectError::duplicate_field(self.type_key, name));
+        }
+        Err(ReflectError::extra_field(self.type_key, name))
+    }
+}
+
+/// Builds an object of type `info` from `src`, checking that every entry was used: what
+/// [`create`] does once it has found the type, for readers (the JSON graph) that look
+/// types up and collect fields themselves.
+///
+/// # Errors
+///
+/// As [`create`], except [`UnknownType`](super::ReflectErrorKind::UnknownType).
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create_from_source, FieldSource, ReflectErrorKind};
+/// use object_core::{registry, Any};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.source.Point")]
+/// struct Point { base: Object, x: i64 }
+///
+/// let info = registry::type_info_by_key("doc.source.Point").unwrap();
+/// let mut entries = vec![("x", Some(Any::from(1)))];
+/// let p = create_from_source(info, &mut FieldSource::new(info.key(), &mut entries)).unwrap();
+/// assert_eq!(p.downcast_ref::<Point>().unwrap().x, 1);
+///
+/// let mut entries = vec![("x", Some(Any::from(1))), ("y", Some(Any::from(2)))];
+/// let e = create_from_source(info, &mut FieldSource::new(info.key(), &mut entries)).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (ReflectErrorKind::ExtraField, Some("y")));
+/// ```
+pub fn create_from_source(
+    info: &'static TypeInfo,
+    src: &mut FieldSource<'_, '_>,
+) -> Result<ObjectRef, ReflectError> {
+    let refl = info.reflection();
+    let Some(create) = refl.create else {
+        return Err(ReflectError::not_creatable(info.key()));
+    };
+    let obj = create(src, info)?;
+    src.finish()?;
+    Ok(obj)
+}
+
+/// Builds an object from its type key and field values (in any order; an `Option`
+/// field may be left out). The type may also be a run-time registered descendant of a
+/// Rust type without fields of its own.
+///
+/// # Errors
+///
+/// A [`ReflectError`] naming the type and the field, of kind
+/// [`UnknownType`](super::ReflectErrorKind::UnknownType) (no object type has the key),
+/// [`MissingField`](super::ReflectErrorKind::MissingField),
+/// [`ExtraField`](super::ReflectErrorKind::ExtraField),
+/// [`DuplicateField`](super::ReflectErrorKind::DuplicateField),
+/// [`WrongType`](super::ReflectErrorKind::WrongType) (a value that does not convert to
+/// the field's type), [`NotCreatable`](super::ReflectErrorKind::NotCreatable)
+/// (`#[object(opaque)]` built-ins such as containers) or
+/// [`LayoutMismatch`](super::ReflectErrorKind::LayoutMismatch) (a run-time type that
+/// adds a layout of its own). As an [`Error`](crate::Error) (`From`), these are the
+/// `KeyError`, `ValueError` and `TypeError` reflection has always reported.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create, ReflectErrorKind};
+/// use object_core::Any;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.create.Node")]
+/// struct Node { base: Object, id: i64, label: Option<String> }
+///
+/// let n = create("doc.create.Node", [("id", Any::from(7))]).unwrap();
+/// assert_eq!(n.downcast_ref::<Node>().map(|n| (n.id, n.label.is_none())), Some((7, true)));
+///
+/// let e = create("doc.create.Node", []).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (ReflectErrorKind::MissingField, Some("id")));
+/// let e = create("doc.create.Nope", []).unwrap_err();
+/// assert_eq!(e.kind(), ReflectErrorKind::UnknownType);
+/// ```
+pub fn create<'n>(
+    key: &str,
+    fields: impl IntoIterator<Item = (&'n str, Any)>,
+) -> Result<ObjectRef, ReflectError> {
+    let info = registry::type_info_by_key(key)
+        .filter(|i| i.is_object())
+        .ok_or_else(|| ReflectError::unknown_type(key))?;
+    let mut entries: Vec<(&'n str, Option<Any>)> =
+        fields.into_iter().map(|(n, v)| (n, Some(v))).collect();
+    let mut src = FieldSource::new(info.key(), &mut entries);
+    create_from_source(info, &mut src)
+}
+
+/// Finishes a derive-generated creator: a plain `make_object`, or for a run-time
+/// descendant, `make_object_as` with its index. Used by the derive.
+///
+/// # Errors
+///
+/// [`LayoutMismatch`](super::ReflectErrorKind::LayoutMismatch) if `info` is not `T`
+/// or a run-time descendant of `T` without a layout of its own.
+pub fn finish_create<T: ObjectType>(
+    value: T,
+    info: &'static TypeInfo,
+) -> Result<ObjectRef, ReflectError> {
+    if info.index() == T::type_index() {
+        Ok(crate::make_object(value).into_object_ref())
+    } else {
+        crate::make_object_as(value, info.index())
+            .map(ObjectPtr::into_object_ref)
+            .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
+    }
+}
+
+/// The error of an `#[object(opaque)]` type's `from_fields` (reached when it is the
+/// parent of a reflected type). Used by the derive.
+pub fn not_creatable(key: &str) -> ReflectError {
+    ReflectError::not_creatable(key)
+}
+
+/// Autoref-based dispatch for generated code: the first impl applies when the type
+/// has what it needs, the fallback (one more `&`) otherwise, so a parent or field type
+/// that fails its own check is reported once, at that check, not again here. Not
+/// public API.
+#[doc(hidden)]
+#[allow(clippy::new_without_default)]
+pub mod probe {
+    use core::marker::PhantomData;
+
+    use super::FieldSource;
+    use crate::reflection::{FieldInfo, FieldValue, Reflect, ReflectError};
+
+    fn unbuildable<T>() -> ReflectError {
+        ReflectError::not_creatable(core::any::type_name::<T>())
+    }
+
+    /// Builds a parent; call `(&ParentProbe::<T>::new()).parent_from_fields(src)`.
+    #[derive(Debug)]
+    pub struct ParentProbe<T>(PhantomData<T>);
+
+    impl<T> ParentProbe<T> {
+        /// A probe for `T`.
+        pub const fn new() -> Self {
+            ParentProbe(PhantomData)
+        }
+    }
+
+    impl<T: Reflect> ParentProbe<T> {
+        /// The parent's fields.
+        pub const FIELDS: &'static [FieldInfo] = T::FIELDS;
+    }
+
+    /// The fallback for a parent that fails its own check: no fields.
+    pub trait ParentFieldsFallback {
+        /// No fields.
+        const FIELDS: &'static [FieldInfo] = &[];
+    }
+
+    impl<T> ParentFieldsFallback for ParentProbe<T> {}
+
+    /// The real entry point.
+    pub trait Parent<T> {
+        /// The parent built from fields.
+        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError>;
+    }
+
+    impl<T: Reflect> Parent<T> for ParentProbe<T> {
+        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
+            T::from_fields(src)
+        }
+    }
+
+    /// The fallback, reached only for a first field that fails its own check.
+    pub trait ParentFallback<T> {
+        /// An error.
+        fn parent_from_fields(&self, _: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
+            Err(unbuildable::<T>())
+        }
+    }
+
+    impl<T> ParentFallback<T> for &ParentProbe<T> {}
+
+    /// Takes a field; call `(&FieldProbe::<T>::new()).take_field(src, name)`.
+    #[derive(Debug)]
+    pub struct FieldProbe<T>(PhantomData<T>);
+
+    impl<T> FieldProbe<T> {
+        /// A probe for `T`.
+        pub const fn new() -> Self {
+            FieldProbe(PhantomData)
+        }
+    }
+
+    /// The real entry point.
+    pub trait Field<T> {
+        /// A field taken from `src`.
+        fn take_field(
+            &self,
+            src: &mut FieldSource<'_, '_>,
+            name: &'static str,
+        ) -> Result<T, ReflectError>;
+    }
+
+    impl<T: FieldValue> Field<T> for FieldProbe<T> {
+        fn take_field(
+            &self,
+            src: &mut FieldSource<'_, '_>,
+            name: &'static str,
+        ) -> Result<T, ReflectError> {
+            src.take(name)
+        }
+    }
+
+    /// The fallback, reached only for a field type that fails its own check.
+    pub trait FieldFallback<T> {
+        /// An error.
+        fn take_field(
+            &self,
+            _: &mut FieldSource<'_, '_>,
+            _: &'static str,
+        ) -> Result<T, ReflectError> {
+            Err(unbuildable::<T>())
+        }
+    }
+
+    impl<T> FieldFallback<T> for &FieldProbe<T> {}
+}

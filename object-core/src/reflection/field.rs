@@ -1,0 +1,282 @@
+//! The field table: what `#[derive(Object)]` records about each field ([`FieldInfo`]:
+//! name, offset, [`FieldKind`], static type key, [`FieldFlags`]) and about each type
+//! ([`TypeReflection`]), as plain data a foreign reader can use without calling Rust.
+
+use core::fmt;
+
+use super::create::FieldSource;
+use super::error::ReflectError;
+use super::raw::{DebugFn, GetFn, VisitFn, PLACEHOLDER};
+use crate::ptr::ObjectRef;
+use crate::registry::{self, TypeInfo};
+use crate::type_index as ti;
+
+/// The value kind of a reflected field, as a foreign reader needs it to interpret the
+/// bytes at the field's offset (for Rust-defined layouts, through the getter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// `bool`.
+    Bool,
+    /// A signed or unsigned integer (any width), seen as `int` (i64).
+    Int,
+    /// `f32` or `f64`, seen as `float` (f64).
+    Float,
+    /// A string (`std::string::String` or `object_core::String`), seen as `ffi.String`.
+    Str,
+    /// A [`DataType`](crate::DataType).
+    DataType,
+    /// A [`Device`](crate::Device).
+    Device,
+    /// An object handle (`ObjectPtr<T>`, `ObjectRef`, `Array`, `Map`, …) of the static
+    /// type named by [`FieldInfo::static_type_key`].
+    Object,
+    /// Any value ([`Any`](crate::Any)).
+    Any,
+    /// A field left out of reflection with `#[object(skip)]`: only its name, offset and
+    /// Rust type are recorded.
+    Opaque,
+}
+
+/// Flags of a reflected field.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FieldFlags(u32);
+
+impl FieldFlags {
+    /// No flags.
+    pub const NONE: FieldFlags = FieldFlags(0);
+    /// `#[object(read_only)]`: front-ends may read but not assign it.
+    pub const READ_ONLY: FieldFlags = FieldFlags(1);
+    /// `#[object(no_eq)]`: excluded from structural equality and hashing.
+    pub const NO_EQUALITY: FieldFlags = FieldFlags(2);
+    /// `#[object(skip)]`: not reflected (absent from visits, names, `get_attr`, JSON and
+    /// `create`, which fills it with `Default`).
+    pub const SKIPPED: FieldFlags = FieldFlags(4);
+    /// The field is an `Option<…>`: it may hold `None`.
+    pub const OPTIONAL: FieldFlags = FieldFlags(8);
+
+    /// The raw bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: FieldFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Both sets of flags.
+    #[must_use]
+    pub const fn union(self, other: FieldFlags) -> FieldFlags {
+        FieldFlags(self.0 | other.0)
+    }
+}
+
+impl fmt::Debug for FieldFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = [
+            (FieldFlags::READ_ONLY, "READ_ONLY"),
+            (FieldFlags::NO_EQUALITY, "NO_EQUALITY"),
+            (FieldFlags::SKIPPED, "SKIPPED"),
+            (FieldFlags::OPTIONAL, "OPTIONAL"),
+        ];
+        let mut list = f.debug_set();
+        for (flag, name) in names {
+            if self.contains(flag) {
+                list.entry(&format_args!("{name}"));
+            }
+        }
+        list.finish()
+    }
+}
+
+/// One reflected field: plain data, built by the derive in a `static` table.
+#[derive(Clone, Copy)]
+pub struct FieldInfo {
+    pub(super) name: &'static str,
+    pub(super) offset: usize,
+    pub(super) kind: FieldKind,
+    pub(super) static_type_key: &'static str,
+    pub(super) rust_type: &'static str,
+    pub(super) flags: FieldFlags,
+    pub(super) get: Option<GetFn>,
+    pub(super) visit: Option<VisitFn>,
+}
+
+impl FieldInfo {
+    /// The reflected name (the Rust name, or its `#[object(rename = "…")]`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Byte offset of the field from the start of the object (its header).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The value kind.
+    pub fn kind(&self) -> FieldKind {
+        self.kind
+    }
+
+    /// The static type key: `"int"`, `"float"`, `"bool"`, `"ffi.String"`, `"DataType"`,
+    /// `"Device"`, an object type's key (`"ffi.Array"`, `"tour.Expr"`, …), or `"Any"`.
+    pub fn static_type_key(&self) -> &'static str {
+        self.static_type_key
+    }
+
+    /// The static type index of the field: the value kind's index for POD kinds, the
+    /// object type's index for objects, `None` for `Any` and skipped fields.
+    pub fn static_type_index(&self) -> Option<u32> {
+        match self.kind {
+            FieldKind::Bool => Some(ti::BOOL),
+            FieldKind::Int => Some(ti::INT),
+            FieldKind::Float => Some(ti::FLOAT),
+            FieldKind::Str => Some(ti::STRING),
+            FieldKind::DataType => Some(ti::DATA_TYPE),
+            FieldKind::Device => Some(ti::DEVICE),
+            FieldKind::Object => registry::type_index_of(self.static_type_key).ok(),
+            FieldKind::Any | FieldKind::Opaque => None,
+        }
+    }
+
+    /// The Rust type as written in the struct.
+    pub fn rust_type(&self) -> &'static str {
+        self.rust_type
+    }
+
+    /// The flags.
+    pub fn flags(&self) -> FieldFlags {
+        self.flags
+    }
+
+    /// Whether the field takes part in reflection (is not `#[object(skip)]`).
+    pub const fn is_reflected(&self) -> bool {
+        !self.flags.contains(FieldFlags::SKIPPED)
+    }
+
+    /// Whether the field is written inline (a literal, not a node index) in the JSON
+    /// graph: non-optional `bool`, `int`, `float` and `DataType` fields.
+    pub fn is_inline_pod(&self) -> bool {
+        !self.flags.contains(FieldFlags::OPTIONAL)
+            && matches!(
+                self.kind,
+                FieldKind::Bool | FieldKind::Int | FieldKind::Float | FieldKind::DataType
+            )
+    }
+}
+
+impl fmt::Debug for FieldInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FieldInfo")
+            .field("name", &self.name)
+            .field("offset", &self.offset)
+            .field("kind", &self.kind)
+            .field("static_type_key", &self.static_type_key)
+            .field("rust_type", &self.rust_type)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
+
+/// What the derive registers for a type: its field table (parents first) and the
+/// type-erased entry points generic passes use.
+pub struct TypeReflection {
+    pub(super) fields: &'static [FieldInfo],
+    pub(super) opaque: bool,
+    /// `#[object(custom_debug)]`: objects print through the type's own `Debug`.
+    pub(super) custom_debug: bool,
+    pub(super) create: Option<CreateFn>,
+    pub(super) debug: DebugFn,
+}
+
+pub(super) type CreateFn =
+    fn(&mut FieldSource<'_, '_>, &'static TypeInfo) -> Result<ObjectRef, ReflectError>;
+
+impl TypeReflection {
+    /// Every field, the parent's first, including skipped ones (see
+    /// [`FieldInfo::is_reflected`]).
+    pub fn fields(&self) -> &'static [FieldInfo] {
+        self.fields
+    }
+
+    /// The reflected fields, the parent's first.
+    pub fn reflected_fields(&self) -> impl Iterator<Item = &'static FieldInfo> {
+        self.fields.iter().filter(|f| f.is_reflected())
+    }
+
+    /// The reflected field called `name`.
+    pub fn field(&self, name: &str) -> Option<&'static FieldInfo> {
+        self.reflected_fields().find(|f| f.name == name)
+    }
+
+    /// Whether the type is `#[object(opaque)]`: its contents are not reflected as
+    /// fields (containers and other built-ins with a representation of their own).
+    pub fn is_opaque(&self) -> bool {
+        self.opaque
+    }
+
+    /// Whether [`create`](super::create) can build objects of this type.
+    pub fn can_create(&self) -> bool {
+        self.create.is_some()
+    }
+}
+
+impl fmt::Debug for TypeReflection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypeReflection")
+            .field("fields", &self.fields)
+            .field("opaque", &self.opaque)
+            .field("can_create", &self.create.is_some())
+            .finish()
+    }
+}
+
+/// Builds a table `parent ++ own` in a constant. Used by the derive, which checks
+/// each own reflected field with [`has_reflected_field`] (spanned at the field).
+pub const fn concat_fields<const N: usize>(
+    parent: &[FieldInfo],
+    own: &[FieldInfo],
+) -> [FieldInfo; N] {
+    assert!(parent.len() + own.len() == N);
+    let mut out = [PLACEHOLDER; N];
+    let mut i = 0;
+    while i < parent.len() {
+        out[i] = parent[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < own.len() {
+        out[i + j] = own[j];
+        j += 1;
+    }
+    out
+}
+
+/// Whether `fields` has a reflected field called `name`. Used by the derive.
+pub const fn has_reflected_field(fields: &[FieldInfo], name: &str) -> bool {
+    let mut k = 0;
+    while k < fields.len() {
+        if fields[k].is_reflected() && str_eq(fields[k].name, name) {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

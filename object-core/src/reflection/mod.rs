@@ -1,0 +1,205 @@
+//! Reflection: what `#[derive(Object)]` records about every object type's fields, and
+//! the generic access built on it.
+//!
+//! - Every object type has a static **field table** ([`FieldInfo`]: name, `offset_of!`
+//!   offset, [`FieldKind`], static type key, [`FieldFlags`]), the parent's fields first,
+//!   reachable from its [`TypeInfo`] through [`TypeInfo::reflection`]. The table is
+//!   plain data: a foreign front-end reads a field from its offset and kind without
+//!   calling Rust.
+//! - Rust passes (the printer, JSON graph, structural comparisons) walk an object with
+//!   an [`AttrVisitor`] through [`Reflect::visit_attrs`] or [`visit_object_attrs`].
+//! - Generic access by name on a type-erased [`ObjectRef`]: [`field_names`],
+//!   [`get_attr`], and [`create`], which builds an object from its type key and field
+//!   values (what deserializers and foreign front-ends use).
+//!
+//! ```
+//! use object_core::prelude::*;
+//! use object_core::reflection::{create, field_names, get_attr, ReflectErrorKind};
+//! use object_core::Any;
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.refl.Point")]
+//! struct Point {
+//!     base: Object,
+//!     x: i64,
+//!     #[object(rename = "y_coord")]
+//!     y: f64,
+//! }
+//!
+//! let p: ObjectRef = make_object(Point { base: Object::new(), x: 3, y: 0.5 }).into_object_ref();
+//! assert_eq!(field_names(&p), ["x", "y_coord"]);
+//! assert_eq!(get_attr(&p, "x").unwrap().as_int(), Some(3));
+//! assert!(get_attr(&p, "z").is_err());
+//!
+//! let q = create("doc.refl.Point", [("x", Any::from(1)), ("y_coord", Any::from(2.5))]).unwrap();
+//! assert_eq!(q.downcast_ref::<Point>().unwrap().y, 2.5);
+//! assert_eq!(format!("{q:?}"), "doc.refl.Point { x: 1, y_coord: 2.5 }");
+//!
+//! let err = create("doc.refl.Point", [("x", Any::from("one"))]).unwrap_err();
+//! assert_eq!(err.kind(), ReflectErrorKind::WrongType);
+//! assert_eq!(err.field(), Some("x"));
+//! assert_eq!(err.to_string(), "field `x` of `doc.refl.Point`: expected int, got ffi.String");
+//! ```
+//!
+//! Errors are [`ReflectError`]s, whose [`kind`](ReflectError::kind) a caller can
+//! match; across the packed-call boundary they become [`Error`](crate::Error)s with the
+//! `KeyError` / `AttributeError` / `ValueError` / `TypeError` kinds of tvm-ffi.
+
+use crate::any::Any;
+use crate::ptr::ObjectRef;
+
+// (`pub(crate)` where `__private` re-exports what generated code uses.)
+pub(crate) mod create;
+mod error;
+pub(crate) mod field;
+pub(crate) mod print;
+// Field access by offset through the derive's tables, and the tables' constructors.
+#[allow(unsafe_code)]
+pub(crate) mod raw;
+// The printer's per-thread pointer to its state on the stack of the outermost print.
+#[allow(unsafe_code)]
+mod print_slot;
+mod value;
+mod visit;
+
+pub use self::create::{create, create_from_source, FieldSource};
+pub use self::error::{ReflectError, ReflectErrorKind};
+pub use self::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
+pub use self::print::debug_object;
+pub use self::raw::Reflect;
+pub use self::value::FieldValue;
+pub use self::visit::AttrVisitor;
+
+pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};
+
+/// Calls `v` for every reflected field of `obj`, found from its run-time type.
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
+/// use object_core::AnyView;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.visit.Pair")]
+/// struct Pair { base: Object, a: i64, b: bool }
+///
+/// struct Names(Vec<String>);
+/// impl AttrVisitor for Names {
+///     fn visit_any(&mut self, field: &FieldInfo, value: AnyView<'_>) {
+///         self.0.push(format!("{}={value:?}", field.name()));
+///     }
+/// }
+/// let p = make_object(Pair { base: Object::new(), a: 7, b: true }).into_object_ref();
+/// let mut names = Names(Vec::new());
+/// visit_object_attrs(&p, &mut names);
+/// assert_eq!(names.0, ["a=7", "b=true"]);
+/// ```
+pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
+    raw::describe(obj).visit(v);
+}
+
+/// The names of `obj`'s reflected fields, the parent's first (`#[object(rename)]`d
+/// where renamed; skipped fields left out).
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::field_names;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.names.Base")]
+/// struct Base { base: Object, id: i64 }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.names.Leaf", parent = Base)]
+/// struct Leaf {
+///     base: Base,
+///     #[object(rename = "text")]
+///     label: String,
+///     #[object(skip)]
+///     cache: u64,
+/// }
+///
+/// let l = make_object(Leaf { base: Base { base: Object::new(), id: 1 }, label: "a".into(), cache: 0 });
+/// assert_eq!(field_names(l.as_object_ref()), ["id", "text"]);
+/// ```
+pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
+    obj.type_info()
+        .reflection()
+        .reflected_fields()
+        .map(|f| f.name)
+        .collect()
+}
+
+/// The field `name` of `obj`, as a value, found through `obj`'s run-time type.
+///
+/// # Errors
+///
+/// A [`ReflectError`] of kind [`NoSuchField`](ReflectErrorKind::NoSuchField) if the
+/// object's type has no reflected field `name` (an `AttributeError` as an
+/// [`Error`](crate::Error)), or [`OutOfRange`](ReflectErrorKind::OutOfRange) for an
+/// unsigned field beyond `i64::MAX` (a `TypeError`).
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{get_attr, ReflectErrorKind};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.attr.Point")]
+/// struct Point { base: Object, x: i64, big: u64 }
+///
+/// let p = make_object(Point { base: Object::new(), x: 3, big: u64::MAX }).into_object_ref();
+/// assert_eq!(get_attr(&p, "x").unwrap().as_int(), Some(3));
+/// assert_eq!(get_attr(&p, "z").unwrap_err().kind(), ReflectErrorKind::NoSuchField);
+/// assert_eq!(get_attr(&p, "big").unwrap_err().kind(), ReflectErrorKind::OutOfRange);
+/// ```
+pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
+    raw::describe(obj).read_named(name)
+}
+
+/// The reflected `field` of `obj`, where `field` is an entry of the table of `obj`'s
+/// run-time type (as found by iterating [`TypeReflection::reflected_fields`] of
+/// `obj.type_info().reflection()`): the fast path for passes that walk tables.
+///
+/// # Errors
+///
+/// A [`ReflectError`] (a `TypeError` as an [`Error`](crate::Error)) of kind
+/// [`NotInTable`](ReflectErrorKind::NotInTable) if `field` is not an entry of that
+/// table, [`SkippedField`](ReflectErrorKind::SkippedField) if it is skipped, or
+/// [`OutOfRange`](ReflectErrorKind::OutOfRange) for an unsigned value beyond
+/// `i64::MAX`.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{get_field, ReflectErrorKind};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.field.Pair")]
+/// struct Pair { base: Object, a: i64, b: bool }
+///
+/// let p = make_object(Pair { base: Object::new(), a: 1, b: true }).into_object_ref();
+/// let values: Vec<_> = p
+///     .type_info()
+///     .reflection()
+///     .reflected_fields()
+///     .map(|f| get_field(&p, f).unwrap())
+///     .collect();
+/// assert_eq!(values[0].as_int(), Some(1));
+/// assert_eq!(values[1].as_bool(), Some(true));
+///
+/// let other = make_object(Object::new()).into_object_ref();
+/// let a = p.type_info().reflection().field("a").unwrap();
+/// assert_eq!(get_field(&other, a).unwrap_err().kind(), ReflectErrorKind::NotInTable);
+/// ```
+pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError> {
+    raw::describe(obj).read(field)
+}

@@ -1,0 +1,337 @@
+//! Raw field access: the fenced part of reflection.
+//!
+//! A field table ([`FieldInfo`]s in a [`TypeReflection`]) says where each field lies in
+//! an object (its `offset_of!` offset) and carries the type-erased entries that read it
+//! as its Rust type. Everything that builds a table or reads an object through one is
+//! here:
+//!
+//! - the constructors, `unsafe` because a table that does not describe its type would
+//!   let safe code read one type's memory as another's (the derive calls them, with
+//!   `offset_of!` and the field's own type);
+//! - [`Reflect`], an `unsafe` trait for the same reason, implemented here for the root;
+//! - the safe entry points the rest of reflection uses, each of which pairs an object
+//!   with the table of its own run-time type (or a `&T` with `T::FIELDS`), so the
+//!   pairing is right by construction.
+
+use core::fmt;
+
+use super::create::{finish_create, FieldSource};
+use super::error::ReflectError;
+use super::field::CreateFn;
+use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection};
+use crate::any::{Any, TypeError};
+use crate::header::Object;
+use crate::object_type::ObjectType;
+use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::registry::TypeInfo;
+
+/// Reads a field, given its address, as a value.
+pub(super) type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
+/// Visits a field, given its address.
+pub(super) type VisitFn = unsafe fn(*const u8, &FieldInfo, &mut dyn AttrVisitor);
+/// Formats an object through its Rust type's own `Debug`.
+pub(super) type DebugFn = unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result;
+
+// ---------------------------------------------------------------------------------
+// Building tables.
+// ---------------------------------------------------------------------------------
+
+/// A reflected field of Rust type `F` called `name`, at `offset` in its object. Used by
+/// the derive.
+///
+/// # Safety
+///
+/// In every object whose table holds the result, an initialized `F` lies at `offset`
+/// from the object's start for as long as the object lives.
+pub const unsafe fn reflected_field<F: FieldValue>(
+    name: &'static str,
+    offset: usize,
+    rust_type: &'static str,
+    flags: FieldFlags,
+) -> FieldInfo {
+    let flags = if F::OPTIONAL {
+        flags.union(FieldFlags::OPTIONAL)
+    } else {
+        flags
+    };
+    FieldInfo {
+        name,
+        offset,
+        kind: F::KIND,
+        static_type_key: F::STATIC_TYPE_KEY,
+        rust_type,
+        flags,
+        get: Some(get_erased::<F>),
+        visit: Some(visit_erased::<F>),
+    }
+}
+
+/// A skipped field: recorded for layout readers, invisible to reflection passes. Used by
+/// the derive.
+///
+/// # Safety
+///
+/// As for [`reflected_field`]: `offset` is where the field lies (foreign readers of the
+/// table trust it; Rust never reads a skipped field).
+pub const unsafe fn skipped_field(
+    name: &'static str,
+    offset: usize,
+    rust_type: &'static str,
+) -> FieldInfo {
+    FieldInfo {
+        name,
+        offset,
+        kind: FieldKind::Opaque,
+        static_type_key: "",
+        rust_type,
+        flags: FieldFlags::SKIPPED,
+        get: None,
+        visit: None,
+    }
+}
+
+/// Filler for building tables in constants: a skipped field with no name at offset 0,
+/// which nothing reads.
+pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
+    name: "",
+    offset: 0,
+    kind: FieldKind::Opaque,
+    static_type_key: "",
+    rust_type: "",
+    flags: FieldFlags::SKIPPED,
+    get: None,
+    visit: None,
+};
+
+/// A type's reflection. Used by the derive.
+///
+/// # Safety
+///
+/// For a type `T`: `fields` describes `T`'s layout (each entry as
+/// [`reflected_field`] requires), `debug` is `debug_entry::<T>`, and `create` builds a
+/// `T` (or a run-time descendant with `T`'s layout).
+pub const unsafe fn type_reflection(
+    fields: &'static [FieldInfo],
+    opaque: bool,
+    custom_debug: bool,
+    create: Option<CreateFn>,
+    debug: DebugFn,
+) -> TypeReflection {
+    TypeReflection {
+        fields,
+        opaque,
+        custom_debug,
+        create,
+        debug,
+    }
+}
+
+/// An object type whose fields the derive reflected. `#[derive(Object)]` implements it.
+///
+/// (Not a subtrait of [`ObjectType`](crate::ObjectType), so that a type that fails
+/// `ObjectType`'s checks reports that once, not again for every use of its reflection.)
+///
+/// # Safety
+///
+/// `FIELDS` describes `Self`'s layout: each reflected entry's offset is that of a field
+/// of the entry's Rust type in every `Self` (the derive builds the table with
+/// `offset_of!`). Visits read `Self` values through it.
+pub unsafe trait Reflect: Sized {
+    /// Every field, the parent's first (skipped ones flagged).
+    const FIELDS: &'static [FieldInfo];
+
+    /// Builds a value from named fields (parents first), taking each from `src`.
+    ///
+    /// # Errors
+    ///
+    /// A missing field, or a field of the wrong kind.
+    #[doc(hidden)]
+    fn from_fields(src: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError>;
+
+    /// Calls `v` for every reflected field, the parent's first.
+    fn visit_attrs(&self, v: &mut dyn AttrVisitor) {
+        visit_value(self, v);
+    }
+}
+
+/// The reflection of value kinds (not objects): nothing to see.
+pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
+    fields: &[],
+    opaque: true,
+    custom_debug: false,
+    create: None,
+    debug: debug_entry::<Object>,
+};
+
+/// The root `Object`'s reflection: no fields; `create` makes a plain object.
+pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
+    fields: &[],
+    opaque: false,
+    custom_debug: false,
+    create: Some(|_, info| finish_create(Object::new(), info)),
+    debug: debug_entry::<Object>,
+};
+
+// SAFETY: the root has no fields.
+unsafe impl Reflect for Object {
+    const FIELDS: &'static [FieldInfo] = &[];
+    fn from_fields(_: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError> {
+        Ok(Object::new())
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The type-erased entries a table holds.
+// ---------------------------------------------------------------------------------
+
+/// # Safety
+///
+/// `p` points to a live, initialized `F`.
+unsafe fn get_erased<F: FieldValue>(p: *const u8) -> Result<Any, TypeError> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { &*p.cast::<F>() }.to_any()
+}
+
+/// # Safety
+///
+/// `p` points to a live, initialized `F`.
+unsafe fn visit_erased<F: FieldValue>(p: *const u8, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { &*p.cast::<F>() }.visit(field, v);
+}
+
+/// The `Debug` entry registered for a type: its own `Debug`. Used by the derive.
+///
+/// # Errors
+///
+/// Only the formatter's.
+///
+/// # Safety
+///
+/// `p` points to a live `T`.
+pub unsafe fn debug_entry<T: ObjectType + fmt::Debug>(
+    p: *const Object,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    // SAFETY: guaranteed by the caller.
+    fmt::Debug::fmt(unsafe { &*p.cast::<T>() }, f)
+}
+
+// ---------------------------------------------------------------------------------
+// Reading objects through their tables (safe: each pairs an object with its own table).
+// ---------------------------------------------------------------------------------
+
+/// # Safety
+///
+/// `fields` describes the layout of the live object at `base`.
+unsafe fn visit_table(fields: &[FieldInfo], base: *const u8, v: &mut dyn AttrVisitor) {
+    for field in fields {
+        if let Some(visit) = field.visit {
+            // SAFETY: the field lies at `offset` in the object (caller's guarantee).
+            unsafe { visit(base.add(field.offset), field, v) };
+        }
+    }
+}
+
+/// Calls `v` for every reflected field of `this`, through `T::FIELDS`.
+pub(super) fn visit_value<T: Reflect>(this: &T, v: &mut dyn AttrVisitor) {
+    // SAFETY: `T::FIELDS` describes `T`'s layout (`Reflect`'s contract), and `this` is a
+    // live `T`.
+    unsafe { visit_table(T::FIELDS, (this as *const T).cast(), v) }
+}
+
+/// An object paired with the reflection of its own run-time type: the pairing every
+/// read through a table relies on, made here, once, so the reads below are safe.
+#[derive(Clone, Copy)]
+pub(super) struct Described<'a> {
+    obj: &'a ObjectRef,
+    info: &'static TypeInfo,
+    refl: &'static TypeReflection,
+}
+
+/// `obj` with its run-time type's entry and reflection: for a Rust type its own table,
+/// for a run-time type made with `make_object_as` the table of the Rust ancestor whose
+/// layout the object has.
+#[inline]
+pub(super) fn describe(obj: &ObjectRef) -> Described<'_> {
+    let info = obj.type_info();
+    Described {
+        obj,
+        info,
+        refl: info.reflection(),
+    }
+}
+
+impl Described<'_> {
+    /// The object's run-time type.
+    #[inline]
+    pub(super) fn info(&self) -> &'static TypeInfo {
+        self.info
+    }
+
+    /// The reflection that describes the object's layout.
+    #[inline]
+    pub(super) fn reflection(&self) -> &'static TypeReflection {
+        self.refl
+    }
+
+    /// Calls `v` for every reflected field.
+    pub(super) fn visit(&self, v: &mut dyn AttrVisitor) {
+        // SAFETY: `self.refl` describes the object's layout (see `describe`).
+        unsafe { visit_table(self.refl.fields, ObjectPtr::as_ptr(self.obj).cast(), v) }
+    }
+
+    /// Reads `field`, an entry of the object's table, as a value.
+    ///
+    /// # Errors
+    ///
+    /// [`NotInTable`](super::ReflectErrorKind::NotInTable) if `field` is not an entry of the
+    /// object's table, [`SkippedField`](super::ReflectErrorKind::SkippedField) if it is
+    /// skipped, [`OutOfRange`](super::ReflectErrorKind::OutOfRange) if the value has no `Any`
+    /// form.
+    #[inline]
+    pub(super) fn read(&self, field: &FieldInfo) -> Result<Any, ReflectError> {
+        let table = self.refl.fields.as_ptr_range();
+        if !table.contains(&(field as *const FieldInfo)) {
+            return Err(ReflectError::not_in_table(self.info.key(), field.name));
+        }
+        let Some(get) = field.get else {
+            let e = TypeError::new("a reflected field", "a skipped field");
+            return Err(ReflectError::unreadable(
+                self.info.key(),
+                field.name,
+                true,
+                e,
+            ));
+        };
+        // SAFETY: `field` is an entry of the table describing the object's layout
+        // (checked above), so its value lies at `offset` in the live object.
+        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
+            .map_err(|e| ReflectError::unreadable(self.info.key(), field.name, false, e))
+    }
+
+    /// Reads the reflected field called `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchField`](super::ReflectErrorKind::NoSuchField) if the type has no reflected
+    /// field `name`, [`OutOfRange`](super::ReflectErrorKind::OutOfRange) if the value has no
+    /// `Any` form.
+    #[inline]
+    pub(super) fn read_named(&self, name: &str) -> Result<Any, ReflectError> {
+        let Some((field, get)) = self.refl.field(name).and_then(|f| Some((f, f.get?))) else {
+            return Err(ReflectError::no_such_field(self.info.key(), name));
+        };
+        // SAFETY: `field` is a reflected entry of the table describing the object's
+        // layout (found in it), so its value lies at `offset` in the live object.
+        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
+            .map_err(|e| ReflectError::unreadable(self.info.key(), name, false, e))
+    }
+
+    /// Formats the object through the `Debug` of the Rust type whose layout it has.
+    pub(super) fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: the debug entry is the one of the Rust type whose layout the object
+        // has (its own, or its Rust ancestor's for a run-time type).
+        unsafe { (self.refl.debug)(ObjectPtr::as_ptr(self.obj), f) }
+    }
+}

@@ -1,0 +1,239 @@
+//! [`FieldValue`]: the Rust types a reflected field may have, and how each becomes a
+//! value and is visited.
+
+use super::{AttrVisitor, FieldInfo, FieldKind};
+use crate::any::{Any, TypeError};
+use crate::dtype::{DataType, Device};
+use crate::object_type::ObjectType;
+use crate::ptr::ObjectPtr;
+use crate::string::String as ObjString;
+
+/// A Rust type that can be a reflected object field: integers, floats, `bool`,
+/// strings, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`,
+/// and in `object-containers` `Array`, `Map`, `Shape`, `Function`, `Module`, …), and
+/// `Option` of any of these.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a reflected object field",
+    label = "unsupported field type",
+    note = "reflected fields are integers, floats, `bool`, `String`, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`, `Array<_>`, `Map<_, _>`, …) or `Option` of one",
+    note = "mark the field `#[object(skip)]` to leave it out of reflection (it then needs `Default`)"
+)]
+pub trait FieldValue: Sized + 'static {
+    /// The value kind.
+    const KIND: FieldKind;
+    /// The static type key (see [`FieldInfo::static_type_key`]).
+    const STATIC_TYPE_KEY: &'static str;
+    /// Whether the field may hold `None`.
+    const OPTIONAL: bool = false;
+
+    /// The field as a value.
+    ///
+    /// # Errors
+    ///
+    /// Only for unsigned integers beyond `i64::MAX`, which an `int` cannot hold.
+    fn to_any(&self) -> Result<Any, TypeError>;
+
+    /// A field from a value, checked.
+    ///
+    /// # Errors
+    ///
+    /// A `TypeError` naming the expected and actual type.
+    fn from_any(value: Any) -> Result<Self, TypeError>;
+
+    /// Calls the visitor's method for this kind.
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor);
+}
+
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl FieldValue for $t {
+            const KIND: FieldKind = FieldKind::Int;
+            const STATIC_TYPE_KEY: &'static str = "int";
+            fn to_any(&self) -> Result<Any, TypeError> {
+                i64::try_from(*self)
+                    .map(Any::from)
+                    .map_err(|_| TypeError::new("int (an i64)", concat!(stringify!($t), " beyond i64::MAX")))
+            }
+            fn from_any(value: Any) -> Result<Self, TypeError> {
+                <$t>::try_from(value)
+            }
+            fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+                match i64::try_from(*self) {
+                    Ok(i) => v.visit_i64(field, i),
+                    Err(_) => v.visit_u64(field, *self as u64),
+                }
+            }
+        }
+    )*};
+}
+int_field!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+
+impl FieldValue for isize {
+    const KIND: FieldKind = FieldKind::Int;
+    const STATIC_TYPE_KEY: &'static str = "int";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self as i64))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        let i = i64::try_from(value)?;
+        isize::try_from(i).map_err(|_| TypeError::new("isize (in range)", "int"))
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_i64(field, *self as i64);
+    }
+}
+
+impl FieldValue for f64 {
+    const KIND: FieldKind = FieldKind::Float;
+    const STATIC_TYPE_KEY: &'static str = "float";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        // An int is accepted for a float field (JSON writes `2.0` as `2` in some tools).
+        match value.as_int() {
+            Some(i) => Ok(i as f64),
+            None => f64::try_from(value),
+        }
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_f64(field, *self);
+    }
+}
+
+impl FieldValue for f32 {
+    const KIND: FieldKind = FieldKind::Float;
+    const STATIC_TYPE_KEY: &'static str = "float";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(f64::from(*self)))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        f64::from_any(value).map(|x| x as f32)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_f64(field, f64::from(*self));
+    }
+}
+
+impl FieldValue for bool {
+    const KIND: FieldKind = FieldKind::Bool;
+    const STATIC_TYPE_KEY: &'static str = "bool";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        bool::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_bool(field, *self);
+    }
+}
+
+impl FieldValue for std::string::String {
+    const KIND: FieldKind = FieldKind::Str;
+    const STATIC_TYPE_KEY: &'static str = "ffi.String";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(self.as_str()))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        std::string::String::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_str(field, self);
+    }
+}
+
+impl FieldValue for ObjString {
+    const KIND: FieldKind = FieldKind::Str;
+    const STATIC_TYPE_KEY: &'static str = "ffi.String";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(self.clone()))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        ObjString::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_str(field, self.as_str());
+    }
+}
+
+impl FieldValue for DataType {
+    const KIND: FieldKind = FieldKind::DataType;
+    const STATIC_TYPE_KEY: &'static str = "DataType";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        DataType::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_data_type(field, *self);
+    }
+}
+
+impl FieldValue for Device {
+    const KIND: FieldKind = FieldKind::Device;
+    const STATIC_TYPE_KEY: &'static str = "Device";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        Device::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_device(field, *self);
+    }
+}
+
+impl FieldValue for Any {
+    const KIND: FieldKind = FieldKind::Any;
+    const STATIC_TYPE_KEY: &'static str = "Any";
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(self.clone())
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        Ok(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_any(field, self.view());
+    }
+}
+
+impl<T: ObjectType> FieldValue for ObjectPtr<T> {
+    const KIND: FieldKind = FieldKind::Object;
+    const STATIC_TYPE_KEY: &'static str = T::TYPE_KEY;
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        ObjectPtr::<T>::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_object(field, Some(self.as_object_ref()));
+    }
+}
+
+impl<F: FieldValue> FieldValue for Option<F> {
+    const KIND: FieldKind = F::KIND;
+    const STATIC_TYPE_KEY: &'static str = F::STATIC_TYPE_KEY;
+    const OPTIONAL: bool = true;
+    fn to_any(&self) -> Result<Any, TypeError> {
+        match self {
+            Some(x) => x.to_any(),
+            None => Ok(Any::default()),
+        }
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        if value.is_none() {
+            Ok(None)
+        } else {
+            F::from_any(value).map(Some)
+        }
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        match self {
+            Some(x) => x.visit(field, v),
+            None => v.visit_none(field),
+        }
+    }
+}

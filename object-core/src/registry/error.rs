@@ -1,0 +1,179 @@
+//! [`RegistryError`]: why a type could not be registered or found.
+
+use core::fmt;
+
+/// Why a type could not be registered or found. Every variant names the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The key exists with a different parent, slots, finality or overflow policy.
+    DuplicateKey {
+        /// The key.
+        key: String,
+        /// The existing registration.
+        existing: String,
+        /// The conflicting request.
+        requested: String,
+    },
+    /// Two different Rust types claim the same key.
+    RustTypeConflict {
+        /// The key.
+        key: String,
+        /// The Rust type that holds it.
+        first: String,
+        /// The Rust type that was refused.
+        second: String,
+    },
+    /// The parent key is not registered.
+    UnknownParent {
+        /// The key.
+        key: String,
+        /// The missing parent.
+        parent: String,
+    },
+    /// The parent is a value kind, not an object type.
+    ParentNotObject {
+        /// The key.
+        key: String,
+        /// The parent.
+        parent: String,
+    },
+    /// The parent is final.
+    FinalParent {
+        /// The key.
+        key: String,
+        /// The final parent.
+        parent: String,
+    },
+    /// No ancestor had room and `ancestor` refuses descendants outside its range.
+    SlotsExhausted {
+        /// The key.
+        key: String,
+        /// The ancestor that refuses overflow.
+        ancestor: String,
+    },
+    /// A static index outside `65..128`, or combined with slots.
+    BadStaticIndex {
+        /// The key.
+        key: String,
+        /// The requested index.
+        index: u32,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Link-time parents form a cycle, or a type's ancestry never reaches the root.
+    Cycle {
+        /// The key.
+        key: String,
+    },
+    /// The type table is full.
+    TableFull {
+        /// The key.
+        key: String,
+    },
+    /// An object of type `key` was asked to be made as a `of`, which is not its
+    /// ancestor (or not layout-compatible with it).
+    NotAnInstance {
+        /// The type asked for.
+        key: String,
+        /// The Rust object type that would hold it.
+        of: String,
+    },
+    /// A Rust type tried to claim a run-time type whose objects were already made with
+    /// a parent's layout (`make_object_as`).
+    LayoutTaken {
+        /// The key.
+        key: String,
+        /// The Rust type that was refused.
+        rust: String,
+    },
+    /// A look-up of a key that is not registered.
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+    /// The key is a value kind's (`"int"`, `"None"`, `"ffi.SmallStr"`, …: the types
+    /// `Any` carries below index 64), which can never name an object type.
+    ValueKindKey {
+        /// The key.
+        key: String,
+    },
+    /// A final type asked for reserved slots, which only descendants could use.
+    FinalWithSlots {
+        /// The key.
+        key: String,
+        /// The slots asked for.
+        slots: u32,
+    },
+    /// Two link-time types claim one static index. A core type (see
+    /// [`CORE_STATIC_TYPES`](super::CORE_STATIC_TYPES)) always keeps its index; between other types, the one
+    /// with the smaller key does. The other is refused with this error.
+    StaticIndexTaken {
+        /// The refused type's key.
+        key: String,
+        /// The index both claim.
+        index: u32,
+        /// The key of the type that holds the index.
+        holder: String,
+    },
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::DuplicateKey { key, existing, requested } => write!(
+                f,
+                "type key `{key}` is already registered with {existing}; refusing {requested}"
+            ),
+            RegistryError::RustTypeConflict { key, first, second } => write!(
+                f,
+                "type key `{key}` is claimed by two Rust types: `{first}` and `{second}`"
+            ),
+            RegistryError::UnknownParent { key, parent } => {
+                write!(f, "type `{key}` names parent `{parent}`, which is not registered")
+            }
+            RegistryError::ParentNotObject { key, parent } => {
+                write!(f, "type `{key}` names parent `{parent}`, which is a value kind, not an object type")
+            }
+            RegistryError::FinalParent { key, parent } => {
+                write!(f, "type `{key}` cannot derive from `{parent}`, which is final")
+            }
+            RegistryError::SlotsExhausted { key, ancestor } => write!(
+                f,
+                "type `{key}` does not fit the reserved slots of its ancestors, and `{ancestor}` refuses overflow"
+            ),
+            RegistryError::BadStaticIndex { key, index, reason } => {
+                write!(f, "type `{key}` asks for static index {index}: {reason}")
+            }
+            RegistryError::Cycle { key } => {
+                write!(f, "the ancestry of type `{key}` does not reach `ffi.Object` (a cycle)")
+            }
+            RegistryError::TableFull { key } => {
+                write!(f, "the type table is full; cannot register `{key}`")
+            }
+            RegistryError::NotAnInstance { key, of } => write!(
+                f,
+                "type `{key}` is not `{of}` or a run-time descendant of it without Rust fields"
+            ),
+            RegistryError::LayoutTaken { key, rust } => write!(
+                f,
+                "Rust type `{rust}` cannot claim type `{key}`: objects of it were already made with a parent's layout"
+            ),
+            RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
+            RegistryError::ValueKindKey { key } => write!(
+                f,
+                "type key `{key}` names a value kind carried by `Any`, not an object type; it cannot be registered"
+            ),
+            RegistryError::FinalWithSlots { key, slots } => write!(
+                f,
+                "type `{key}` is final but reserves {slots} slot(s) for descendants; a final type has none"
+            ),
+            RegistryError::StaticIndexTaken { key, index, holder } => write!(
+                f,
+                "type `{key}` asks for static index {index}, which `{holder}` holds"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
