@@ -1966,7 +1966,7 @@ fn array_chain_root_first(n: usize) -> String {
     s
 }
 
-/// No depth limit (DESIGN §16): chains of millions of nested arrays and objects load,
+/// No depth limit on the graph (only on the JSON text): chains of millions of nested arrays and objects load,
 /// save and drop on a 2 MiB thread, through the in-order fast path and the general
 /// path alike. (A limit of 2,000 levels used to refuse them: a program with 2,500
 /// nested `let`s saved and then could not be loaded.)

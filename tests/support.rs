@@ -155,8 +155,8 @@ impl Drop for LeakCheck {
     }
 }
 
-/// The stack size deep-graph tests run on: 2 MiB, a common thread default (DESIGN
-/// §16: nothing recurses in proportion to graph depth).
+/// The stack size deep-graph tests run on: 2 MiB, a common thread default (nothing
+/// recurses in proportion to graph depth; see ARCHITECTURE.md).
 pub const SMALL_STACK: usize = 2 << 20;
 
 /// Runs `f` on a fresh thread with a [`SMALL_STACK`], returning its result (and
