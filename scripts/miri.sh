@@ -18,6 +18,9 @@ cd "$(dirname "$0")/.."
 
 export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.00002}"
 export PROPTEST_CASES="${PROPTEST_CASES:-4}"
+# Panics are part of the tests (caught at the C ABI); capturing and symbolizing a
+# backtrace for each one under Miri takes minutes, so no backtraces here.
+export RUST_BACKTRACE=0
 # Miri ignores optimization levels (and warns about the test profile's).
 export CARGO_PROFILE_TEST_OPT_LEVEL=0
 export CARGO_TERM_COLOR=never

@@ -2263,7 +2263,7 @@ fn diamond_imports_are_searched_once_each() {
     let _guard = LeakCheck::new();
     // Level i imports level i - 1 twice (two paths to every lower module, a "diamond"
     // at each level): a search that does not remember visited modules makes 2^k visits.
-    let levels = 64;
+    let levels = native_or_miri(64, 12);
     let bottom = Module::builder("m0")
         .function("found", tagged("m0.found"))
         .build();
