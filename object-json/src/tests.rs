@@ -100,7 +100,14 @@ fn the_fast_path_agrees_with_the_general_path() {
     let mut fast = 0;
     for round in 0..rounds {
         let mut t = seeds[round % seeds.len()].clone();
-        for _ in 0..1 + next(2) {
+        // Under Miri's few rounds, every fourth text is a seed as it is (which takes the
+        // fast path), so that both paths are exercised.
+        let mutations = if cfg!(miri) && round % 4 == 0 {
+            0
+        } else {
+            1 + next(2)
+        };
+        for _ in 0..mutations {
             let at = next(t.len());
             match next(4) {
                 0 => t[at] = b"0123456789"[next(10)],
