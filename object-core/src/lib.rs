@@ -77,6 +77,7 @@ pub mod registry;
 #[allow(unsafe_code)]
 mod root;
 mod string;
+pub mod structural;
 pub mod type_index;
 
 pub use crate::alloc::{
@@ -122,6 +123,7 @@ pub mod __private {
         debug_entry, reflected_field, skipped_field, type_reflection,
     };
     pub use crate::registry::{LinkedType, TypeRegistration};
+    pub use crate::structural::can_define;
     pub use core::any::TypeId;
     pub use core::marker::{PhantomData, Send, Sync};
     pub use core::ptr::NonNull;

@@ -258,6 +258,27 @@ impl<T: ObjectType> ObjectPtr<T> {
         unsafe { &*(self as *const Self as *const ObjectPtr<U>) }
     }
 
+    /// Views the handle as a handle to `U` if the object is a `U` (or a subtype),
+    /// without touching the count: the borrowed form of [`downcast`](Self::downcast).
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let o: ObjectRef = make_object(Object::new());
+    /// let p: &ObjectPtr<Object> = o.downcast_ptr_ref::<Object>().unwrap();
+    /// assert!(ObjectPtr::ptr_eq(p, &o));
+    /// ```
+    #[inline(always)]
+    pub fn downcast_ptr_ref<U: ObjectType>(&self) -> Option<&ObjectPtr<U>> {
+        if self.is::<U>() {
+            // SAFETY: `ObjectPtr` is `repr(transparent)` over a pointer whatever its
+            // parameter, and the object is a `U` or a subtype (checked), so by the layout
+            // contract a `U` handle to it is valid; the borrow is tied to `self`.
+            Some(unsafe { &*(self as *const Self as *const ObjectPtr<U>) })
+        } else {
+            None
+        }
+    }
+
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {
