@@ -54,7 +54,7 @@ impl fmt::Display for AccessPath {
             match s {
                 PathStep::Field(n) => write!(f, ".{n}")?,
                 PathStep::Index(i) => write!(f, "[{i}]")?,
-                PathStep::Key(k) => write!(f, "[{k:?}]")?,
+                PathStep::Key(k) => write!(f, "[{:?}]", k.view())?,
             }
         }
         Ok(())
