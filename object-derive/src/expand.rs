@@ -282,7 +282,7 @@ fn reflection(
                 quote! {
                     const _: () = ::core::assert!(
                         #private::can_define(<#ty as #refl::FieldValue>::KIND),
-                        "`#[object(def)]` marks a field that holds objects (variables, or containers or nodes holding them); this field cannot hold an object"
+                        "`#[object(def)]` needs a field that can hold objects (variables, or containers or nodes holding them), which this field's type cannot"
                     );
                 },
                 d.span,
@@ -332,7 +332,12 @@ fn reflection(
     let hooks = match &a.structural_hooks {
         Some(p) => {
             let p = &p.value;
-            quote!(::core::option::Option::Some(&#p))
+            // Spanned at the path, so a wrong static is reported there.
+            let hooks_ty = quote!(&'static #krate::structural::StructuralHooks);
+            respan(
+                quote!(::core::option::Option::Some({ let __hooks: #hooks_ty = &#p; __hooks })),
+                p.span(),
+            )
         }
         None => quote!(::core::option::Option::None),
     };
