@@ -279,6 +279,23 @@ impl<T: ObjectType> ObjectPtr<T> {
         }
     }
 
+    /// Hints the processor to bring the object's header into the cache (a walk that
+    /// will read it soon issues this early, so that several objects load at once). No
+    /// effect on other architectures.
+    #[inline(always)]
+    pub(crate) fn prefetch(this: &Self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `prefetch` never faults and reads nothing observable; SSE is part of the
+        // x86_64 baseline, so the target feature is always present.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                this.ptr.as_ptr() as *const i8,
+            );
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = this;
+    }
+
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {

@@ -350,6 +350,17 @@ impl<'a> Described<'a> {
             .map_err(|e| ReflectError::unreadable(self.info.key(), name, false, e))
     }
 
+    /// `other` described as an object of the same run-time type as this one (no registry
+    /// look-up), or `None` if its type differs.
+    #[inline]
+    pub(crate) fn same_type(self, other: &'a ObjectRef) -> Option<Described<'a>> {
+        (other.type_index() == self.info.index()).then_some(Described {
+            obj: other,
+            info: self.info,
+            refl: self.refl,
+        })
+    }
+
     /// The reflected fields with their values, borrowed from the object, in table order.
     #[inline]
     pub(crate) fn views(self) -> impl Iterator<Item = (&'static FieldInfo, ValueRef<'a>)> {

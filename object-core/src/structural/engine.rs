@@ -353,7 +353,9 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 Err((t.lp, t.rp))
             };
         }
-        let rd = describe(ro);
+        let Some(rd) = ld.same_type(ro) else {
+            return Err((t.lp, t.rp));
+        };
         let base = self.stack.len();
         if spec.has_def {
             self.fields(ld, rd, t, true)?;
@@ -396,6 +398,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                     }
                     _ => {}
                 }
+            }
+            if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
+                // Read soon: start loading both now.
+                ObjectPtr::prefetch(a);
+                ObjectPtr::prefetch(b);
             }
             let lp = self.paths.child(t.lp, || PathStep::Field(f.name()));
             let rp = self.paths.child(t.rp, || PathStep::Field(f.name()));
@@ -702,7 +709,8 @@ impl<'a> HashEngine<'a> {
                 match v {
                     ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
                     ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
-                    ValueRef::Object(_) => {
+                    ValueRef::Object(o) => {
+                        ObjectPtr::prefetch(o);
                         self.stack.push(HTask::Visit {
                             v,
                             def: def || is_def,
