@@ -284,7 +284,7 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// effect on other architectures.
     #[inline(always)]
     pub(crate) fn prefetch(this: &Self) {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         // SAFETY: `prefetch` never faults and reads nothing observable; SSE is part of the
         // x86_64 baseline, so the target feature is always present.
         unsafe {
@@ -292,7 +292,7 @@ impl<T: ObjectType> ObjectPtr<T> {
                 this.ptr.as_ptr() as *const i8,
             );
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         let _ = this;
     }
 
