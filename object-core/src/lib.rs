@@ -13,7 +13,10 @@
 //!   range, with reserved slots for run-time descendants and a lock-free fallback for
 //!   descendants that overflow them;
 //! - allocators that pick the deleter ([`make_object`], [`ObjectPool`],
-//!   [`make_object_with_items`]).
+//!   [`make_object_with_items`]);
+//! - [`reflection`] of every derived type's fields, and on it [`structural`] equality
+//!   and hashing (alpha-equivalence through variables bound at definition sites, stable
+//!   hashes, access paths to the first difference).
 //!
 //! ```
 //! use object_core::{make_object, Object, ObjectPtr, ObjectRef};

@@ -67,6 +67,19 @@
 //! been bound to another object and `map_free_vars` is off (a binding makes "the same
 //! subtree" mean something else on each side).
 //!
+//! # Limits
+//!
+//! - A skipped identical subtree is not entered, so a `dag` node inside it that the
+//!   walk also reaches elsewhere, paired with another object, is not caught as a
+//!   sharing mismatch (the skipped subtree would pair it with itself).
+//! - Bindings are made in the order of the walk. In a map, entries are walked in a
+//!   canonical order for hashing (by key, for string and plain keys) and in the left
+//!   side's order for equality: a map whose entries are where variables are first bound
+//!   (free variables with `map_free_vars`, or definitions) may hash differently for two
+//!   insertion orders when its keys are objects.
+//! - The derived `Hash`-and-`Eq` of a Rust type is not consulted: only reflected fields
+//!   count.
+//!
 //! # Examples
 //!
 //! ```
