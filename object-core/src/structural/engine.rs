@@ -178,6 +178,27 @@ fn dtype_bits(d: crate::dtype::DataType) -> u64 {
     u64::from(d.code) | (u64::from(d.bits) << 8) | (u64::from(d.lanes) << 16)
 }
 
+/// The last object described per type (by the low bits of its index): describing
+/// another object of the same type then skips the registry.
+struct TypeCache<'a>([Option<Described<'a>>; 16]);
+
+impl<'a> TypeCache<'a> {
+    fn new() -> Self {
+        TypeCache([None; 16])
+    }
+
+    #[inline(always)]
+    fn describe(&mut self, o: &'a ObjectRef) -> Described<'a> {
+        let slot = &mut self.0[(o.type_index() & 15) as usize];
+        if let Some(d) = slot.and_then(|d| d.same_type(o)) {
+            return d;
+        }
+        let d = describe(o);
+        *slot = Some(d);
+        d
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Equality.
 // ---------------------------------------------------------------------------------
@@ -204,6 +225,7 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     /// Bindings (of variables or DAG nodes) of an object to another one: while there
     /// are none, identical subtrees are equal without a look inside.
     non_identity: usize,
+    types: TypeCache<'a>,
     pub(crate) paths: P,
 }
 
@@ -218,6 +240,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             dag_r: AddrMap::default(),
             seen: HashSet::default(),
             non_identity: 0,
+            types: TypeCache::new(),
             paths,
         }
     }
@@ -264,7 +287,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         if lo.type_index() != ro.type_index() {
             return Err((t.lp, t.rp));
         }
-        let ld = describe(lo);
+        let ld = self.types.describe(lo);
         let spec = ld.reflection().structural;
         let (la, ra) = (addr(lo), addr(ro));
         match spec.kind {
@@ -565,6 +588,7 @@ pub(crate) struct HashEngine<'a> {
     memo: AddrMap<Option<u64>>,
     vars: AddrMap<u64>,
     next_var: u64,
+    types: TypeCache<'a>,
 }
 
 impl<'a> HashEngine<'a> {
@@ -576,6 +600,7 @@ impl<'a> HashEngine<'a> {
             memo: AddrMap::default(),
             vars: AddrMap::default(),
             next_var: 0,
+            types: TypeCache::new(),
         }
     }
 
@@ -624,7 +649,7 @@ impl<'a> HashEngine<'a> {
             }
             Node::Obj(o) => o,
         };
-        let d = describe(o);
+        let d = self.types.describe(o);
         let spec = d.reflection().structural;
         let mut seed = d.info().key_hash();
         let a = addr(o);
