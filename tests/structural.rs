@@ -567,10 +567,11 @@ fn maps_ignore_insertion_order() {
     // Larger maps, in reverse order, with expressions as values: still equal.
     let mut m1: Map<String, E> = Map::new();
     let mut m2: Map<String, E> = Map::new();
-    for i in 0..50 {
+    let n = native_or_miri(50, 6) as i64;
+    for i in 0..n {
         m1.insert(String::from(format!("key{i}")), add(&int(i), &int(i)));
     }
-    for i in (0..50).rev() {
+    for i in (0..n).rev() {
         m2.insert(String::from(format!("key{i}")), add(&int(i), &int(i)));
     }
     assert_same(&m1, &m2);
@@ -811,7 +812,8 @@ fn ast() -> impl Strategy<Value = Ast> {
         (0u8..3).prop_map(Ast::Text),
         (0usize..4).prop_map(Ast::Var),
     ];
-    leaf.prop_recursive(6, 48, 4, |inner| {
+    let (depth, size) = (native_or_miri(6, 3) as u32, native_or_miri(48, 12) as u32);
+    leaf.prop_recursive(depth, size, 4, |inner| {
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Add(Box::new(a), Box::new(b))),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Let(Box::new(a), Box::new(b))),
