@@ -812,7 +812,7 @@ fn ast() -> impl Strategy<Value = Ast> {
         (0u8..3).prop_map(Ast::Text),
         (0usize..4).prop_map(Ast::Var),
     ];
-    let (depth, size) = (native_or_miri(6, 3) as u32, native_or_miri(48, 12) as u32);
+    let (depth, size) = (native_or_miri(6, 3) as u32, native_or_miri(48, 8) as u32);
     leaf.prop_recursive(depth, size, 4, |inner| {
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Add(Box::new(a), Box::new(b))),
@@ -943,7 +943,7 @@ fn chain(n: usize, leaf: i64) -> E {
 #[test]
 fn deep_chains_on_a_small_stack() {
     let _leaks = LeakCheck::new();
-    let n = deep();
+    let n = native_or_miri(deep(), 60);
     on_small_stack(move || {
         let a = chain(n, 1);
         let b = chain(n, 1);
@@ -960,7 +960,7 @@ fn deep_chains_on_a_small_stack() {
 #[test]
 fn deep_binders_and_arrays_on_a_small_stack() {
     let _leaks = LeakCheck::new();
-    let n = deep() / 10;
+    let n = native_or_miri(deep() / 10, 12);
     on_small_stack(move || {
         // let v0 = 0 in let v1 = v0 in … in v_n, built twice with fresh variables.
         let build = |n: usize| {
