@@ -32,6 +32,28 @@
 //! | `structural_eq_*/structural_equal` | ≤ 1.5 × `derived_eq` |
 //! | `structural_hash_*/structural_hash` | ≤ 2 × `derived_hash_*` |
 //! | `structural_self/structural_equal` | O(1) |
+//!
+//! `handwritten_downcast_eq` (for information) walks the same objects with a recursive
+//! `downcast_ref` chain: the cost of reaching objects at all, against which the
+//! engine's own overhead reads.
+//!
+//! # Measured
+//!
+//! One run on a shared 2-core machine under heavy load (load average ~10), so only the
+//! ratios within a group mean anything, and those loosely:
+//!
+//! | group | ours | derived enum | ratio |
+//! | --- | --- | --- | --- |
+//! | `structural_eq_tree` | 184 ms | 48 ms | 3.8× (hand-written downcast walk: 2.2×) |
+//! | `structural_eq_dag` | 122 ms | 90 ms | 1.36× (hand-written: 1.36×) |
+//! | `structural_hash_tree` | 154 ms | 87 ms SipHash / 66 ms foldhash | 1.8× / 2.3× |
+//! | `structural_hash_dag` | 135 ms | 154 ms SipHash / 104 ms foldhash | 0.87× / 1.3× |
+//! | `structural_self` | 128 ns | 39 ms | O(1) |
+//!
+//! The tree equality misses its target: the walk is bound by loading each object's
+//! header (an object is a 16-byte header plus fields in its own allocation; the enum's
+//! nodes are smaller), which even the hand-written walk pays; the engine prefetches
+//! children's headers when it queues them.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
