@@ -432,6 +432,14 @@ fn dag_sharing_must_correspond_tree_sharing_need_not() {
         &dag(0, vec![s1.clone(), s2.clone()]),
         &dag(0, vec![s.clone(), s.clone()]),
     );
+    // Identical DAG subtrees still pair the nodes inside them: `inner` is reached in
+    // `outer` (paired with itself) and again beside it (paired with a copy).
+    let inner = dag(5, vec![]);
+    let outer = dag(6, vec![inner.clone()]);
+    let l = dag(0, vec![outer.clone(), inner.clone()]);
+    let r = dag(0, vec![outer.clone(), dag(5, vec![])]);
+    assert_differ(&l, &r);
+    assert_same(&l, &dag(0, vec![outer.clone(), inner.clone()]));
     // Tree: sharing does not matter.
     let c = add(&int(1), &int(2));
     assert_same(

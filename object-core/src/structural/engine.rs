@@ -178,6 +178,19 @@ fn dtype_bits(d: crate::dtype::DataType) -> u64 {
     u64::from(d.code) | (u64::from(d.bits) << 8) | (u64::from(d.lanes) << 16)
 }
 
+/// Whether some type linked into the program is `structural = "dag"` (decided once: a
+/// type registered at run time has the reflection of a linked Rust type). Identical
+/// subtrees below the root are skipped only when none is, because a skipped subtree
+/// would hide the pairings of the DAG nodes inside it.
+pub(super) fn any_dag_type() -> bool {
+    static ANY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANY.get_or_init(|| {
+        inventory::iter::<crate::registry::LinkedType>
+            .into_iter()
+            .any(|t| t.0.reflection.structural.kind == StructuralKind::Dag)
+    })
+}
+
 /// The last object described per type (by the low bits of its index): describing
 /// another object of the same type then skips the registry.
 struct TypeCache<'a>([Option<Described<'a>>; 16]);
@@ -225,6 +238,8 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     /// Bindings (of variables or DAG nodes) of an object to another one: while there
     /// are none, identical subtrees are equal without a look inside.
     non_identity: usize,
+    /// Whether identical subtrees below the root may be skipped at all.
+    inner_shortcut: bool,
     types: TypeCache<'a>,
     pub(crate) paths: P,
 }
@@ -240,6 +255,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             dag_r: AddrMap::default(),
             seen: HashSet::default(),
             non_identity: 0,
+            inner_shortcut: !opts.map_free_vars && !any_dag_type(),
             types: TypeCache::new(),
             paths,
         }
@@ -268,7 +284,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
 
     #[inline(always)]
     fn can_shortcut(&self, def: bool) -> bool {
-        !def && !self.opts.map_free_vars && self.non_identity == 0
+        !def && self.inner_shortcut && self.non_identity == 0
     }
 
     #[inline]
@@ -299,11 +315,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
         let dag = spec.kind == StructuralKind::Dag;
         if la == ra && self.can_shortcut(t.def) {
-            if dag && shared(lo) {
-                // Reached again later, it must meet itself again.
-                self.dag_l.entry(la).or_insert(la);
-                self.dag_r.entry(ra).or_insert(ra);
-            }
+            // (No DAG type exists, so nothing inside needs pairing.)
             return Ok(());
         }
         if shared(lo) || shared(ro) {
