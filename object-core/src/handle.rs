@@ -143,6 +143,10 @@ macro_rules! __object_handle {
                 let any = $crate::AnyView::from(self);
                 v.visit_object(field, any.as_object());
             }
+            #[inline]
+            fn borrow_value(&self) -> $crate::reflection::ValueRef<'_> {
+                $crate::reflection::ValueRef::Object(self.0.as_object_ref())
+            }
         }
     };
 }

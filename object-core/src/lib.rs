@@ -13,7 +13,10 @@
 //!   range, with reserved slots for run-time descendants and a lock-free fallback for
 //!   descendants that overflow them;
 //! - allocators that pick the deleter ([`make_object`], [`ObjectPool`],
-//!   [`make_object_with_items`]).
+//!   [`make_object_with_items`]);
+//! - [`reflection`] of every derived type's fields, and on it [`structural`] equality
+//!   and hashing (alpha-equivalence through variables bound at definition sites, stable
+//!   hashes, access paths to the first difference).
 //!
 //! ```
 //! use object_core::{make_object, Object, ObjectPtr, ObjectRef};
@@ -77,6 +80,7 @@ pub mod registry;
 #[allow(unsafe_code)]
 mod root;
 mod string;
+pub mod structural;
 pub mod type_index;
 
 pub use crate::alloc::{
@@ -122,6 +126,7 @@ pub mod __private {
         debug_entry, reflected_field, skipped_field, type_reflection,
     };
     pub use crate::registry::{LinkedType, TypeRegistration};
+    pub use crate::structural::can_define;
     pub use core::any::TypeId;
     pub use core::marker::{PhantomData, Send, Sync};
     pub use core::ptr::NonNull;

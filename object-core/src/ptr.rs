@@ -258,6 +258,44 @@ impl<T: ObjectType> ObjectPtr<T> {
         unsafe { &*(self as *const Self as *const ObjectPtr<U>) }
     }
 
+    /// Views the handle as a handle to `U` if the object is a `U` (or a subtype),
+    /// without touching the count: the borrowed form of [`downcast`](Self::downcast).
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let o: ObjectRef = make_object(Object::new());
+    /// let p: &ObjectPtr<Object> = o.downcast_ptr_ref::<Object>().unwrap();
+    /// assert!(ObjectPtr::ptr_eq(p, &o));
+    /// ```
+    #[inline(always)]
+    pub fn downcast_ptr_ref<U: ObjectType>(&self) -> Option<&ObjectPtr<U>> {
+        if self.is::<U>() {
+            // SAFETY: `ObjectPtr` is `repr(transparent)` over a pointer whatever its
+            // parameter, and the object is a `U` or a subtype (checked), so by the layout
+            // contract a `U` handle to it is valid; the borrow is tied to `self`.
+            Some(unsafe { &*(self as *const Self as *const ObjectPtr<U>) })
+        } else {
+            None
+        }
+    }
+
+    /// Hints the processor to bring the object's header into the cache (a walk that
+    /// will read it soon issues this early, so that several objects load at once). No
+    /// effect on other architectures.
+    #[inline(always)]
+    pub(crate) fn prefetch(this: &Self) {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        // SAFETY: `prefetch` never faults and reads nothing observable; SSE is part of the
+        // x86_64 baseline, so the target feature is always present.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                this.ptr.as_ptr() as *const i8,
+            );
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        let _ = this;
+    }
+
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {

@@ -18,6 +18,10 @@ pub const OVERFLOW: &str = "overflow";
 pub const CRATE: &str = "crate";
 pub const OPAQUE: &str = "opaque";
 pub const CUSTOM_DEBUG: &str = "custom_debug";
+pub const STRUCTURAL: &str = "structural";
+pub const STRUCTURAL_HOOKS: &str = "structural_hooks";
+/// The values `structural = "…"` accepts.
+pub const STRUCTURAL_KINDS: &[&str] = &["tree", "dag", "var", "identity"];
 const CONTAINER_KEYS: &[&str] = &[
     KEY,
     PARENT,
@@ -28,6 +32,8 @@ const CONTAINER_KEYS: &[&str] = &[
     CRATE,
     OPAQUE,
     CUSTOM_DEBUG,
+    STRUCTURAL,
+    STRUCTURAL_HOOKS,
 ];
 
 /// Field attribute keys.
@@ -35,7 +41,8 @@ pub const SKIP: &str = "skip";
 pub const RENAME: &str = "rename";
 pub const READ_ONLY: &str = "read_only";
 pub const NO_EQ: &str = "no_eq";
-const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ];
+pub const DEF: &str = "def";
+const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ, DEF];
 
 /// A parsed value with the span of the attribute key that set it.
 pub struct Located<T> {
@@ -60,6 +67,9 @@ pub struct ContainerAttrs {
     pub krate: Option<Located<Path>>,
     pub opaque: Option<Located<()>>,
     pub custom_debug: Option<Located<()>>,
+    /// `structural = "tree" | "dag" | "var" | "identity"` (checked in `check.rs`).
+    pub structural: Option<Located<LitStr>>,
+    pub structural_hooks: Option<Located<Path>>,
     /// An `#[object(...)]` failed to parse (reported); keys after the error are unknown.
     pub malformed: bool,
 }
@@ -70,6 +80,7 @@ pub struct FieldAttrs {
     pub rename: Option<Located<LitStr>>,
     pub read_only: Option<Located<()>>,
     pub no_eq: Option<Located<()>>,
+    pub def: Option<Located<()>>,
 }
 
 /// Collects errors so the user sees every bad attribute in one build.
@@ -173,6 +184,12 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                 set(&mut out.opaque, (), path, errors);
             } else if path.is_ident(CUSTOM_DEBUG) {
                 set(&mut out.custom_debug, (), path, errors);
+            } else if path.is_ident(STRUCTURAL) {
+                let s: LitStr = meta.value()?.parse()?;
+                set(&mut out.structural, s, path, errors);
+            } else if path.is_ident(STRUCTURAL_HOOKS) {
+                let p: Path = meta.value()?.parse()?;
+                set(&mut out.structural_hooks, p, path, errors);
             } else {
                 // Skip a value if one follows, so parsing can go on to the next key.
                 if meta.input.peek(syn::Token![=]) {
@@ -204,6 +221,8 @@ pub fn parse_field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 set(&mut out.read_only, (), path, errors);
             } else if path.is_ident(NO_EQ) {
                 set(&mut out.no_eq, (), path, errors);
+            } else if path.is_ident(DEF) {
+                set(&mut out.def, (), path, errors);
             } else {
                 if meta.input.peek(syn::Token![=]) {
                     let _: syn::Expr = meta.value()?.parse()?;

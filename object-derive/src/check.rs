@@ -7,7 +7,7 @@
 use syn::Error;
 
 use crate::ast::Input;
-use crate::attr::{Errors, KeyValue};
+use crate::attr::{Errors, KeyValue, STRUCTURAL_KINDS};
 
 /// Static indices the derive accepts: the reserved range above `ffi.Object`.
 const STATIC_BEGIN: u32 = 65;
@@ -91,6 +91,19 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
         }
     }
 
+    if let Some(k) = &a.structural {
+        let v = k.value.value();
+        if !STRUCTURAL_KINDS.contains(&v.as_str()) {
+            errors.push(Error::new_spanned(
+                &k.value,
+                format!(
+                    "unknown structural kind `{v}` (expected one of: {})",
+                    STRUCTURAL_KINDS.join(", ")
+                ),
+            ));
+        }
+    }
+
     match input.fields.first() {
         None => errors.push(Error::new_spanned(
             input.ident,
@@ -103,7 +116,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
             if let Some(r) = &first.attrs.rename {
                 errors.push(Error::new(r.span, "the parent field cannot be renamed"));
             }
-            for flag in [&first.attrs.read_only, &first.attrs.no_eq]
+            for flag in [&first.attrs.read_only, &first.attrs.no_eq, &first.attrs.def]
                 .into_iter()
                 .flatten()
             {
@@ -121,6 +134,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
             fa.rename.as_ref().map(|r| r.span),
             fa.read_only.as_ref().map(|r| r.span),
             fa.no_eq.as_ref().map(|r| r.span),
+            fa.def.as_ref().map(|r| r.span),
         ]
         .into_iter()
         .flatten()
@@ -141,6 +155,14 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
                 "a skipped field is not reflected, so it cannot be renamed or flagged",
             );
             e.combine(Error::new(s.span, "skipped here"));
+            errors.push(e);
+        }
+        if let (Some(d), Some(n)) = (&fa.def, &fa.no_eq) {
+            let mut e = Error::new(
+                d.span,
+                "a definition site must take part in structural equality: `def` and `no_eq` exclude each other",
+            );
+            e.combine(Error::new(n.span, "`no_eq` here"));
             errors.push(e);
         }
     }

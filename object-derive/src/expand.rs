@@ -274,6 +274,20 @@ fn reflection(
         if f.attrs.no_eq.is_some() {
             flags.push(quote!(#refl::FieldFlags::NO_EQUALITY));
         }
+        if let Some(d) = &f.attrs.def {
+            flags.push(quote!(#refl::FieldFlags::DEFINITION));
+            // A definition site binds variables, which are objects: the field must
+            // hold objects (or `Any`). Checked in a constant, spanned at `def`.
+            name_checks.push(respan(
+                quote! {
+                    const _: () = ::core::assert!(
+                        #private::can_define(<#ty as #refl::FieldValue>::KIND),
+                        "`#[object(def)]` needs a field that can hold objects (variables, or containers or nodes holding them), which this field's type cannot"
+                    );
+                },
+                d.span,
+            ));
+        }
         let flags = flags
             .into_iter()
             .reduce(|acc, f| quote!(#acc.union(#f)))
@@ -300,6 +314,33 @@ fn reflection(
     } else {
         quote!(::core::option::Option::Some(__create))
     };
+    let kind = match a.structural.as_ref().map(|k| k.value.value()) {
+        Some(k) => {
+            let variant = match k.as_str() {
+                "dag" => quote!(Dag),
+                "var" => quote!(Var),
+                "identity" => quote!(Identity),
+                _ => quote!(Tree),
+            };
+            quote!(#krate::structural::StructuralKind::#variant)
+        }
+        None => respan(
+            quote!(#private::probe::ParentProbe::<#parent>::STRUCTURAL),
+            parent_span,
+        ),
+    };
+    let hooks = match &a.structural_hooks {
+        Some(p) => {
+            let p = &p.value;
+            // Spanned at the path, so a wrong static is reported there.
+            let hooks_ty = quote!(&'static #krate::structural::StructuralHooks);
+            respan(
+                quote!(::core::option::Option::Some({ let __hooks: #hooks_ty = &#p; __hooks })),
+                p.span(),
+            )
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let debug = if opaque || a.custom_debug.is_some() {
         quote!()
     } else {
@@ -325,6 +366,7 @@ fn reflection(
         #[automatically_derived]
         unsafe impl #refl::Reflect for #name {
             const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
+            const STRUCTURAL: #krate::structural::StructuralKind = #kind;
             fn from_fields(
                 __src: &mut #refl::FieldSource<'_, '_>,
             ) -> ::core::result::Result<Self, #refl::ReflectError> {
@@ -354,6 +396,7 @@ fn reflection(
                 #create,
                 #private::debug_entry::<#name>,
             )
+            .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
         };
 
         #debug

@@ -21,10 +21,14 @@
 //! | `crate = path` | where `object_core` is, for renamed dependencies |
 //! | `opaque` | no reflected fields, no `create`, no generated `Debug` (built-ins with a form of their own) |
 //! | `custom_debug` | the type writes its own `Debug`, which the printer then uses too |
+//! | `structural = "…"` | how structural equality and hashing treat the type: `"tree"` (by fields, the default), `"dag"` (sharing must correspond), `"var"` (a variable, by binding), `"identity"` (only the same object); a subtype takes its parent's unless it says otherwise |
+//! | `structural_hooks = PATH` | a `static object_core::structural::StructuralHooks` showing an `opaque` built-in's contents to structural equality |
 //!
 //! Field attributes: `#[object(skip)]` (not reflected; `create` fills it with `Default`),
-//! `#[object(rename = "…")]` (the reflected name), `#[object(read_only)]` and
-//! `#[object(no_eq)]` (flags in the field table).
+//! `#[object(rename = "…")]` (the reflected name), `#[object(read_only)]`,
+//! `#[object(no_eq)]` (left out of structural equality and hashing) and
+//! `#[object(def)]` (a definition site: structural equality binds the variables reached
+//! through it; the field must hold objects) — flags in the field table.
 //!
 //! Besides `ObjectType`, the derive implements `Reflect` (the static field table, the
 //! parent's fields first), registers the type's reflection, and writes a `Debug` that

@@ -24,13 +24,16 @@ impl Expr {
     }
 }
 
-/// A variable, compared by identity (two `Var("x")` objects are different variables).
+/// A variable, compared by identity (two `Var("x")` objects are different variables);
+/// structurally, by binding (`structural = "var"`): parameters bound at a function map
+/// to each other, so `fn(x) { x + 1 }` equals `fn(y) { y + 1 }`.
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "tour.Var", parent = Expr, final)]
+#[object(key = "tour.Var", parent = Expr, final, structural = "var")]
 pub struct Var {
     base: Expr,
-    /// The name, for printing only.
+    /// The name, for printing only (left out of structural equality).
+    #[object(no_eq)]
     pub name: String,
 }
 
@@ -119,7 +122,8 @@ binop!(
 #[object(key = "tour.Function", parent = Expr, final)]
 pub struct Function {
     base: Expr,
-    /// The parameters: an `ffi.Array` of `Var` nodes.
+    /// The parameters: an `ffi.Array` of `Var` nodes, defined here.
+    #[object(def)]
     pub params: Array<ObjectPtr<Var>>,
     /// The body.
     pub body: ObjectPtr<Expr>,

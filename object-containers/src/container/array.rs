@@ -13,7 +13,7 @@ use object_core::{
 /// `Debug`, which only has `&self`), length, capacity, then the `Any` slots.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Array", index = 71, final, opaque)]
+#[object(key = "ffi.Array", index = 71, final, opaque, structural_hooks = ARRAY_HOOKS)]
 pub struct ArrayObj {
     base: Object,
     data: *const Any,
@@ -783,6 +783,26 @@ impl<T: AnyItem> object_core::reflection::FieldValue for Array<T> {
     ) {
         v.visit_object(field, Some(self.obj.as_object_ref()));
     }
+    #[inline]
+    fn borrow_value(&self) -> object_core::reflection::ValueRef<'_> {
+        object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
+    }
 }
 
 crate::function::impl_call_traits!(impl<T: AnyItem> Array<T>);
+
+/// Structural equality sees an array as its items, in order.
+static ARRAY_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: array_contents,
+    };
+
+fn array_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    _: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    match obj.downcast_ptr_ref::<ArrayObj>() {
+        Some(p) => object_core::structural::Contents::Items(ObjectPtr::items(p)),
+        None => object_core::structural::Contents::Identity,
+    }
+}

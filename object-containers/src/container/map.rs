@@ -100,7 +100,7 @@ impl MapInner {
 /// The object behind [`Map`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Map", index = 72, final, opaque)]
+#[object(key = "ffi.Map", index = 72, final, opaque, structural_hooks = MAP_HOOKS)]
 pub struct MapObj {
     base: Object,
     inner: MapInner,
@@ -576,6 +576,28 @@ impl<K: AnyItem, V: AnyItem> object_core::reflection::FieldValue for Map<K, V> {
     ) {
         v.visit_object(field, Some(self.obj.as_object_ref()));
     }
+    #[inline]
+    fn borrow_value(&self) -> object_core::reflection::ValueRef<'_> {
+        object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
+    }
 }
 
 crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Map<K, V>);
+
+/// Structural equality sees a map as its entries, in no particular order.
+static MAP_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: map_contents,
+    };
+
+fn map_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    _: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    match obj.downcast_ref::<MapObj>() {
+        Some(m) => object_core::structural::Contents::Entries(
+            m.inner.iter().map(|e| (&e.key, &e.value)).collect(),
+        ),
+        None => object_core::structural::Contents::Identity,
+    }
+}

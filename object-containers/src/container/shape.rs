@@ -9,7 +9,7 @@ use object_core::{make_object_with_slice, InlineItems, Object, ObjectPtr};
 /// The object behind [`Shape`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Shape", index = 69, final, opaque)]
+#[object(key = "ffi.Shape", index = 69, final, opaque, structural_hooks = SHAPE_HOOKS)]
 pub struct ShapeObj {
     base: Object,
     data: *const i64,
@@ -141,3 +141,19 @@ impl<const N: usize> From<[i64; N]> for Shape {
 }
 crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
 crate::function::impl_call_traits!(Shape);
+
+/// Structural equality sees a shape as its dimensions.
+static SHAPE_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: shape_contents,
+    };
+
+fn shape_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    _: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    match obj.downcast_ptr_ref::<ShapeObj>() {
+        Some(p) => object_core::structural::Contents::Ints(ObjectPtr::items(p)),
+        None => object_core::structural::Contents::Identity,
+    }
+}

@@ -740,3 +740,52 @@ impl FromArg for *mut DLTensor {
             .ok_or_else(|| TypeError::new("DLTensor* or ffi.Tensor", v.type_key()))
     }
 }
+
+/// Structural equality sees an NDArray as its dtype, shape and (unless skipped) its
+/// elements, packed in row-major order: a strided NDArray is compared by a packed copy
+/// of its elements; one that is not on the host by identity.
+pub(super) static NDARRAY_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: ndarray_contents,
+    };
+
+/// Borrows `p` as an NDArray handle (no count change).
+fn as_ndarray(p: &ObjectPtr<NDArrayObj>) -> &NDArray {
+    // SAFETY: `NDArray` is `repr(transparent)` over `ObjectPtr<NDArrayObj>`.
+    unsafe { &*(p as *const ObjectPtr<NDArrayObj> as *const NDArray) }
+}
+
+fn ndarray_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    options: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    use object_core::structural::{Contents, TensorContents, TensorData};
+    let Some(p) = obj.downcast_ptr_ref::<NDArrayObj>() else {
+        return Contents::Identity;
+    };
+    let a = as_ndarray(p);
+    let data = if options.skips_tensor_contents() {
+        TensorData::Skipped
+    } else {
+        match a.as_bytes() {
+            Ok(b) => TensorData::Bytes(std::borrow::Cow::Borrowed(b)),
+            Err(NDArrayError::NotContiguous) => packed_copy(a)
+                .map_or(TensorData::Unreadable, |v| {
+                    TensorData::Bytes(std::borrow::Cow::Owned(v))
+                }),
+            Err(_) => TensorData::Unreadable,
+        }
+    };
+    Contents::Tensor(TensorContents {
+        dtype: a.dtype(),
+        shape: a.shape(),
+        data,
+    })
+}
+
+/// The elements of a strided NDArray, packed.
+fn packed_copy(a: &NDArray) -> Option<Vec<u8>> {
+    let mut c = NDArray::empty(a.shape(), a.dtype(), Device::cpu()).ok()?;
+    c.copy_from(a).ok()?;
+    c.as_bytes().ok().map(<[u8]>::to_vec)
+}

@@ -273,7 +273,7 @@ impl Drop for ForeignOwner {
 /// allocation.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Tensor", index = 70, final, opaque)]
+#[object(key = "ffi.Tensor", index = 70, final, opaque, structural_hooks = super::ndarray::NDARRAY_HOOKS)]
 pub struct NDArrayObj {
     base: Object,
     tensor: DLTensor,

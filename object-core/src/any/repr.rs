@@ -564,7 +564,7 @@ impl<'a> AnyView<'a> {
     /// The 8 payload bytes as one word (for equality and hashing of plain kinds, and
     /// identity of objects).
     #[inline]
-    pub(super) fn payload_bits(&self) -> u64 {
+    pub(crate) fn payload_bits(&self) -> u64 {
         // SAFETY: every kind initializes all 8 payload bytes (see the module's
         // invariant); reading them as an integer is reading plain bytes.
         unsafe { self.payload.int as u64 }

@@ -210,6 +210,7 @@ pub mod probe {
 
     use super::FieldSource;
     use crate::reflection::{FieldInfo, FieldValue, Reflect, ReflectError};
+    use crate::structural::StructuralKind;
 
     fn unbuildable<T>() -> ReflectError {
         ReflectError::not_creatable(core::any::type_name::<T>())
@@ -229,12 +230,16 @@ pub mod probe {
     impl<T: Reflect> ParentProbe<T> {
         /// The parent's fields.
         pub const FIELDS: &'static [FieldInfo] = T::FIELDS;
+        /// The parent's structural kind.
+        pub const STRUCTURAL: StructuralKind = T::STRUCTURAL;
     }
 
     /// The fallback for a parent that fails its own check: no fields.
     pub trait ParentFieldsFallback {
         /// No fields.
         const FIELDS: &'static [FieldInfo] = &[];
+        /// The default kind.
+        const STRUCTURAL: StructuralKind = StructuralKind::Tree;
     }
 
     impl<T> ParentFieldsFallback for ParentProbe<T> {}

@@ -6,9 +6,10 @@ use core::fmt;
 
 use super::create::FieldSource;
 use super::error::ReflectError;
-use super::raw::{DebugFn, GetFn, VisitFn, PLACEHOLDER};
+use super::raw::{DebugFn, GetFn, ViewFn, VisitFn, PLACEHOLDER};
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
+use crate::structural::{StructuralHooks, StructuralKind};
 use crate::type_index as ti;
 
 /// The value kind of a reflected field, as a foreign reader needs it to interpret the
@@ -55,6 +56,9 @@ impl FieldFlags {
     pub const SKIPPED: FieldFlags = FieldFlags(4);
     /// The field is an `Option<…>`: it may hold `None`.
     pub const OPTIONAL: FieldFlags = FieldFlags(8);
+    /// `#[object(def)]`: a definition site for structural equality: variables reached
+    /// through it that are not bound yet are bound there (see [`crate::structural`]).
+    pub const DEFINITION: FieldFlags = FieldFlags(16);
 
     /// The raw bits.
     pub const fn bits(self) -> u32 {
@@ -80,6 +84,7 @@ impl fmt::Debug for FieldFlags {
             (FieldFlags::NO_EQUALITY, "NO_EQUALITY"),
             (FieldFlags::SKIPPED, "SKIPPED"),
             (FieldFlags::OPTIONAL, "OPTIONAL"),
+            (FieldFlags::DEFINITION, "DEFINITION"),
         ];
         let mut list = f.debug_set();
         for (flag, name) in names {
@@ -102,6 +107,7 @@ pub struct FieldInfo {
     pub(super) flags: FieldFlags,
     pub(super) get: Option<GetFn>,
     pub(super) visit: Option<VisitFn>,
+    pub(super) view: Option<ViewFn>,
 }
 
 impl FieldInfo {
@@ -189,6 +195,24 @@ pub struct TypeReflection {
     pub(super) custom_debug: bool,
     pub(super) create: Option<CreateFn>,
     pub(super) debug: DebugFn,
+    pub(crate) structural: StructuralSpec,
+}
+
+/// What structural equality and hashing need to know about a type.
+#[derive(Clone, Copy)]
+pub(crate) struct StructuralSpec {
+    pub(crate) kind: StructuralKind,
+    pub(crate) hooks: Option<&'static StructuralHooks>,
+    /// Whether a field is `#[object(def)]` (visited first).
+    pub(crate) has_def: bool,
+}
+
+impl StructuralSpec {
+    pub(crate) const DEFAULT: StructuralSpec = StructuralSpec {
+        kind: StructuralKind::Tree,
+        hooks: None,
+        has_def: false,
+    };
 }
 
 pub(super) type CreateFn =
@@ -221,6 +245,40 @@ impl TypeReflection {
     pub fn can_create(&self) -> bool {
         self.create.is_some()
     }
+
+    /// How structural equality and hashing treat objects of this type.
+    pub fn structural_kind(&self) -> StructuralKind {
+        self.structural.kind
+    }
+
+    /// The structural hooks of a built-in with a representation of its own (`Array`,
+    /// `Map`, `Shape`, `NDArray`), if any.
+    pub fn structural_hooks(&self) -> Option<&'static StructuralHooks> {
+        self.structural.hooks
+    }
+
+    /// This reflection with structural kind `kind` and `hooks`. Used by the derive.
+    #[must_use]
+    pub const fn with_structural(
+        mut self,
+        kind: StructuralKind,
+        hooks: Option<&'static StructuralHooks>,
+    ) -> TypeReflection {
+        let mut has_def = false;
+        let mut i = 0;
+        while i < self.fields.len() {
+            if self.fields[i].flags.contains(FieldFlags::DEFINITION) {
+                has_def = true;
+            }
+            i += 1;
+        }
+        self.structural = StructuralSpec {
+            kind,
+            hooks,
+            has_def,
+        };
+        self
+    }
 }
 
 impl fmt::Debug for TypeReflection {
@@ -229,6 +287,7 @@ impl fmt::Debug for TypeReflection {
             .field("fields", &self.fields)
             .field("opaque", &self.opaque)
             .field("can_create", &self.create.is_some())
+            .field("structural_kind", &self.structural.kind)
             .finish()
     }
 }

@@ -68,7 +68,7 @@ pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::debug_object;
 pub use self::raw::Reflect;
-pub use self::value::FieldValue;
+pub use self::value::{FieldValue, ValueRef};
 pub use self::visit::AttrVisitor;
 
 pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};

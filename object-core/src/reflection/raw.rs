@@ -14,11 +14,12 @@
 //!   pairing is right by construction.
 
 use core::fmt;
+use core::marker::PhantomData;
 
 use super::create::{finish_create, FieldSource};
 use super::error::ReflectError;
-use super::field::CreateFn;
-use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection};
+use super::field::{CreateFn, StructuralSpec};
+use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection, ValueRef};
 use crate::any::{Any, TypeError};
 use crate::header::Object;
 use crate::object_type::ObjectType;
@@ -29,6 +30,9 @@ use crate::registry::TypeInfo;
 pub(super) type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
 /// Visits a field, given its address.
 pub(super) type VisitFn = unsafe fn(*const u8, &FieldInfo, &mut dyn AttrVisitor);
+/// Views a field, given its address, as a borrowed value (for as long as the caller
+/// says the field lives).
+pub(super) type ViewFn = for<'a> unsafe fn(*const u8, PhantomData<&'a ()>) -> ValueRef<'a>;
 /// Formats an object through its Rust type's own `Debug`.
 pub(super) type DebugFn = unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result;
 
@@ -63,6 +67,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         flags,
         get: Some(get_erased::<F>),
         visit: Some(visit_erased::<F>),
+        view: Some(view_erased::<F>),
     }
 }
 
@@ -87,6 +92,7 @@ pub const unsafe fn skipped_field(
         flags: FieldFlags::SKIPPED,
         get: None,
         visit: None,
+        view: None,
     }
 }
 
@@ -101,6 +107,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     flags: FieldFlags::SKIPPED,
     get: None,
     visit: None,
+    view: None,
 };
 
 /// A type's reflection. Used by the derive.
@@ -123,6 +130,7 @@ pub const unsafe fn type_reflection(
         custom_debug,
         create,
         debug,
+        structural: StructuralSpec::DEFAULT,
     }
 }
 
@@ -139,6 +147,10 @@ pub const unsafe fn type_reflection(
 pub unsafe trait Reflect: Sized {
     /// Every field, the parent's first (skipped ones flagged).
     const FIELDS: &'static [FieldInfo];
+
+    /// How structural equality and hashing treat objects of this type
+    /// (`#[object(structural = "…")]`, else the parent's; the root's is `Tree`).
+    const STRUCTURAL: crate::structural::StructuralKind = crate::structural::StructuralKind::Tree;
 
     /// Builds a value from named fields (parents first), taking each from `src`.
     ///
@@ -161,6 +173,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: None,
     debug: debug_entry::<Object>,
+    structural: StructuralSpec::DEFAULT,
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -170,6 +183,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
+    structural: StructuralSpec::DEFAULT,
 };
 
 // SAFETY: the root has no fields.
@@ -198,6 +212,14 @@ unsafe fn get_erased<F: FieldValue>(p: *const u8) -> Result<Any, TypeError> {
 unsafe fn visit_erased<F: FieldValue>(p: *const u8, field: &FieldInfo, v: &mut dyn AttrVisitor) {
     // SAFETY: guaranteed by the caller.
     unsafe { &*p.cast::<F>() }.visit(field, v);
+}
+
+/// # Safety
+///
+/// `p` points to a live, initialized `F` that outlives `'a`.
+unsafe fn view_erased<'a, F: FieldValue>(p: *const u8, _: PhantomData<&'a ()>) -> ValueRef<'a> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { &*p.cast::<F>() }.borrow_value()
 }
 
 /// The `Debug` entry registered for a type: its own `Debug`. Used by the derive.
@@ -243,7 +265,7 @@ pub(super) fn visit_value<T: Reflect>(this: &T, v: &mut dyn AttrVisitor) {
 /// An object paired with the reflection of its own run-time type: the pairing every
 /// read through a table relies on, made here, once, so the reads below are safe.
 #[derive(Clone, Copy)]
-pub(super) struct Described<'a> {
+pub(crate) struct Described<'a> {
     obj: &'a ObjectRef,
     info: &'static TypeInfo,
     refl: &'static TypeReflection,
@@ -253,7 +275,7 @@ pub(super) struct Described<'a> {
 /// for a run-time type made with `make_object_as` the table of the Rust ancestor whose
 /// layout the object has.
 #[inline]
-pub(super) fn describe(obj: &ObjectRef) -> Described<'_> {
+pub(crate) fn describe(obj: &ObjectRef) -> Described<'_> {
     let info = obj.type_info();
     Described {
         obj,
@@ -262,16 +284,16 @@ pub(super) fn describe(obj: &ObjectRef) -> Described<'_> {
     }
 }
 
-impl Described<'_> {
+impl<'a> Described<'a> {
     /// The object's run-time type.
     #[inline]
-    pub(super) fn info(&self) -> &'static TypeInfo {
+    pub(crate) fn info(&self) -> &'static TypeInfo {
         self.info
     }
 
     /// The reflection that describes the object's layout.
     #[inline]
-    pub(super) fn reflection(&self) -> &'static TypeReflection {
+    pub(crate) fn reflection(&self) -> &'static TypeReflection {
         self.refl
     }
 
@@ -326,6 +348,31 @@ impl Described<'_> {
         // layout (found in it), so its value lies at `offset` in the live object.
         unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
             .map_err(|e| ReflectError::unreadable(self.info.key(), name, false, e))
+    }
+
+    /// `other` described as an object of the same run-time type as this one (no registry
+    /// look-up), or `None` if its type differs.
+    #[inline]
+    pub(crate) fn same_type(self, other: &'a ObjectRef) -> Option<Described<'a>> {
+        (other.type_index() == self.info.index()).then_some(Described {
+            obj: other,
+            info: self.info,
+            refl: self.refl,
+        })
+    }
+
+    /// The reflected fields with their values, borrowed from the object, in table order.
+    #[inline]
+    pub(crate) fn views(self) -> impl Iterator<Item = (&'static FieldInfo, ValueRef<'a>)> {
+        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
+        self.refl.fields.iter().filter_map(move |field| {
+            let view = field.view?;
+            // SAFETY: `field` is an entry of the table describing the object's layout
+            // (`self.refl`, see `describe`), so an initialized value of its Rust type lies
+            // at `offset` in the object, which `self.obj: &'a ObjectRef` keeps alive (and
+            // unchanged: fields change only through a unique handle) for `'a`.
+            Some((field, unsafe { view(base.add(field.offset), PhantomData) }))
+        })
     }
 
     /// Formats the object through the `Debug` of the Rust type whose layout it has.

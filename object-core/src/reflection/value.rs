@@ -2,10 +2,10 @@
 //! value and is visited.
 
 use super::{AttrVisitor, FieldInfo, FieldKind};
-use crate::any::{Any, TypeError};
+use crate::any::{Any, AnyView, TypeError};
 use crate::dtype::{DataType, Device};
 use crate::object_type::ObjectType;
-use crate::ptr::ObjectPtr;
+use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::string::String as ObjString;
 
 /// A Rust type that can be a reflected object field: integers, floats, `bool`,
@@ -42,6 +42,12 @@ pub trait FieldValue: Sized + 'static {
 
     /// Calls the visitor's method for this kind.
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor);
+
+    /// The field as a borrowed value: no count change, no allocation (what structural
+    /// equality and hashing read). An unsigned integer beyond `i64::MAX` is seen as the
+    /// `int` with the same bits; a string as a borrowed `&str`; an object as a borrowed
+    /// handle.
+    fn borrow_value(&self) -> ValueRef<'_>;
 }
 
 macro_rules! int_field {
@@ -63,6 +69,11 @@ macro_rules! int_field {
                     Err(_) => v.visit_u64(field, *self as u64),
                 }
             }
+            #[inline]
+            fn borrow_value(&self) -> ValueRef<'_> {
+                // (Wrapping for u64/usize beyond i64::MAX: the same bits.)
+                ValueRef::Value(AnyView::from(*self as i64))
+            }
         }
     )*};
 }
@@ -80,6 +91,10 @@ impl FieldValue for isize {
     }
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_i64(field, *self as i64);
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self as i64))
     }
 }
 
@@ -99,6 +114,10 @@ impl FieldValue for f64 {
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_f64(field, *self);
     }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self))
+    }
 }
 
 impl FieldValue for f32 {
@@ -112,6 +131,10 @@ impl FieldValue for f32 {
     }
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_f64(field, f64::from(*self));
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(f64::from(*self)))
     }
 }
 
@@ -127,6 +150,10 @@ impl FieldValue for bool {
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_bool(field, *self);
     }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self))
+    }
 }
 
 impl FieldValue for std::string::String {
@@ -140,6 +167,10 @@ impl FieldValue for std::string::String {
     }
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_str(field, self);
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Str(self.as_str())
     }
 }
 
@@ -155,6 +186,10 @@ impl FieldValue for ObjString {
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_str(field, self.as_str());
     }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Str(self.as_str())
+    }
 }
 
 impl FieldValue for DataType {
@@ -168,6 +203,10 @@ impl FieldValue for DataType {
     }
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_data_type(field, *self);
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self))
     }
 }
 
@@ -183,6 +222,10 @@ impl FieldValue for Device {
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_device(field, *self);
     }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self))
+    }
 }
 
 impl FieldValue for Any {
@@ -197,6 +240,10 @@ impl FieldValue for Any {
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_any(field, self.view());
     }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::from_any(self)
+    }
 }
 
 impl<T: ObjectType> FieldValue for ObjectPtr<T> {
@@ -210,6 +257,10 @@ impl<T: ObjectType> FieldValue for ObjectPtr<T> {
     }
     fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
         v.visit_object(field, Some(self.as_object_ref()));
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Object(self.as_object_ref())
     }
 }
 
@@ -234,6 +285,42 @@ impl<F: FieldValue> FieldValue for Option<F> {
         match self {
             Some(x) => x.visit(field, v),
             None => v.visit_none(field),
+        }
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        match self {
+            Some(x) => x.borrow_value(),
+            None => ValueRef::Value(AnyView::NONE),
+        }
+    }
+}
+
+/// A reflected value borrowed from where it is stored (an object's field, an `Any`, an
+/// array slot), for as long as that lives: a plain value or string as an [`AnyView`]
+/// (never an object), or an object as a borrowed handle. What
+/// [`FieldValue::borrow_value`] returns and structural comparisons walk.
+#[derive(Clone, Copy, Debug)]
+pub enum ValueRef<'a> {
+    /// A value that is neither an object nor a string: `None`, a number, `bool`,
+    /// `DataType`, `Device`, an opaque pointer.
+    Value(AnyView<'a>),
+    /// A string, however it is stored.
+    Str(&'a str),
+    /// An object (strings and bytes included when they are objects).
+    Object(&'a ObjectRef),
+}
+
+impl<'a> ValueRef<'a> {
+    /// `any`'s value, its object borrowed from it.
+    #[inline]
+    pub fn from_any(any: &'a Any) -> ValueRef<'a> {
+        if let Some(s) = any.as_str() {
+            return ValueRef::Str(s);
+        }
+        match any.as_object() {
+            Some(o) => ValueRef::Object(o),
+            None => ValueRef::Value(any.view()),
         }
     }
 }

@@ -56,6 +56,8 @@ pub enum TypeOrigin {
 pub struct TypeInfo {
     pub(super) index: u32,
     pub(super) key: &'static str,
+    /// `crate::structural::stable_hash_str(key)`, computed once.
+    pub(super) key_hash: u64,
     pub(super) parent: Option<u32>,
     pub(super) depth: u32,
     /// `ancestors[d]` is the index of the ancestor at depth `d`; the last is this type.
@@ -127,6 +129,7 @@ impl TypeInfo {
         TypeInfo {
             index,
             key,
+            key_hash: crate::structural::stable_hash_str(key),
             parent: parent.map(|p| p.index),
             depth: parent.map_or(0, |p| p.depth + 1),
             ancestors,
@@ -150,6 +153,12 @@ impl TypeInfo {
     #[inline]
     pub fn key(&self) -> &'static str {
         self.key
+    }
+    /// A hash of the key, the same in every process and build (see
+    /// [`structural`](crate::structural)): what structural hashes are seeded from.
+    #[inline]
+    pub fn key_hash(&self) -> u64 {
+        self.key_hash
     }
     /// The parent's index (`None` for the root and for value kinds).
     #[inline]

@@ -386,6 +386,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     section("10. NDArray and DLPack");
     ndarray_and_dlpack()?;
 
+    section("11. Structural equality and hashing, from the derive's declarations");
+    {
+        use object_core::structural::{first_mismatch, structural_equal, structural_hash};
+        let (x, y) = (var("x"), var("y"));
+        let f = function([x.clone()], object_examples::expr::add(x.clone(), int(1)));
+        let g = function([y.clone()], object_examples::expr::add(y.clone(), int(1)));
+        let h = function([y.clone()], object_examples::expr::add(x.clone(), int(1)));
+        println!(
+            "fn(x) {{ x + 1 }} == fn(y) {{ y + 1 }}: {} (hashes equal: {})",
+            structural_equal(&f, &g),
+            structural_hash(&f) == structural_hash(&g)
+        );
+        let (at, _) = first_mismatch(&f, &h).expect("they differ");
+        println!("fn(x) {{ x + 1 }} vs fn(y) {{ x + 1 }} first differ at {at}");
+        println!("(see the `cse` example for StructuralKey in a HashMap)");
+    }
+
     println!("\nDone.");
     Ok(())
 }

@@ -1,0 +1,286 @@
+//! Structural equality and hashing of a 1,000,000-node expression graph, beside a Rust
+//! enum tree of the same shape with `#[derive(PartialEq, Eq, Hash)]`, in the same run.
+//!
+//! Run with `cargo bench -p object-benches --bench structural`.
+//!
+//! # Shape
+//!
+//! A balanced binary tree of `Add`/`Mul` nodes (2^19 - 1 of them) over 2^19 leaves:
+//! 1,048,575 nodes. Two variants:
+//!
+//! - `tree`: the leaves are integer literals, every node its own object (the enum:
+//!   `Box` children, `Int(i64)` leaves);
+//! - `dag`: the leaves are variables drawn from a pool of 256 shared `Var` objects
+//!   (compared by identity, as free variables are); the enum holds `Arc<VarData>`
+//!   shared the same way (and compares them by value, as derives do).
+//!
+//! # Groups
+//!
+//! - `structural_eq_{tree,dag}`: two equal graphs built separately (so nothing is
+//!   pointer-equal but the shared variables) — `structural_equal` against the derived
+//!   `==`;
+//! - `structural_hash_{tree,dag}`: `structural_hash` against the derived `Hash` fed to
+//!   `std`'s `DefaultHasher` (SipHash-1-3 with fixed keys) and to `foldhash`'s fixed
+//!   fast hasher;
+//! - `structural_self`: a graph compared with itself: O(1) for `structural_equal` (the
+//!   same object), a full walk for the derived `==`.
+//!
+//! # Targets
+//!
+//! | benchmark | target |
+//! | --- | --- |
+//! | `structural_eq_*/structural_equal` | ≤ 1.5 × `derived_eq` |
+//! | `structural_hash_*/structural_hash` | ≤ 2 × `derived_hash_*` |
+//! | `structural_self/structural_equal` | O(1) |
+//!
+//! `handwritten_downcast_eq` (for information) walks the same objects with a recursive
+//! `downcast_ref` chain: the cost of reaching objects at all, against which the
+//! engine's own overhead reads.
+//!
+//! # Measured
+//!
+//! One run on a shared 2-core machine under heavy load (load average ~10), so only the
+//! ratios within a group mean anything, and those loosely:
+//!
+//! | group | ours | derived enum | ratio |
+//! | --- | --- | --- | --- |
+//! | `structural_eq_tree` | 184 ms | 48 ms | 3.8× (hand-written downcast walk: 2.2×) |
+//! | `structural_eq_dag` | 122 ms | 90 ms | 1.36× (hand-written: 1.36×) |
+//! | `structural_hash_tree` | 154 ms | 87 ms SipHash / 66 ms foldhash | 1.8× / 2.3× |
+//! | `structural_hash_dag` | 135 ms | 154 ms SipHash / 104 ms foldhash | 0.87× / 1.3× |
+//! | `structural_self` | 128 ns | 39 ms | O(1) |
+//!
+//! The tree equality misses its target: the walk is bound by loading each object's
+//! header (an object is a 16-byte header plus fields in its own allocation; the enum's
+//! nodes are smaller), which even the hand-written walk pays; the engine prefetches
+//! children's headers when it queues them.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::time::Duration;
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use object_core::structural::{structural_equal, structural_hash};
+use object_core::{make_object, Object, ObjectPtr};
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "bench.st.Expr", slots = 8)]
+struct Expr {
+    base: Object,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "bench.st.Int", parent = Expr, final)]
+struct IntImm {
+    base: Expr,
+    value: i64,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "bench.st.Var", parent = Expr, final, structural = "var")]
+struct Var {
+    base: Expr,
+    #[object(no_eq)]
+    name: String,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "bench.st.Add", parent = Expr, final)]
+struct Add {
+    base: Expr,
+    lhs: ObjectPtr<Expr>,
+    rhs: ObjectPtr<Expr>,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "bench.st.Mul", parent = Expr, final)]
+struct Mul {
+    base: Expr,
+    lhs: ObjectPtr<Expr>,
+    rhs: ObjectPtr<Expr>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct VarData {
+    name: String,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+enum RExpr {
+    Int(i64),
+    Var(Arc<VarData>),
+    Add(Box<RExpr>, Box<RExpr>),
+    Mul(Box<RExpr>, Box<RExpr>),
+}
+
+const DEPTH: u32 = 19;
+const VARS: usize = 256;
+
+fn e() -> Expr {
+    Expr {
+        base: Object::new(),
+    }
+}
+
+/// The object graph: leaf `i` is `Int(i)` or `vars[i % VARS]`.
+fn build_obj(depth: u32, next: &mut i64, vars: Option<&[ObjectPtr<Expr>]>) -> ObjectPtr<Expr> {
+    // Iterative would be needed for deep graphs; this one is 19 deep.
+    if depth == 0 {
+        let i = *next;
+        *next += 1;
+        return match vars {
+            Some(v) => v[i as usize % v.len()].clone(),
+            None => make_object(IntImm {
+                base: e(),
+                value: i,
+            })
+            .upcast(),
+        };
+    }
+    let lhs = build_obj(depth - 1, next, vars);
+    let rhs = build_obj(depth - 1, next, vars);
+    if depth % 2 == 0 {
+        make_object(Add {
+            base: e(),
+            lhs,
+            rhs,
+        })
+        .upcast()
+    } else {
+        make_object(Mul {
+            base: e(),
+            lhs,
+            rhs,
+        })
+        .upcast()
+    }
+}
+
+fn build_enum(depth: u32, next: &mut i64, vars: Option<&[Arc<VarData>]>) -> RExpr {
+    if depth == 0 {
+        let i = *next;
+        *next += 1;
+        return match vars {
+            Some(v) => RExpr::Var(v[i as usize % v.len()].clone()),
+            None => RExpr::Int(i),
+        };
+    }
+    let lhs = Box::new(build_enum(depth - 1, next, vars));
+    let rhs = Box::new(build_enum(depth - 1, next, vars));
+    if depth % 2 == 0 {
+        RExpr::Add(lhs, rhs)
+    } else {
+        RExpr::Mul(lhs, rhs)
+    }
+}
+
+/// A hand-written recursive equality over the same objects (for information: the cost
+/// of reaching the objects at all).
+fn handwritten_eq(a: &ObjectPtr<Expr>, b: &ObjectPtr<Expr>) -> bool {
+    if let (Some(x), Some(y)) = (a.downcast_ref::<Add>(), b.downcast_ref::<Add>()) {
+        return handwritten_eq(&x.lhs, &y.lhs) && handwritten_eq(&x.rhs, &y.rhs);
+    }
+    if let (Some(x), Some(y)) = (a.downcast_ref::<Mul>(), b.downcast_ref::<Mul>()) {
+        return handwritten_eq(&x.lhs, &y.lhs) && handwritten_eq(&x.rhs, &y.rhs);
+    }
+    if let (Some(x), Some(y)) = (a.downcast_ref::<IntImm>(), b.downcast_ref::<IntImm>()) {
+        return x.value == y.value;
+    }
+    ObjectPtr::ptr_eq(a, b)
+}
+
+fn sip<T: Hash>(x: &T) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
+}
+
+fn fold<T: Hash>(x: &T) -> u64 {
+    foldhash::fast::FixedState::with_seed(7).hash_one(x)
+}
+
+fn structural(c: &mut Criterion) {
+    let nodes = (1u64 << (DEPTH + 1)) - 1;
+    let obj_vars: Vec<ObjectPtr<Expr>> = (0..VARS)
+        .map(|i| {
+            make_object(Var {
+                base: e(),
+                name: format!("v{i}"),
+            })
+            .upcast()
+        })
+        .collect();
+    let enum_vars: Vec<Arc<VarData>> = (0..VARS)
+        .map(|i| {
+            Arc::new(VarData {
+                name: format!("v{i}"),
+            })
+        })
+        .collect();
+
+    for (variant, with_vars) in [("tree", false), ("dag", true)] {
+        let ov = with_vars.then_some(&obj_vars[..]);
+        let ev = with_vars.then_some(&enum_vars[..]);
+        let (a, b) = (build_obj(DEPTH, &mut 0, ov), build_obj(DEPTH, &mut 0, ov));
+        let (ra, rb) = (build_enum(DEPTH, &mut 0, ev), build_enum(DEPTH, &mut 0, ev));
+        assert!(structural_equal(&a, &b));
+        assert!(ra == rb);
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+
+        let mut g = c.benchmark_group(format!("structural_eq_{variant}"));
+        g.sampling_mode(SamplingMode::Flat);
+        g.sample_size(10);
+        g.warm_up_time(Duration::from_secs(1));
+        g.measurement_time(Duration::from_secs(4));
+        g.throughput(Throughput::Elements(nodes));
+        g.bench_function("structural_equal", |bn| {
+            bn.iter(|| structural_equal(black_box(&a), black_box(&b)))
+        });
+        g.bench_function("derived_eq", |bn| {
+            bn.iter(|| black_box(&ra) == black_box(&rb))
+        });
+        g.bench_function("handwritten_downcast_eq", |bn| {
+            bn.iter(|| handwritten_eq(black_box(&a), black_box(&b)))
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("structural_hash_{variant}"));
+        g.sampling_mode(SamplingMode::Flat);
+        g.sample_size(10);
+        g.warm_up_time(Duration::from_secs(1));
+        g.measurement_time(Duration::from_secs(4));
+        g.throughput(Throughput::Elements(nodes));
+        g.bench_function("structural_hash", |bn| {
+            bn.iter(|| structural_hash(black_box(&a)))
+        });
+        g.bench_function("derived_hash_siphash", |bn| bn.iter(|| sip(black_box(&ra))));
+        g.bench_function("derived_hash_foldhash", |bn| {
+            bn.iter(|| fold(black_box(&ra)))
+        });
+        g.finish();
+
+        if !with_vars {
+            let mut g = c.benchmark_group("structural_self");
+            g.sample_size(10);
+            g.warm_up_time(Duration::from_secs(1));
+            g.measurement_time(Duration::from_secs(3));
+            g.bench_function("structural_equal", |bn| {
+                bn.iter(|| structural_equal(black_box(&a), black_box(&a)))
+            });
+            g.bench_function("derived_eq", |bn| {
+                bn.iter(|| black_box(&ra) == black_box(&ra))
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(benches, structural);
+criterion_main!(benches);

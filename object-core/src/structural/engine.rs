@@ -1,0 +1,828 @@
+//! The two engines: equality (pairs of values, a work stack of pairs) and hashing (a
+//! work stack of visits and combines, a stack of child hashes). Neither recurses: the
+//! deepest graph costs heap, not stack.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::hooks::{Contents, StructuralHooks, TensorData};
+use super::path::{PathStep, Paths};
+use super::stable::{
+    combine, finish, hash_bytes, TAG_BYTES, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY, TAG_NONE,
+    TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
+};
+use super::{StructuralKind, StructuralOptions};
+use crate::any::{Any, AnyView};
+use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::reflection::field::StructuralSpec;
+use crate::reflection::raw::{describe, Described};
+use crate::reflection::{FieldFlags, ValueRef};
+use crate::string::{BytesObj, StringObj};
+use crate::type_index as ti;
+
+// ---------------------------------------------------------------------------------
+// Shared pieces.
+// ---------------------------------------------------------------------------------
+
+/// Hashes addresses for the per-call tables (never for a result).
+#[derive(Default)]
+pub(crate) struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = combine(self.0, u64::from(*b));
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.0 = combine(self.0, n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Build = BuildHasherDefault<AddrHasher>;
+type AddrMap<V> = HashMap<usize, V, Build>;
+
+#[inline(always)]
+fn addr(o: &ObjectRef) -> usize {
+    ObjectPtr::as_ptr(o) as usize
+}
+
+#[inline(always)]
+fn shared(o: &ObjectRef) -> bool {
+    ObjectPtr::strong_count(o) > 1
+}
+
+/// A value that is compared as a whole.
+#[derive(Clone, Copy)]
+enum Leaf<'a> {
+    /// A plain value kind (below 64) and its payload bits; floats are not plain.
+    Plain(u32, u64),
+    Float(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+enum Node<'a> {
+    Leaf(Leaf<'a>),
+    Obj(&'a ObjectRef),
+}
+
+#[inline(always)]
+fn plain(av: AnyView<'_>) -> Leaf<'static> {
+    let t = av.type_index();
+    if t == ti::FLOAT {
+        Leaf::Float(av.as_float().unwrap_or(0.0))
+    } else {
+        Leaf::Plain(t, av.payload_bits())
+    }
+}
+
+#[inline(always)]
+fn classify(v: ValueRef<'_>) -> Node<'_> {
+    match v {
+        ValueRef::Value(av) => Node::Leaf(plain(av)),
+        ValueRef::Str(s) => Node::Leaf(Leaf::Str(s)),
+        ValueRef::Object(o) => match o.type_index() {
+            ti::STRING => match o.downcast_ref::<StringObj>() {
+                Some(s) => Node::Leaf(Leaf::Str(s.as_str())),
+                None => Node::Obj(o),
+            },
+            ti::BYTES => match o.downcast_ref::<BytesObj>() {
+                Some(b) => Node::Leaf(Leaf::Bytes(b.as_bytes())),
+                None => Node::Obj(o),
+            },
+            _ => Node::Obj(o),
+        },
+    }
+}
+
+/// Floats: bitwise, except that every NaN equals every NaN (so `-0.0 != 0.0`).
+#[inline(always)]
+fn float_eq(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+#[inline(always)]
+fn leaf_eq(a: Leaf<'_>, b: Leaf<'_>) -> bool {
+    match (a, b) {
+        (Leaf::Plain(t, x), Leaf::Plain(u, y)) => t == u && x == y,
+        (Leaf::Float(x), Leaf::Float(y)) => float_eq(x, y),
+        (Leaf::Str(x), Leaf::Str(y)) => x == y,
+        (Leaf::Bytes(x), Leaf::Bytes(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The canonical bits of a float: one NaN for all.
+#[inline(always)]
+fn float_bits(x: f64) -> u64 {
+    if x.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        x.to_bits()
+    }
+}
+
+#[inline(always)]
+fn leaf_hash(l: Leaf<'_>) -> u64 {
+    match l {
+        Leaf::Plain(ti::NONE, _) => TAG_NONE,
+        // Value kinds are fixed protocol constants; addresses (opaque pointers, and an
+        // object a caller put in a `ValueRef::Value`) are never hashed.
+        Leaf::Plain(t, bits)
+            if t < ti::STATIC_OBJECT_BEGIN && t != ti::OPAQUE_PTR && t != ti::DL_TENSOR_PTR =>
+        {
+            combine(u64::from(t), bits)
+        }
+        Leaf::Plain(t, _) => combine(TAG_IDENTITY, u64::from(t.min(ti::STATIC_OBJECT_BEGIN))),
+        Leaf::Float(x) => combine(u64::from(ti::FLOAT), float_bits(x)),
+        Leaf::Str(s) => hash_bytes(TAG_STR, s.as_bytes()),
+        Leaf::Bytes(b) => hash_bytes(TAG_BYTES, b),
+    }
+}
+
+/// How a map key is matched: the identity of an object key, the value of the others.
+#[derive(PartialEq, Eq, Hash, Clone, Copy)]
+enum KeyId<'a> {
+    Plain(u32, u64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+    Obj(usize),
+}
+
+fn key_id(k: &Any) -> KeyId<'_> {
+    match classify(ValueRef::from_any(k)) {
+        Node::Leaf(Leaf::Plain(t, b)) => KeyId::Plain(t, b),
+        Node::Leaf(Leaf::Float(x)) => KeyId::Plain(ti::FLOAT, float_bits(x)),
+        Node::Leaf(Leaf::Str(s)) => KeyId::Str(s),
+        Node::Leaf(Leaf::Bytes(b)) => KeyId::Bytes(b),
+        Node::Obj(o) => KeyId::Obj(addr(o)),
+    }
+}
+
+fn ints_hash(seed: u64, xs: &[i64]) -> u64 {
+    let mut h = combine(seed, xs.len() as u64);
+    for x in xs {
+        h = combine(h, *x as u64);
+    }
+    h
+}
+
+fn dtype_bits(d: crate::dtype::DataType) -> u64 {
+    u64::from(d.code) | (u64::from(d.bits) << 8) | (u64::from(d.lanes) << 16)
+}
+
+/// Whether some type linked into the program is `structural = "dag"` (decided once: a
+/// type registered at run time has the reflection of a linked Rust type). Identical
+/// subtrees below the root are skipped only when none is, because a skipped subtree
+/// would hide the pairings of the DAG nodes inside it.
+pub(super) fn any_dag_type() -> bool {
+    static ANY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANY.get_or_init(|| {
+        inventory::iter::<crate::registry::LinkedType>
+            .into_iter()
+            .any(|t| t.0.reflection.structural.kind == StructuralKind::Dag)
+    })
+}
+
+/// The last object described per type (by the low bits of its index): describing
+/// another object of the same type then skips the registry.
+struct TypeCache<'a>([Option<Described<'a>>; 16]);
+
+impl<'a> TypeCache<'a> {
+    fn new() -> Self {
+        TypeCache([None; 16])
+    }
+
+    #[inline(always)]
+    fn describe(&mut self, o: &'a ObjectRef) -> Described<'a> {
+        let slot = &mut self.0[(o.type_index() & 15) as usize];
+        if let Some(d) = slot.and_then(|d| d.same_type(o)) {
+            return d;
+        }
+        let d = describe(o);
+        *slot = Some(d);
+        d
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Equality.
+// ---------------------------------------------------------------------------------
+
+struct Task<'a, I> {
+    l: ValueRef<'a>,
+    r: ValueRef<'a>,
+    def: bool,
+    lp: I,
+    rp: I,
+}
+
+/// Where the two sides first differ.
+pub(crate) type Mismatch<I> = (I, I);
+
+pub(crate) struct EqEngine<'a, P: Paths> {
+    opts: StructuralOptions,
+    stack: Vec<Task<'a, P::Id>>,
+    var_l: AddrMap<usize>,
+    var_r: AddrMap<usize>,
+    dag_l: AddrMap<usize>,
+    dag_r: AddrMap<usize>,
+    seen: HashSet<(usize, usize), Build>,
+    /// Bindings (of variables or DAG nodes) of an object to another one: while there
+    /// are none, identical subtrees are equal without a look inside.
+    non_identity: usize,
+    /// Whether identical subtrees below the root may be skipped at all.
+    inner_shortcut: bool,
+    types: TypeCache<'a>,
+    pub(crate) paths: P,
+}
+
+impl<'a, P: Paths> EqEngine<'a, P> {
+    pub(crate) fn new(opts: StructuralOptions, paths: P) -> Self {
+        EqEngine {
+            opts,
+            stack: Vec::with_capacity(64),
+            var_l: AddrMap::default(),
+            var_r: AddrMap::default(),
+            dag_l: AddrMap::default(),
+            dag_r: AddrMap::default(),
+            seen: HashSet::default(),
+            non_identity: 0,
+            inner_shortcut: !opts.map_free_vars && !any_dag_type(),
+            types: TypeCache::new(),
+            paths,
+        }
+    }
+
+    pub(crate) fn run(&mut self, l: ValueRef<'a>, r: ValueRef<'a>) -> Result<(), Mismatch<P::Id>> {
+        // The same object on both sides: equal under every mode (O(1)).
+        if let (ValueRef::Object(a), ValueRef::Object(b)) = (l, r) {
+            if ObjectPtr::ptr_eq(a, b) {
+                return Ok(());
+            }
+        }
+        let root = self.paths.root();
+        self.stack.push(Task {
+            l,
+            r,
+            def: false,
+            lp: root,
+            rp: root,
+        });
+        while let Some(t) = self.stack.pop() {
+            self.step(t)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn can_shortcut(&self, def: bool) -> bool {
+        !def && self.inner_shortcut && self.non_identity == 0
+    }
+
+    #[inline]
+    fn step(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
+        let (lo, ro) = match (classify(t.l), classify(t.r)) {
+            (Node::Obj(a), Node::Obj(b)) => (a, b),
+            (Node::Leaf(a), Node::Leaf(b)) => {
+                return if leaf_eq(a, b) {
+                    Ok(())
+                } else {
+                    Err((t.lp, t.rp))
+                };
+            }
+            _ => return Err((t.lp, t.rp)),
+        };
+        if lo.type_index() != ro.type_index() {
+            return Err((t.lp, t.rp));
+        }
+        let ld = self.types.describe(lo);
+        let spec = ld.reflection().structural;
+        let (la, ra) = (addr(lo), addr(ro));
+        match spec.kind {
+            StructuralKind::Identity => {
+                return if la == ra { Ok(()) } else { Err((t.lp, t.rp)) };
+            }
+            StructuralKind::Var => return self.var(lo, ro, ld, spec, t),
+            StructuralKind::Tree | StructuralKind::Dag => {}
+        }
+        let dag = spec.kind == StructuralKind::Dag;
+        if la == ra && self.can_shortcut(t.def) {
+            // (No DAG type exists, so nothing inside needs pairing.)
+            return Ok(());
+        }
+        if shared(lo) || shared(ro) {
+            if dag {
+                if let Some(&m) = self.dag_l.get(&la) {
+                    return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
+                }
+                if self.dag_r.contains_key(&ra) {
+                    return Err((t.lp, t.rp));
+                }
+                self.dag_l.insert(la, ra);
+                self.dag_r.insert(ra, la);
+                if la != ra {
+                    self.non_identity += 1;
+                }
+            } else if !self.seen.insert((la, ra)) {
+                // Compared already (or being compared, in a cycle).
+                return Ok(());
+            }
+        }
+        self.children(lo, ro, ld, spec, &t)
+    }
+
+    fn var(
+        &mut self,
+        lo: &'a ObjectRef,
+        ro: &'a ObjectRef,
+        ld: Described<'a>,
+        spec: StructuralSpec,
+        t: Task<'a, P::Id>,
+    ) -> Result<(), Mismatch<P::Id>> {
+        let (la, ra) = (addr(lo), addr(ro));
+        if let Some(&m) = self.var_l.get(&la) {
+            return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
+        }
+        if self.var_r.contains_key(&ra) {
+            return Err((t.lp, t.rp));
+        }
+        if t.def || self.opts.map_free_vars {
+            self.var_l.insert(la, ra);
+            self.var_r.insert(ra, la);
+            if la != ra {
+                self.non_identity += 1;
+            }
+            // A definition compares the variable's own fields (say, its type).
+            self.children(lo, ro, ld, spec, &t)
+        } else if la == ra {
+            Ok(())
+        } else {
+            Err((t.lp, t.rp))
+        }
+    }
+
+    #[inline]
+    fn children(
+        &mut self,
+        lo: &'a ObjectRef,
+        ro: &'a ObjectRef,
+        ld: Described<'a>,
+        spec: StructuralSpec,
+        t: &Task<'a, P::Id>,
+    ) -> Result<(), Mismatch<P::Id>> {
+        if let Some(h) = spec.hooks {
+            return self.builtin(h, lo, ro, t);
+        }
+        if ld.reflection().is_opaque() {
+            return if addr(lo) == addr(ro) {
+                Ok(())
+            } else {
+                Err((t.lp, t.rp))
+            };
+        }
+        let Some(rd) = ld.same_type(ro) else {
+            return Err((t.lp, t.rp));
+        };
+        let base = self.stack.len();
+        if spec.has_def {
+            self.fields(ld, rd, t, true)?;
+        }
+        self.fields(ld, rd, t, false)?;
+        self.stack[base..].reverse();
+        Ok(())
+    }
+
+    #[inline]
+    fn fields(
+        &mut self,
+        ld: Described<'a>,
+        rd: Described<'a>,
+        t: &Task<'a, P::Id>,
+        defs: bool,
+    ) -> Result<(), Mismatch<P::Id>> {
+        for ((f, lv), (_, rv)) in ld.views().zip(rd.views()) {
+            let flags = f.flags();
+            if flags.contains(FieldFlags::NO_EQUALITY) {
+                continue;
+            }
+            let is_def = flags.contains(FieldFlags::DEFINITION);
+            if is_def != defs {
+                continue;
+            }
+            if !P::TRACK {
+                match (lv, rv) {
+                    (ValueRef::Value(a), ValueRef::Value(b)) => {
+                        if leaf_eq(plain(a), plain(b)) {
+                            continue;
+                        }
+                        return Err((t.lp, t.rp));
+                    }
+                    (ValueRef::Str(a), ValueRef::Str(b)) => {
+                        if a == b {
+                            continue;
+                        }
+                        return Err((t.lp, t.rp));
+                    }
+                    _ => {}
+                }
+            }
+            if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
+                // Read soon: start loading both now.
+                ObjectPtr::prefetch(a);
+                ObjectPtr::prefetch(b);
+            }
+            let lp = self.paths.child(t.lp, || PathStep::Field(f.name()));
+            let rp = self.paths.child(t.rp, || PathStep::Field(f.name()));
+            self.stack.push(Task {
+                l: lv,
+                r: rv,
+                def: t.def || is_def,
+                lp,
+                rp,
+            });
+        }
+        Ok(())
+    }
+
+    fn both(&mut self, t: &Task<'a, P::Id>, step: impl Fn() -> PathStep) -> Mismatch<P::Id> {
+        (self.paths.child(t.lp, &step), self.paths.child(t.rp, &step))
+    }
+
+    fn builtin(
+        &mut self,
+        h: &'static StructuralHooks,
+        lo: &'a ObjectRef,
+        ro: &'a ObjectRef,
+        t: &Task<'a, P::Id>,
+    ) -> Result<(), Mismatch<P::Id>> {
+        let lc = (h.contents)(lo, &self.opts);
+        let rc = (h.contents)(ro, &self.opts);
+        match (lc, rc) {
+            (Contents::Items(a), Contents::Items(b)) => {
+                if a.len() != b.len() {
+                    return Err(self.both(t, || PathStep::Field("len")));
+                }
+                let base = self.stack.len();
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    let lp = self.paths.child(t.lp, || PathStep::Index(i));
+                    let rp = self.paths.child(t.rp, || PathStep::Index(i));
+                    self.stack.push(Task {
+                        l: ValueRef::from_any(x),
+                        r: ValueRef::from_any(y),
+                        def: t.def,
+                        lp,
+                        rp,
+                    });
+                }
+                self.stack[base..].reverse();
+                Ok(())
+            }
+            (Contents::Ints(a), Contents::Ints(b)) => {
+                if a == b {
+                    Ok(())
+                } else {
+                    Err((t.lp, t.rp))
+                }
+            }
+            (Contents::Bytes(a), Contents::Bytes(b)) => {
+                if a == b {
+                    Ok(())
+                } else {
+                    Err((t.lp, t.rp))
+                }
+            }
+            (Contents::Entries(a), Contents::Entries(b)) => self.entries(a, b, t),
+            (Contents::Tensor(a), Contents::Tensor(b)) => {
+                if a.dtype != b.dtype {
+                    return Err(self.both(t, || PathStep::Field("dtype")));
+                }
+                if a.shape != b.shape {
+                    return Err(self.both(t, || PathStep::Field("shape")));
+                }
+                let same = match (&a.data, &b.data) {
+                    (TensorData::Bytes(x), TensorData::Bytes(y)) => x == y,
+                    (TensorData::Skipped, TensorData::Skipped) => true,
+                    _ => addr(lo) == addr(ro),
+                };
+                if same {
+                    Ok(())
+                } else {
+                    Err(self.both(t, || PathStep::Field("data")))
+                }
+            }
+            (Contents::Identity, Contents::Identity) if addr(lo) == addr(ro) => Ok(()),
+            _ => Err((t.lp, t.rp)),
+        }
+    }
+
+    fn entries(
+        &mut self,
+        a: Vec<(&'a Any, &'a Any)>,
+        b: Vec<(&'a Any, &'a Any)>,
+        t: &Task<'a, P::Id>,
+    ) -> Result<(), Mismatch<P::Id>> {
+        if a.len() != b.len() {
+            return Err(self.both(t, || PathStep::Field("len")));
+        }
+        let mut index: HashMap<KeyId<'a>, (&'a Any, &'a Any), Build> =
+            HashMap::with_capacity_and_hasher(b.len(), Build::default());
+        for (k, v) in b {
+            index.insert(key_id(k), (k, v));
+        }
+        let base = self.stack.len();
+        for (k, v) in a {
+            let id = match key_id(k) {
+                // A bound variable (or DAG node) matches the key it is bound to.
+                KeyId::Obj(p) => KeyId::Obj(
+                    self.var_l
+                        .get(&p)
+                        .or_else(|| self.dag_l.get(&p))
+                        .copied()
+                        .unwrap_or(p),
+                ),
+                other => other,
+            };
+            let Some(&(rk, rv)) = index.get(&id) else {
+                return Err(self.both(t, || PathStep::Key(k.clone())));
+            };
+            let lp = self.paths.child(t.lp, || PathStep::Key(k.clone()));
+            let rp = self.paths.child(t.rp, || PathStep::Key(rk.clone()));
+            self.stack.push(Task {
+                l: ValueRef::from_any(v),
+                r: ValueRef::from_any(rv),
+                def: t.def,
+                lp,
+                rp,
+            });
+        }
+        self.stack[base..].reverse();
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Hashing.
+// ---------------------------------------------------------------------------------
+
+enum HTask<'a> {
+    Visit {
+        v: ValueRef<'a>,
+        def: bool,
+    },
+    /// Mixes the top `n` child hashes into `seed`, in order.
+    Combine {
+        seed: u64,
+        n: usize,
+        memo: usize,
+    },
+    /// Sums the top `n` (key, value) pairs of hashes: order does not matter.
+    Unordered {
+        seed: u64,
+        n: usize,
+        memo: usize,
+    },
+}
+
+pub(crate) struct HashEngine<'a> {
+    opts: StructuralOptions,
+    stack: Vec<HTask<'a>>,
+    values: Vec<u64>,
+    /// Hashes of shared objects (by address, the low bit for a definition context);
+    /// `None` while the object is being hashed (met again: a cycle).
+    memo: AddrMap<Option<u64>>,
+    vars: AddrMap<u64>,
+    next_var: u64,
+    types: TypeCache<'a>,
+}
+
+impl<'a> HashEngine<'a> {
+    pub(crate) fn new(opts: StructuralOptions) -> Self {
+        HashEngine {
+            opts,
+            stack: Vec::with_capacity(64),
+            values: Vec::with_capacity(64),
+            memo: AddrMap::default(),
+            vars: AddrMap::default(),
+            next_var: 0,
+            types: TypeCache::new(),
+        }
+    }
+
+    pub(crate) fn run(&mut self, v: ValueRef<'a>) -> u64 {
+        self.stack.push(HTask::Visit { v, def: false });
+        while let Some(t) = self.stack.pop() {
+            match t {
+                HTask::Visit { v, def } => self.visit(v, def),
+                HTask::Combine { seed, n, memo } => {
+                    let start = self.values.len() - n;
+                    let mut h = seed;
+                    for x in &self.values[start..] {
+                        h = combine(h, *x);
+                    }
+                    self.values.truncate(start);
+                    self.done(h, memo);
+                }
+                HTask::Unordered { seed, n, memo } => {
+                    let start = self.values.len() - 2 * n;
+                    let mut acc = 0u64;
+                    for pair in self.values[start..].chunks_exact(2) {
+                        acc = acc.wrapping_add(finish(combine(pair[0], pair[1])));
+                    }
+                    self.values.truncate(start);
+                    self.done(combine(seed, acc), memo);
+                }
+            }
+        }
+        finish(self.values.pop().unwrap_or(TAG_NONE))
+    }
+
+    #[inline(always)]
+    fn done(&mut self, h: u64, memo: usize) {
+        self.values.push(h);
+        if memo != 0 {
+            self.memo.insert(memo, Some(h));
+        }
+    }
+
+    #[inline]
+    fn visit(&mut self, v: ValueRef<'a>, def: bool) {
+        let o = match classify(v) {
+            Node::Leaf(l) => {
+                self.values.push(leaf_hash(l));
+                return;
+            }
+            Node::Obj(o) => o,
+        };
+        let d = self.types.describe(o);
+        let spec = d.reflection().structural;
+        let mut seed = d.info().key_hash();
+        let a = addr(o);
+        match spec.kind {
+            StructuralKind::Identity => {
+                self.values.push(combine(seed, TAG_IDENTITY));
+                return;
+            }
+            StructuralKind::Var => {
+                if let Some(&i) = self.vars.get(&a) {
+                    self.values.push(combine(combine(seed, TAG_VAR_USE), i));
+                    return;
+                }
+                if def || self.opts.map_free_vars {
+                    let i = self.next_var;
+                    self.next_var += 1;
+                    self.vars.insert(a, i);
+                    self.children(o, d, spec, combine(combine(seed, TAG_VAR_DEF), i), def, 0);
+                    return;
+                }
+                seed = combine(seed, TAG_FREE_VAR);
+            }
+            StructuralKind::Tree | StructuralKind::Dag => {}
+        }
+        let mut memo = 0;
+        if shared(o) {
+            let key = a | usize::from(def);
+            match self.memo.get(&key) {
+                Some(Some(h)) => {
+                    self.values.push(*h);
+                    return;
+                }
+                Some(None) => {
+                    self.values.push(combine(seed, TAG_CYCLE));
+                    return;
+                }
+                None => {
+                    self.memo.insert(key, None);
+                    memo = key;
+                }
+            }
+        }
+        self.children(o, d, spec, seed, def, memo);
+    }
+
+    #[inline]
+    fn children(
+        &mut self,
+        o: &'a ObjectRef,
+        d: Described<'a>,
+        spec: StructuralSpec,
+        seed: u64,
+        def: bool,
+        memo: usize,
+    ) {
+        if let Some(h) = spec.hooks {
+            return self.builtin(h, o, seed, def, memo);
+        }
+        if d.reflection().is_opaque() {
+            return self.done(combine(seed, TAG_IDENTITY), memo);
+        }
+        let at = self.stack.len();
+        self.stack.push(HTask::Combine { seed, n: 0, memo });
+        let base = self.stack.len();
+        let mut h = seed;
+        let mut n = 0;
+        let passes: &[bool] = if spec.has_def {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        for &defs in passes {
+            for (f, v) in d.views() {
+                let flags = f.flags();
+                if flags.contains(FieldFlags::NO_EQUALITY) {
+                    continue;
+                }
+                let is_def = flags.contains(FieldFlags::DEFINITION);
+                if is_def != defs {
+                    continue;
+                }
+                match v {
+                    ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
+                    ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
+                    ValueRef::Object(o) => {
+                        ObjectPtr::prefetch(o);
+                        self.stack.push(HTask::Visit {
+                            v,
+                            def: def || is_def,
+                        });
+                        n += 1;
+                    }
+                }
+            }
+        }
+        self.stack[base..].reverse();
+        self.stack[at] = HTask::Combine { seed: h, n, memo };
+    }
+
+    fn builtin(
+        &mut self,
+        hooks: &'static StructuralHooks,
+        o: &'a ObjectRef,
+        seed: u64,
+        def: bool,
+        memo: usize,
+    ) {
+        match (hooks.contents)(o, &self.opts) {
+            Contents::Items(items) => {
+                self.stack.push(HTask::Combine {
+                    seed: combine(seed, items.len() as u64),
+                    n: items.len(),
+                    memo,
+                });
+                let base = self.stack.len();
+                for x in items {
+                    self.stack.push(HTask::Visit {
+                        v: ValueRef::from_any(x),
+                        def,
+                    });
+                }
+                self.stack[base..].reverse();
+            }
+            Contents::Entries(mut entries) => {
+                // A canonical order where keys are values, so that variables met in the
+                // entries are numbered alike whatever the insertion order.
+                entries.sort_by_key(|(k, _)| match classify(ValueRef::from_any(k)) {
+                    Node::Leaf(l) => leaf_hash(l),
+                    Node::Obj(_) => 0,
+                });
+                self.stack.push(HTask::Unordered {
+                    seed: combine(seed, entries.len() as u64),
+                    n: entries.len(),
+                    memo,
+                });
+                let base = self.stack.len();
+                for (k, v) in entries {
+                    self.stack.push(HTask::Visit {
+                        v: ValueRef::from_any(k),
+                        def,
+                    });
+                    self.stack.push(HTask::Visit {
+                        v: ValueRef::from_any(v),
+                        def,
+                    });
+                }
+                self.stack[base..].reverse();
+            }
+            Contents::Ints(xs) => self.done(ints_hash(seed, xs), memo),
+            Contents::Bytes(b) => self.done(combine(seed, hash_bytes(TAG_BYTES, b)), memo),
+            Contents::Tensor(tc) => {
+                let mut h = combine(seed, dtype_bits(tc.dtype));
+                h = ints_hash(h, tc.shape);
+                h = match &tc.data {
+                    TensorData::Bytes(b) => combine(h, hash_bytes(TAG_BYTES, b)),
+                    TensorData::Skipped => h,
+                    TensorData::Unreadable => combine(h, TAG_TENSOR_UNREAD),
+                };
+                self.done(h, memo);
+            }
+            Contents::Identity => self.done(combine(seed, TAG_IDENTITY), memo),
+        }
+    }
+}

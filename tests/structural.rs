@@ -1,0 +1,1001 @@
+//! Structural equality and hashing (`object_core::structural`): alpha-equivalence,
+//! sharing rules, maps, floats, tensors, access paths, hash/equality consistency on
+//! random graphs, deep graphs on a small stack, types registered at run time.
+
+use std::collections::HashMap;
+
+use object_containers::{Array, Map, NDArray, Shape, String};
+use object_core::registry::{register_type, TypeSpec};
+use object_core::structural::{
+    first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
+    structural_hash_with, StructuralKey, StructuralKind, StructuralOptions,
+};
+use object_core::{
+    make_object, make_object_as, Any, DataType, Object, ObjectPtr, ObjectRef, ObjectType,
+};
+use object_tests::{deep, native_or_miri, on_small_stack, LeakCheck};
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------------------------
+// A small expression language.
+// ---------------------------------------------------------------------------------
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Expr", slots = 16)]
+struct Expr {
+    base: Object,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Var", parent = Expr, structural = "var")]
+struct Var {
+    base: Expr,
+    #[object(no_eq)]
+    name: std::string::String,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Int", parent = Expr)]
+struct IntImm {
+    base: Expr,
+    value: i64,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Float", parent = Expr)]
+struct FloatImm {
+    base: Expr,
+    value: f64,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Add", parent = Expr, slots = 2)]
+struct Add {
+    base: Expr,
+    lhs: E,
+    rhs: E,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Neg", parent = Expr)]
+struct Neg {
+    base: Expr,
+    arg: E,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Call", parent = Expr)]
+struct Call {
+    base: Expr,
+    op: std::string::String,
+    args: Array<E>,
+}
+
+/// `let var = value in body`: the variable is defined here.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Let", parent = Expr)]
+struct Let {
+    base: Expr,
+    #[object(def)]
+    var: E,
+    value: E,
+    body: E,
+}
+
+/// `fn(params) { body }`: the parameters are defined here.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Func", parent = Expr)]
+struct Func {
+    base: Expr,
+    #[object(def)]
+    params: Array<E>,
+    body: E,
+    #[object(no_eq)]
+    span: i64,
+}
+
+/// A node whose sharing matters.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.DagNode", structural = "dag")]
+struct DagNode {
+    base: Object,
+    label: i64,
+    kids: Array<ObjectRef>,
+}
+
+/// Compared by identity only.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Handle", structural = "identity")]
+struct Handle {
+    base: Object,
+    id: i64,
+}
+
+/// A subtype that says nothing inherits its parent's kind.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.TypedVar", parent = Var)]
+struct TypedVar {
+    base: Var,
+    ty: std::string::String,
+}
+
+/// Built-ins in fields.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Holder")]
+struct Holder {
+    base: Object,
+    t: Option<NDArray>,
+    attrs: Map<String, Any>,
+    shape: Option<Shape>,
+    any: Any,
+}
+
+type E = ObjectPtr<Expr>;
+
+fn e() -> Expr {
+    Expr {
+        base: Object::new(),
+    }
+}
+fn var(name: &str) -> E {
+    make_object(Var {
+        base: e(),
+        name: name.into(),
+    })
+    .upcast()
+}
+fn int(value: i64) -> E {
+    make_object(IntImm { base: e(), value }).upcast()
+}
+fn float(value: f64) -> E {
+    make_object(FloatImm { base: e(), value }).upcast()
+}
+fn add(lhs: &E, rhs: &E) -> E {
+    make_object(Add {
+        base: e(),
+        lhs: lhs.clone(),
+        rhs: rhs.clone(),
+    })
+    .upcast()
+}
+fn neg(arg: E) -> E {
+    make_object(Neg { base: e(), arg }).upcast()
+}
+fn call(op: &str, args: Vec<E>) -> E {
+    make_object(Call {
+        base: e(),
+        op: op.into(),
+        args: args.into_iter().collect(),
+    })
+    .upcast()
+}
+fn let_(v: &E, value: E, body: E) -> E {
+    make_object(Let {
+        base: e(),
+        var: v.clone(),
+        value,
+        body,
+    })
+    .upcast()
+}
+fn func(params: &[&E], body: E) -> E {
+    make_object(Func {
+        base: e(),
+        params: params.iter().map(|p| (*p).clone()).collect(),
+        body,
+        span: 0,
+    })
+    .upcast()
+}
+fn dag(label: i64, kids: Vec<ObjectRef>) -> ObjectRef {
+    make_object(DagNode {
+        base: Object::new(),
+        label,
+        kids: kids.into_iter().collect(),
+    })
+    .into_object_ref()
+}
+
+/// Equal, and hashing alike.
+#[track_caller]
+fn assert_same<A: object_core::reflection::FieldValue, B: object_core::reflection::FieldValue>(
+    a: &A,
+    b: &B,
+) {
+    assert!(structural_equal(a, b), "expected equal");
+    assert!(structural_equal(b, a), "expected equal (swapped)");
+    assert_eq!(
+        structural_hash(a),
+        structural_hash(b),
+        "equal values hash alike"
+    );
+    assert!(first_mismatch(a, b).is_none());
+}
+
+#[track_caller]
+fn assert_differ<A: object_core::reflection::FieldValue, B: object_core::reflection::FieldValue>(
+    a: &A,
+    b: &B,
+) {
+    assert!(!structural_equal(a, b), "expected different");
+    assert!(!structural_equal(b, a), "expected different (swapped)");
+    assert!(first_mismatch(a, b).is_some());
+}
+
+fn paths<A: object_core::reflection::FieldValue, B: object_core::reflection::FieldValue>(
+    a: &A,
+    b: &B,
+) -> (std::string::String, std::string::String) {
+    let (l, r) = first_mismatch(a, b).expect("a mismatch");
+    (l.to_string(), r.to_string())
+}
+
+// ---------------------------------------------------------------------------------
+// Variables.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn functions_equal_up_to_renaming() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let one = int(1);
+    let f = func(&[&x], add(&x, &one)); // fn(x) { x + 1 }
+    let g = func(&[&y], add(&y, &int(1))); // fn(y) { y + 1 }
+    assert_same(&f, &g);
+    // fn(y) { x + 1 }: x is free there, so not the parameter.
+    let h = func(&[&y], add(&x, &int(1)));
+    assert_differ(&f, &h);
+    assert_eq!(
+        paths(&f, &h),
+        ("<root>.body.lhs".into(), "<root>.body.lhs".into())
+    );
+    // Two parameters, swapped in the body.
+    let (a, b) = (var("a"), var("b"));
+    let p = func(&[&x, &y], add(&x, &y));
+    let q = func(&[&a, &b], add(&a, &b));
+    let r = func(&[&a, &b], add(&b, &a));
+    assert_same(&p, &q);
+    assert_differ(&p, &r);
+    // A different number of parameters.
+    assert_differ(&func(&[&x], add(&x, &x)), &func(&[&a, &b], add(&a, &a)));
+}
+
+#[test]
+fn let_binders_and_nested_scopes() {
+    let _leaks = LeakCheck::new();
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    // let x = 1 in x + x  ==  let y = 1 in y + y
+    assert_same(
+        &let_(&x, int(1), add(&x, &x)),
+        &let_(&y, int(1), add(&y, &y)),
+    );
+    // let x = 1 in x + x  !=  let y = 1 in y + z
+    assert_differ(
+        &let_(&x, int(1), add(&x, &x)),
+        &let_(&y, int(1), add(&y, &z)),
+    );
+    // Nested: fn(x) { fn(y) { x + y } } == fn(a) { fn(b) { a + b } } != fn(a) { fn(b) { b + a } }
+    let (a, b) = (var("a"), var("b"));
+    let f = func(&[&x], func(&[&y], add(&x, &y)));
+    let g = func(&[&a], func(&[&b], add(&a, &b)));
+    let h = func(&[&a], func(&[&b], add(&b, &a)));
+    assert_same(&f, &g);
+    assert_differ(&f, &h);
+    assert_eq!(paths(&f, &h).0, "<root>.body.body.lhs");
+}
+
+#[test]
+fn shadowing_with_fresh_variables() {
+    let _leaks = LeakCheck::new();
+    // let x = 1 in let x' = 2 in x'  (x' is a new variable also named "x")
+    let (x1, x2) = (var("x"), var("x"));
+    let (a, b) = (var("a"), var("b"));
+    let shadowed = let_(&x1, int(1), let_(&x2, int(2), x2.clone()));
+    let inner = let_(&a, int(1), let_(&b, int(2), b.clone()));
+    let outer = let_(&a, int(1), let_(&b, int(2), a.clone()));
+    assert_same(&shadowed, &inner);
+    assert_differ(&shadowed, &outer);
+    // Names never matter (`no_eq`), so the outer one is not confused by its name.
+    assert_eq!(paths(&shadowed, &outer).0, "<root>.body.body");
+}
+
+#[test]
+fn a_variable_used_before_its_definition_site() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    // x + fn(x) { x }: x is free at its first use (identity), bound from the definition on.
+    let f = add(&x, &func(&[&x], x.clone()));
+    let g = add(&x, &func(&[&y], y.clone()));
+    assert_same(&f, &g);
+    // y + fn(y) { y }: the free use differs (x is not y) ...
+    let h = add(&y, &func(&[&y], y.clone()));
+    assert_differ(&f, &h);
+    assert_eq!(paths(&f, &h).0, "<root>.lhs");
+    // ... unless free variables are mapped too.
+    let map = StructuralOptions::new().map_free_vars(true);
+    assert!(structural_equal_with(&f, &h, &map));
+    assert_eq!(
+        structural_hash_with(&f, &map),
+        structural_hash_with(&h, &map)
+    );
+}
+
+#[test]
+fn free_variables_by_identity_unless_mapped() {
+    let _leaks = LeakCheck::new();
+    let (x, y, z) = (var("x"), var("y"), var("z"));
+    let one = int(1);
+    assert_same(&add(&x, &one), &add(&x, &int(1)));
+    assert_differ(&add(&x, &one), &add(&y, &one));
+    let map = StructuralOptions::new().map_free_vars(true);
+    assert!(structural_equal_with(&add(&x, &one), &add(&y, &one), &map));
+    assert_eq!(
+        structural_hash_with(&add(&x, &one), &map),
+        structural_hash_with(&add(&y, &one), &map)
+    );
+    // The mapping is one-to-one both ways.
+    assert!(!structural_equal_with(&add(&x, &y), &add(&z, &z), &map));
+    assert!(!structural_equal_with(&add(&z, &z), &add(&x, &y), &map));
+    assert!(structural_equal_with(&add(&x, &y), &add(&y, &x), &map));
+    assert!(first_mismatch_with(&add(&x, &y), &add(&y, &x), &map).is_none());
+}
+
+#[test]
+fn identical_subtrees_under_a_renaming_are_not_shortcut() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    // The same body object under different binders: fn(x) { S } vs fn(y) { S } where S
+    // uses x. S is pointer-equal on both sides, yet x is bound to y: not equal.
+    let s = add(&x, &int(1));
+    let f = func(&[&x], s.clone());
+    let g = func(&[&y], s.clone());
+    assert_differ(&f, &g);
+    assert_eq!(paths(&f, &g).0, "<root>.body.lhs");
+    // Without a renaming, the same subtree is the same: fn(x) { S } vs another fn(x) { S }.
+    let f2 = func(&[&x], s.clone());
+    assert_same(&f, &f2);
+    // A shared subtree without variables under a renaming is still equal.
+    let c = add(&int(2), &int(3));
+    assert_same(&func(&[&x], add(&x, &c)), &func(&[&y], add(&y, &c)));
+    // With mapped free variables, identical subtrees are compared too: (S, x) vs (S, y)
+    // maps x to itself inside S, so x then cannot meet y.
+    let map = StructuralOptions::new().map_free_vars(true);
+    let l = call("pair", vec![s.clone(), x.clone()]);
+    let r = call("pair", vec![s.clone(), y.clone()]);
+    assert!(!structural_equal_with(&l, &r, &map));
+}
+
+#[test]
+fn subtypes_inherit_their_parents_kind() {
+    let _leaks = LeakCheck::new();
+    assert_eq!(
+        TypedVar::type_info().reflection().structural_kind(),
+        StructuralKind::Var
+    );
+    assert_eq!(
+        Add::type_info().reflection().structural_kind(),
+        StructuralKind::Tree
+    );
+    assert_eq!(
+        Handle::type_info().reflection().structural_kind(),
+        StructuralKind::Identity
+    );
+    let tv = |n: &str, ty: &str| -> E {
+        make_object(TypedVar {
+            base: Var {
+                base: e(),
+                name: n.into(),
+            },
+            ty: ty.into(),
+        })
+        .upcast()
+    };
+    let (a, b, c) = (tv("a", "int"), tv("b", "int"), tv("c", "float"));
+    // Bound: equal when their own fields (the type) agree.
+    assert_same(&func(&[&a], a.clone()), &func(&[&b], b.clone()));
+    let (l, _) = paths(&func(&[&a], a.clone()), &func(&[&c], c.clone()));
+    assert_eq!(l, "<root>.params[0].ty");
+}
+
+// ---------------------------------------------------------------------------------
+// Sharing, identity, excluded fields.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn dag_sharing_must_correspond_tree_sharing_need_not() {
+    let _leaks = LeakCheck::new();
+    // DAG: [s, s] vs [s1, s2] (equal copies): the sharing differs.
+    let s = dag(1, vec![]);
+    let (s1, s2) = (dag(1, vec![]), dag(1, vec![]));
+    let shared = dag(0, vec![s.clone(), s.clone()]);
+    let copies = dag(0, vec![s1.clone(), s2.clone()]);
+    assert_differ(&shared, &copies);
+    assert_eq!(paths(&shared, &copies).0, "<root>.kids[1]");
+    // The same sharing on both sides: equal.
+    let t = dag(1, vec![]);
+    assert_same(&shared, &dag(0, vec![t.clone(), t.clone()]));
+    // Two shared nodes must not both map to one.
+    assert_differ(
+        &dag(0, vec![s1.clone(), s2.clone()]),
+        &dag(0, vec![s.clone(), s.clone()]),
+    );
+    // Identical DAG subtrees still pair the nodes inside them: `inner` is reached in
+    // `outer` (paired with itself) and again beside it (paired with a copy).
+    let inner = dag(5, vec![]);
+    let outer = dag(6, vec![inner.clone()]);
+    let l = dag(0, vec![outer.clone(), inner.clone()]);
+    let r = dag(0, vec![outer.clone(), dag(5, vec![])]);
+    assert_differ(&l, &r);
+    assert_same(&l, &dag(0, vec![outer.clone(), inner.clone()]));
+    // Tree: sharing does not matter.
+    let c = add(&int(1), &int(2));
+    assert_same(
+        &add(&c, &c),
+        &add(&add(&int(1), &int(2)), &add(&int(1), &int(2))),
+    );
+}
+
+#[test]
+fn identity_types_and_excluded_fields() {
+    let _leaks = LeakCheck::new();
+    let h = |id| {
+        make_object(Handle {
+            base: Object::new(),
+            id,
+        })
+        .into_object_ref()
+    };
+    let (a, b) = (h(1), h(1));
+    assert_differ(&a, &b);
+    assert_same(&a, &a.clone());
+    // `no_eq`: spans of functions and names of variables are ignored.
+    let x = var("x");
+    let f1 = make_object(Func {
+        base: e(),
+        params: [x.clone()].into_iter().collect(),
+        body: x.clone(),
+        span: 10,
+    });
+    let f2 = make_object(Func {
+        base: e(),
+        params: [x.clone()].into_iter().collect(),
+        body: x.clone(),
+        span: 99,
+    });
+    assert_same(&f1, &f2);
+}
+
+// ---------------------------------------------------------------------------------
+// Values and built-ins.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn floats_nan_and_negative_zero() {
+    let _leaks = LeakCheck::new();
+    let nan2 = f64::from_bits(0x7ff8_0000_0000_0001);
+    assert!(nan2.is_nan());
+    assert_same(&float(f64::NAN), &float(nan2));
+    assert_same(&float(-f64::NAN), &float(f64::NAN));
+    assert_differ(&float(0.0), &float(-0.0));
+    assert_same(&float(-0.0), &float(-0.0));
+    assert_differ(&float(1.0), &int(1));
+    assert_eq!(paths(&float(0.0), &float(-0.0)).0, "<root>.value");
+    assert_same(&Any::from(f64::NAN), &Any::from(nan2));
+}
+
+#[test]
+fn strings_bytes_and_plain_values() {
+    let _leaks = LeakCheck::new();
+    assert_same(&Any::from("short"), &String::from("short"));
+    assert_same(
+        &Any::from(String::from("a longer string here")),
+        &Any::from("a longer string here"),
+    );
+    assert_differ(&Any::from("a"), &Any::from("b"));
+    assert_same(
+        &Any::from(object_core::Bytes::new(b"xyz")),
+        &Any::from(object_core::Bytes::new(b"xyz")),
+    );
+    assert_differ(
+        &Any::from(object_core::Bytes::new(b"xyz")),
+        &Any::from(object_core::Bytes::new(b"xyw")),
+    );
+    assert_differ(&Any::from(1), &Any::from(true));
+    assert_same(
+        &Any::from(DataType::float(32)),
+        &Any::from(DataType::float(32)),
+    );
+    assert_differ(
+        &Any::from(DataType::float(32)),
+        &Any::from(DataType::float(16)),
+    );
+    assert_same(&Any::NONE, &Any::NONE);
+    assert_same(&Shape::new(&[2, 3]), &Shape::new(&[2, 3]));
+    assert_differ(&Shape::new(&[2, 3]), &Shape::new(&[3, 2]));
+}
+
+fn holder(t: Option<NDArray>, attrs: &[(&str, Any)], any: Any) -> ObjectRef {
+    let mut m = Map::new();
+    for (k, v) in attrs {
+        m.insert(String::from(*k), v.clone());
+    }
+    make_object(Holder {
+        base: Object::new(),
+        t,
+        attrs: m,
+        shape: None,
+        any,
+    })
+    .into_object_ref()
+}
+
+#[test]
+fn maps_ignore_insertion_order() {
+    let _leaks = LeakCheck::new();
+    let a = holder(
+        None,
+        &[("k", Any::from(1)), ("j", Any::from("v"))],
+        Any::NONE,
+    );
+    let b = holder(
+        None,
+        &[("j", Any::from("v")), ("k", Any::from(1))],
+        Any::NONE,
+    );
+    assert_same(&a, &b);
+    let c = holder(
+        None,
+        &[("j", Any::from("v")), ("k", Any::from(2))],
+        Any::NONE,
+    );
+    assert_differ(&a, &c);
+    assert_eq!(paths(&a, &c).0, "<root>.attrs[\"k\"]");
+    let d = holder(
+        None,
+        &[("j", Any::from("v")), ("z", Any::from(1))],
+        Any::NONE,
+    );
+    assert_differ(&a, &d);
+    assert_eq!(paths(&a, &d).0, "<root>.attrs[\"k\"]");
+    let e2 = holder(None, &[("k", Any::from(1))], Any::NONE);
+    assert_eq!(paths(&a, &e2).0, "<root>.attrs.len");
+    // Larger maps, in reverse order, with expressions as values: still equal.
+    let mut m1: Map<String, E> = Map::new();
+    let mut m2: Map<String, E> = Map::new();
+    let n = native_or_miri(50, 6) as i64;
+    for i in 0..n {
+        m1.insert(String::from(format!("key{i}")), add(&int(i), &int(i)));
+    }
+    for i in (0..n).rev() {
+        m2.insert(String::from(format!("key{i}")), add(&int(i), &int(i)));
+    }
+    assert_same(&m1, &m2);
+    // Object keys match by identity (or binding).
+    let (x, y) = (var("x"), var("y"));
+    let mut k1: Map<E, i64> = Map::new();
+    k1.insert(x.clone(), 1);
+    let mut k2: Map<E, i64> = Map::new();
+    k2.insert(y.clone(), 1);
+    assert_differ(&k1, &k2);
+    let map = StructuralOptions::new().map_free_vars(true);
+    let l = call("m", vec![x.clone()]);
+    let r = call("m", vec![y.clone()]);
+    assert!(structural_equal_with(&l, &r, &map));
+}
+
+#[test]
+fn tensors_by_contents_or_not() {
+    let _leaks = LeakCheck::new();
+    let t = |d: &[f32]| NDArray::from_slice(&[2, 2], d).unwrap();
+    let a = holder(Some(t(&[1., 2., 3., 4.])), &[], Any::NONE);
+    let b = holder(Some(t(&[1., 2., 3., 4.])), &[], Any::NONE);
+    let c = holder(Some(t(&[1., 2., 3., 5.])), &[], Any::NONE);
+    assert_same(&a, &b);
+    assert_differ(&a, &c);
+    assert_eq!(paths(&a, &c).0, "<root>.t.data");
+    let skip = StructuralOptions::new().skip_tensor_contents(true);
+    assert!(structural_equal_with(&a, &c, &skip));
+    assert_eq!(
+        structural_hash_with(&a, &skip),
+        structural_hash_with(&c, &skip)
+    );
+    assert_ne!(structural_hash(&a), structural_hash(&c));
+    let other_shape = holder(
+        Some(NDArray::from_slice(&[4], &[1f32, 2., 3., 4.]).unwrap()),
+        &[],
+        Any::NONE,
+    );
+    assert_eq!(paths(&a, &other_shape).0, "<root>.t.shape");
+    let other_dtype = holder(
+        Some(NDArray::from_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap()),
+        &[],
+        Any::NONE,
+    );
+    assert_eq!(paths(&a, &other_dtype).0, "<root>.t.dtype");
+    assert_differ(&a, &holder(None, &[], Any::NONE));
+    // A strided view equals a packed copy of its elements.
+    let big = NDArray::from_slice(&[3, 2], &[1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let rows = big.slice(1..3).unwrap();
+    let packed = NDArray::from_slice(&[2, 2], &[3f32, 4., 5., 6.]).unwrap();
+    assert_same(&rows, &packed);
+}
+
+// ---------------------------------------------------------------------------------
+// Paths.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn first_mismatch_paths() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let args = |third: E| vec![int(0), int(1), add(&third, &int(9)), int(3)];
+    let cases: Vec<(E, E, &str)> = vec![
+        (int(1), int(2), "<root>.value"),
+        (
+            add(&int(1), &int(2)),
+            add(&int(3), &int(2)),
+            "<root>.lhs.value",
+        ),
+        (
+            add(&int(1), &int(2)),
+            add(&int(1), &int(4)),
+            "<root>.rhs.value",
+        ),
+        (add(&int(1), &int(2)), int(1), "<root>"),
+        (
+            call("f", args(int(5))),
+            call("f", args(int(6))),
+            "<root>.args[2].lhs.value",
+        ),
+        (
+            call("f", args(int(5))),
+            call("g", args(int(5))),
+            "<root>.op",
+        ),
+        (
+            call("f", args(int(5))),
+            call("f", vec![int(0)]),
+            "<root>.args.len",
+        ),
+        (
+            func(&[&x], call("f", args(x.clone()))),
+            func(&[&y], call("f", args(int(5)))),
+            "<root>.body.args[2].lhs",
+        ),
+        (
+            let_(&x, int(1), neg(x.clone())),
+            let_(&y, int(2), neg(y.clone())),
+            "<root>.value.value",
+        ),
+        (
+            let_(&x, int(1), neg(neg(x.clone()))),
+            let_(&y, int(1), neg(neg(int(1)))),
+            "<root>.body.arg.arg",
+        ),
+        (neg(float(1.5)), neg(float(2.5)), "<root>.arg.value"),
+        (
+            func(&[&x, &y], x.clone()),
+            func(&[&y], y.clone()),
+            "<root>.params.len",
+        ),
+    ];
+    assert!(cases.len() >= 12);
+    for (l, r, want) in &cases {
+        let (lp, rp) = paths(l, r);
+        assert_eq!(lp, *want, "left path");
+        assert_eq!(rp, *want, "right path");
+        assert!(!structural_equal(l, r));
+    }
+    // Holders: map values, tensor parts, an `Any` field.
+    let a = holder(
+        None,
+        &[("k", Any::from(1))],
+        Any::from(add(&int(1), &int(2))),
+    );
+    let b = holder(
+        None,
+        &[("k", Any::from(1))],
+        Any::from(add(&int(1), &int(3))),
+    );
+    assert_eq!(paths(&a, &b).0, "<root>.any.rhs.value");
+}
+
+// ---------------------------------------------------------------------------------
+// Keys.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn structural_keys_in_a_hash_map() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let mut seen: HashMap<StructuralKey<E>, &str> = HashMap::new();
+    seen.insert(StructuralKey::new(func(&[&x], add(&x, &int(1)))), "inc");
+    seen.insert(StructuralKey::new(add(&int(2), &int(3))), "five");
+    assert_eq!(
+        seen.get(&StructuralKey::new(func(&[&y], add(&y, &int(1))))),
+        Some(&"inc")
+    );
+    assert_eq!(
+        seen.get(&StructuralKey::new(add(&int(2), &int(3)))),
+        Some(&"five")
+    );
+    assert_eq!(seen.get(&StructuralKey::new(add(&int(3), &int(2)))), None);
+    let k = StructuralKey::new(int(7));
+    assert_eq!(k.structural_hash(), structural_hash(k.get()));
+    assert_eq!(k.clone(), k);
+    drop(seen);
+}
+
+#[test]
+fn hashes_are_seeded_from_type_keys() {
+    let _leaks = LeakCheck::new();
+    // The same fields under two type keys hash differently; the same value always hashes
+    // to the same number, computed only from keys and values (see the stability test in
+    // `object-core`'s docs: no address or index takes part).
+    let a = add(&int(1), &int(2));
+    let n = make_object(Neg {
+        base: e(),
+        arg: int(1),
+    });
+    assert_ne!(structural_hash(&a), structural_hash(&n));
+    assert_eq!(structural_hash(&a), structural_hash(&add(&int(1), &int(2))));
+    // A fixed value: the hash of a string is the same in every process and build.
+    assert_eq!(
+        structural_hash(&Any::from("stable")),
+        structural_hash(&String::from("stable"))
+    );
+    assert_eq!(structural_hash(&1i64), STABLE_ONE);
+}
+
+/// `structural_hash(&1i64)`, recorded once: a change means hashes are no longer stable
+/// across builds.
+const STABLE_ONE: u64 = 7773468528656894221;
+
+// ---------------------------------------------------------------------------------
+// Types registered at run time.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn types_registered_at_run_time() {
+    let _leaks = LeakCheck::new();
+    let sub = register_type(&TypeSpec::new("st.rt.Sum", "st.Add")).unwrap();
+    let mk = |l: i64, r: i64| {
+        make_object_as(
+            Add {
+                base: e(),
+                lhs: int(l),
+                rhs: int(r),
+            },
+            sub.index(),
+        )
+        .unwrap()
+        .into_object_ref()
+    };
+    let (a, b, c) = (mk(1, 2), mk(1, 2), mk(1, 3));
+    assert_eq!(a.type_key(), "st.rt.Sum");
+    assert_same(&a, &b);
+    assert_differ(&a, &c);
+    assert_eq!(paths(&a, &c).0, "<root>.rhs.value");
+    // Not equal to the Rust type with the same fields, and hashed from its own key.
+    let plain = add(&int(1), &int(2));
+    assert_differ(&a, &plain);
+    assert_ne!(structural_hash(&a), structural_hash(&plain));
+}
+
+// ---------------------------------------------------------------------------------
+// Random graphs.
+// ---------------------------------------------------------------------------------
+
+/// A program shape from which two alpha-equivalent object graphs are built.
+#[derive(Debug, Clone)]
+enum Ast {
+    Int(i64),
+    Text(u8),
+    /// A bound variable (the n-th in scope, modulo) or, with none in scope, a free one.
+    Var(usize),
+    Add(Box<Ast>, Box<Ast>),
+    Let(Box<Ast>, Box<Ast>),
+    Func(usize, Box<Ast>),
+    Call(Vec<Ast>),
+    /// The same subtree object twice.
+    Twice(Box<Ast>),
+}
+
+fn ast() -> impl Strategy<Value = Ast> {
+    let leaf = prop_oneof![
+        (-3i64..3).prop_map(Ast::Int),
+        (0u8..3).prop_map(Ast::Text),
+        (0usize..4).prop_map(Ast::Var),
+    ];
+    let (depth, size) = (native_or_miri(6, 3) as u32, native_or_miri(48, 8) as u32);
+    leaf.prop_recursive(depth, size, 4, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Add(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Let(Box::new(a), Box::new(b))),
+            (0usize..3, inner.clone()).prop_map(|(n, b)| Ast::Func(n, Box::new(b))),
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Ast::Call),
+            inner.prop_map(|a| Ast::Twice(Box::new(a))),
+        ]
+    })
+}
+
+struct Builder<'f> {
+    scope: Vec<E>,
+    free: &'f [E],
+    /// Mutate the n-th leaf value (counting down), if any.
+    mutate: Option<usize>,
+    leaves: usize,
+}
+
+impl Builder<'_> {
+    fn leaf(&mut self) -> bool {
+        let hit = self.mutate == Some(self.leaves);
+        self.leaves += 1;
+        hit
+    }
+
+    fn build(&mut self, a: &Ast) -> E {
+        match a {
+            Ast::Int(v) => {
+                let m = self.leaf();
+                int(if m { v + 100 } else { *v })
+            }
+            Ast::Text(t) => {
+                let m = self.leaf();
+                call(&format!("t{}", if m { 9 } else { *t }), vec![])
+            }
+            Ast::Var(i) => {
+                if self.scope.is_empty() {
+                    self.free[i % self.free.len()].clone()
+                } else {
+                    self.scope[self.scope.len() - 1 - i % self.scope.len()].clone()
+                }
+            }
+            Ast::Add(l, r) => {
+                let (l, r) = (self.build(l), self.build(r));
+                add(&l, &r)
+            }
+            Ast::Let(v, b) => {
+                let value = self.build(v);
+                let x = var("v");
+                self.scope.push(x.clone());
+                let body = self.build(b);
+                self.scope.pop();
+                let_(&x, value, body)
+            }
+            Ast::Func(n, b) => {
+                let params: Vec<E> = (0..*n).map(|_| var("p")).collect();
+                self.scope.extend(params.iter().cloned());
+                let body = self.build(b);
+                self.scope.truncate(self.scope.len() - params.len());
+                func(&params.iter().collect::<Vec<_>>(), body)
+            }
+            Ast::Call(args) => {
+                let args = args.iter().map(|a| self.build(a)).collect();
+                call("c", args)
+            }
+            Ast::Twice(a) => {
+                let s = self.build(a);
+                add(&s, &s)
+            }
+        }
+    }
+}
+
+fn build(a: &Ast, free: &[E], mutate: Option<usize>) -> (E, usize) {
+    let mut b = Builder {
+        scope: Vec::new(),
+        free,
+        mutate,
+        leaves: 0,
+    };
+    let e = b.build(a);
+    (e, b.leaves)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: native_or_miri(256, 4) as u32,
+        ..ProptestConfig::default()
+    })]
+
+    /// Two builds of one program (fresh binders each time) are equal and hash alike; a
+    /// single changed leaf makes them differ (and `first_mismatch` finds it).
+    #[test]
+    fn hash_agrees_with_equality_on_random_graphs(a in ast(), pick in any::<prop::sample::Index>()) {
+        let _leaks = LeakCheck::new();
+        let free = [var("f0"), var("f1")];
+        let (l, leaves) = build(&a, &free, None);
+        let (r, _) = build(&a, &free, None);
+        prop_assert!(structural_equal(&l, &r));
+        prop_assert_eq!(structural_hash(&l), structural_hash(&r));
+        prop_assert!(first_mismatch(&l, &r).is_none());
+        let map = StructuralOptions::new().map_free_vars(true);
+        prop_assert!(structural_equal_with(&l, &r, &map));
+        prop_assert_eq!(structural_hash_with(&l, &map), structural_hash_with(&r, &map));
+        if leaves > 0 {
+            let (m, _) = build(&a, &free, Some(pick.index(leaves)));
+            prop_assert!(!structural_equal(&l, &m));
+            prop_assert!(!structural_equal(&m, &l));
+            prop_assert!(first_mismatch(&l, &m).is_some());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Deep graphs.
+// ---------------------------------------------------------------------------------
+
+/// `-(-(…-(leaf)))`, `n` deep.
+fn chain(n: usize, leaf: i64) -> E {
+    let mut e = int(leaf);
+    for _ in 0..n {
+        e = neg(e);
+    }
+    e
+}
+
+#[test]
+fn deep_chains_on_a_small_stack() {
+    let _leaks = LeakCheck::new();
+    let n = native_or_miri(deep(), 60);
+    on_small_stack(move || {
+        let a = chain(n, 1);
+        let b = chain(n, 1);
+        let c = chain(n, 2);
+        assert!(structural_equal(&a, &a), "itself");
+        assert!(structural_equal(&a, &b));
+        assert!(!structural_equal(&a, &c));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        assert_ne!(structural_hash(&a), structural_hash(&c));
+        // Dropped here, on the small stack too.
+    });
+}
+
+#[test]
+fn deep_binders_and_arrays_on_a_small_stack() {
+    let _leaks = LeakCheck::new();
+    let n = native_or_miri(deep() / 10, 12);
+    on_small_stack(move || {
+        // let v0 = 0 in let v1 = v0 in … in v_n, built twice with fresh variables.
+        let build = |n: usize| {
+            let vars: Vec<E> = (0..=n).map(|_| var("v")).collect();
+            let mut body = vars[n].clone();
+            for i in (1..=n).rev() {
+                body = let_(&vars[i], vars[i - 1].clone(), body);
+            }
+            let_(&vars[0], int(0), body)
+        };
+        let (a, b) = (build(n), build(n));
+        assert!(structural_equal(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        // Nested arrays.
+        let nest = |n: usize, leaf: i64| {
+            let mut v = Any::from(leaf);
+            for _ in 0..n {
+                v = Any::from(Array::<Any>::from(vec![v]));
+            }
+            v
+        };
+        let (x, y, z) = (nest(n, 1), nest(n, 1), nest(n, 2));
+        assert!(structural_equal(&x, &y));
+        assert!(!structural_equal(&x, &z));
+        assert_eq!(structural_hash(&x), structural_hash(&y));
+        let shallow = nest(n.min(1000), 2);
+        let (l, _) = first_mismatch(&nest(n.min(1000), 1), &shallow).unwrap();
+        assert!(l.to_string().ends_with("[0][0]"));
+    });
+}

@@ -1,0 +1,12 @@
+use object_core::Object;
+
+static NOT_HOOKS: u32 = 0;
+
+#[derive(Object, Debug)]
+#[repr(C)]
+#[object(key = "test.NotHooks", opaque, structural_hooks = NOT_HOOKS)]
+struct Builtin {
+    base: Object,
+}
+
+fn main() {}
