@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
-use object_containers::{Array, Map, Shape};
+use object_containers::{Array, Dict, List, Map, Shape};
 use object_core::reflection::{self, FieldSource, ReflectError, ReflectErrorKind};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
@@ -174,6 +174,8 @@ enum Kind {
     Bytes,
     Array,
     Map,
+    List,
+    Dict,
     Shape,
     Tensor,
     Object(&'static TypeInfo),
@@ -399,14 +401,14 @@ impl<'d, 'a> Loader<'d, 'a> {
     /// As the node's data requires; the caller names the node.
     fn children(&mut self, kind: Kind, data: Option<&Json<'_>>) -> Result<(), GraphError> {
         match kind {
-            Kind::Array | Kind::Map => {
+            Kind::Array | Kind::Map | Kind::List | Kind::Dict => {
                 let Some(Json::Array(items)) = data else {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must be an array of node indices",
                     ));
                 };
-                if matches!(kind, Kind::Map) && items.len() % 2 != 0 {
+                if matches!(kind, Kind::Map | Kind::Dict) && items.len() % 2 != 0 {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must list keys and values in pairs (an even count)",
@@ -471,6 +473,8 @@ impl<'d, 'a> Loader<'d, 'a> {
             "ffi.Bytes" => Kind::Bytes,
             "ffi.Array" => Kind::Array,
             "ffi.Map" => Kind::Map,
+            "ffi.List" => Kind::List,
+            "ffi.Dict" => Kind::Dict,
             "ffi.Shape" => Kind::Shape,
             "ffi.Tensor" => Kind::Tensor,
             _ => Kind::Object(loadable_type(key).map_err(|e| e.in_node(i, None))?),
@@ -503,6 +507,8 @@ impl<'d, 'a> Loader<'d, 'a> {
             Kind::Tensor => read_tensor(data).map(Any::from),
             Kind::Array => Ok(self.build_array(start)),
             Kind::Map => Ok(self.build_map(start)),
+            Kind::List => Ok(self.build_list(start)),
+            Kind::Dict => Ok(self.build_dict(start)),
             Kind::Object(info) => self.build_object(info, data, start),
         }
         .map_err(|e| self.in_node(i, e))
@@ -522,6 +528,22 @@ impl<'d, 'a> Loader<'d, 'a> {
             m.insert(self.child(pair[0]), self.child(pair[1]));
         }
         Any::from(m)
+    }
+
+    /// An `ffi.List` of the children listed from `start`.
+    fn build_list(&self, start: usize) -> Any {
+        let items: List<Any> = self.arena[start..].iter().map(|&c| self.child(c)).collect();
+        Any::from(items)
+    }
+
+    /// An `ffi.Dict` of the children listed from `start`, keys and values in turn.
+    fn build_dict(&self, start: usize) -> Any {
+        let kids = &self.arena[start..];
+        let d: Dict<Any, Any> = kids
+            .chunks_exact(2)
+            .map(|pair| (self.child(pair[0]), self.child(pair[1])))
+            .collect();
+        Any::from(d)
     }
 
     /// A reflected object of type `info` from its `{field: value}` data, with its

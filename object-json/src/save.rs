@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, Map, NDArray, Shape};
+use object_containers::{Array, Dict, List, Map, NDArray, Shape};
 use object_core::reflection::{self, FieldInfo, ReflectError};
 use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
@@ -380,6 +380,22 @@ impl Saver {
                 }
                 Ok(None)
             }
+            // The mutable containers: their items as they are now (a snapshot, so the
+            // node is written with the children listed here even if another thread
+            // changes the container meanwhile).
+            ti::LIST => {
+                let l = List::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                out.extend(l.to_array().iter().cloned());
+                Ok(None)
+            }
+            ti::DICT => {
+                let d = Dict::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                for (k, val) in d.to_map().iter() {
+                    out.push(k.clone());
+                    out.push(val.clone());
+                }
+                Ok(None)
+            }
             _ => {
                 let index = form_of(&mut self.forms, &mut self.form_index, v)?;
                 let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
@@ -478,8 +494,8 @@ impl Saver {
                 let b = Bytes::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 json::write_str(out, &B64.encode(b.as_bytes()));
             }
-            ti::ARRAY | ti::MAP => {
-                // Array items, or map keys and values in turn.
+            ti::ARRAY | ti::MAP | ti::LIST | ti::DICT => {
+                // Array and list items, or map and dict keys and values in turn.
                 out.push('[');
                 for (i, &kid) in kids.iter().enumerate() {
                     if i > 0 {
