@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use object_containers::{Array, Function, Map, Shape};
+use object_containers::{Array, BigInt, Dict, Function, List, Map, Shape};
 use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
 use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
@@ -263,6 +263,31 @@ impl Canon {
                         )
                         .unwrap();
                     }
+                    ti::LIST => {
+                        self.out.push_str("list[");
+                        for item in List::<Any>::try_from(v.clone()).unwrap().to_vec().unwrap() {
+                            self.value(&item);
+                            self.out.push(',');
+                        }
+                        self.out.push(']');
+                    }
+                    ti::DICT => {
+                        self.out.push_str("dict{");
+                        for (k, x) in Dict::<Any, Any>::try_from(v.clone())
+                            .unwrap()
+                            .to_vec()
+                            .unwrap()
+                        {
+                            self.value(&k);
+                            self.out.push(':');
+                            self.value(&x);
+                            self.out.push(',');
+                        }
+                        self.out.push('}');
+                    }
+                    ti::BIG_INT => {
+                        write!(self.out, "big:{}", BigInt::try_from(v.clone()).unwrap()).unwrap();
+                    }
                     _ => {
                         struct Fields(Vec<(&'static str, Any)>);
                         impl AttrVisitor for Fields {
@@ -323,6 +348,10 @@ enum Val {
     Ref(usize),
     Array(Vec<Val>),
     Map(Vec<(Val, Val)>),
+    List(Vec<Val>),
+    Dict(Vec<(Val, Val)>),
+    /// A big integer: `value * 10^18 + value` (beyond 64 bits for most values).
+    BigInt(i64),
 }
 
 /// One step of building a graph: a new node or expression made from earlier ones.
@@ -419,12 +448,15 @@ fn val_strategy() -> impl Strategy<Value = Val> {
         1 => any::<u8>().prop_map(Val::DType),
         1 => (any::<i32>(), -2i32..8).prop_map(|(t, d)| Val::Device(t, d)),
         1 => prop::collection::vec(-4i64..100, 0..4).prop_map(Val::Shape),
+        1 => any::<i64>().prop_map(Val::BigInt),
         4 => any::<usize>().prop_map(Val::Ref),
     ];
     leaf.prop_recursive(3, 24, 5, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Val::Array),
-            prop::collection::vec((inner.clone(), inner), 0..4).prop_map(Val::Map),
+            prop::collection::vec((inner.clone(), inner.clone()), 0..4).prop_map(Val::Map),
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Val::List),
+            prop::collection::vec((inner.clone(), inner), 0..4).prop_map(Val::Dict),
         ]
     })
 }
@@ -540,6 +572,28 @@ impl Builder {
                 let m = Any::from(m);
                 self.pool.push(m.clone());
                 m
+            }
+            Val::List(items) => {
+                let items: List<Any> = items.iter().map(|x| self.value(x)).collect();
+                let l = Any::from(items);
+                self.pool.push(l.clone());
+                l
+            }
+            Val::Dict(entries) => {
+                let d = Dict::<Any, Any>::new();
+                for (k, x) in entries {
+                    let (k, x) = (self.value(k), self.value(x));
+                    d.insert(k, x);
+                }
+                let d = Any::from(d);
+                self.pool.push(d.clone());
+                d
+            }
+            Val::BigInt(v) => {
+                let b = BigInt::from(i128::from(*v) * 1_000_000_000_000_000_000 + i128::from(*v));
+                let b = Any::from(b);
+                self.pool.push(b.clone());
+                b
             }
         }
     }

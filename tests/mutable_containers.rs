@@ -50,10 +50,7 @@ fn every_holder_sees_a_list_change() {
     assert_eq!(b.remove(1).unwrap().as_int(), Some(5));
     assert_eq!(a.pop().and_then(|v| v.as_int()), Some(2));
     assert_eq!(a.len(), 1);
-    assert_eq!(
-        a.get(3),
-        Err(ArrayError::OutOfRange { index: 3, len: 1 })
-    );
+    assert_eq!(a.get(3), Err(ArrayError::OutOfRange { index: 3, len: 1 }));
     assert_eq!(
         a.insert(9, 1),
         Err(ArrayError::OutOfRange { index: 9, len: 1 })

@@ -13,6 +13,7 @@
 //! | [`Map`] | `ffi.Map` | 72 |
 //! | [`List`] | `ffi.List` | 75 |
 //! | [`Dict`] | `ffi.Dict` | 76 |
+//! | [`BigInt`] | `ffi.BigInt` | 78 |
 //! | [`Error`] | `ffi.Error` | 67 |
 //! | [`Function`] | `ffi.Function` | 68 |
 //! | [`Module`] | `ffi.Module` | 73 |
@@ -60,7 +61,7 @@
 //! | folder | holds | depends on |
 //! | --- | --- | --- |
 //! | `function/` | the packed-call ABI and its error slot, the call traits for core types, typed calls, the global registry, [`Module`] | `object-core` |
-//! | `container/` | [`Array`], [`Map`], [`List`], [`Dict`], [`Shape`] | `function/` (each implements the call traits in its own file) |
+//! | `container/` | [`Array`], [`Map`], [`List`], [`Dict`], [`Shape`], [`BigInt`] | `function/` (each implements the call traits in its own file) |
 //! | `tensor/` | [`NDArray`], [`TensorView`], [`dlpack`] | `function/` |
 //!
 //! The JSON graph format (tvm-ffi's), which reads and writes all of these, is its own
@@ -81,8 +82,8 @@ mod handle;
 mod tensor;
 
 pub use container::{
-    Array, ArrayError, ArrayObj, Dict, DictObj, IntoIter, Iter, List, ListObj, Map, MapObj, Shape,
-    ShapeObj,
+    Array, ArrayError, ArrayObj, BigInt, BigIntObj, Dict, DictObj, IntoIter, Iter, List, ListObj,
+    Map, MapObj, ParseBigIntError, Shape, ShapeObj,
 };
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,

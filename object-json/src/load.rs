@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
-use object_containers::{Array, Dict, List, Map, Shape};
+use object_containers::{Array, BigInt, Dict, List, Map, Shape};
 use object_core::reflection::{self, FieldSource, ReflectError, ReflectErrorKind};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
@@ -177,6 +177,7 @@ enum Kind {
     List,
     Dict,
     Shape,
+    BigInt,
     Tensor,
     Object(&'static TypeInfo),
 }
@@ -476,6 +477,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             "ffi.List" => Kind::List,
             "ffi.Dict" => Kind::Dict,
             "ffi.Shape" => Kind::Shape,
+            "ffi.BigInt" => Kind::BigInt,
             "ffi.Tensor" => Kind::Tensor,
             _ => Kind::Object(loadable_type(key).map_err(|e| e.in_node(i, None))?),
         };
@@ -504,6 +506,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             }
             Kind::Str | Kind::Bytes => build_text(kind, data),
             Kind::Shape => build_shape(data),
+            Kind::BigInt => build_big_int(data),
             Kind::Tensor => read_tensor(data).map(Any::from),
             Kind::Array => Ok(self.build_array(start)),
             Kind::Map => Ok(self.build_map(start)),
@@ -671,6 +674,17 @@ fn build_shape(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
         .and_then(read_ints)
         .ok_or_else(|| bad_data("an array of integers", data))?;
     Ok(Any::from(Shape::new(&dims)))
+}
+
+/// The node of an `ffi.BigInt`: its decimal text.
+fn build_big_int(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
+    let Some(Json::Str(s)) = data else {
+        return Err(bad_data("a decimal integer string", data));
+    };
+    let b = s.parse::<BigInt>().map_err(|e| {
+        GraphError::new(GraphErrorKind::Data, format!("bad `ffi.BigInt` text: {e}")).with_source(e)
+    })?;
+    Ok(Any::from(b))
 }
 
 /// `` `{type}` has no field `{name}` ``.

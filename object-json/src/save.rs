@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, Dict, List, Map, NDArray, Shape};
+use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape};
 use object_core::reflection::{self, FieldInfo, ReflectError};
 use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
@@ -366,6 +366,7 @@ impl Saver {
             | ti::STRING
             | ti::BYTES
             | ti::SHAPE
+            | ti::BIG_INT
             | ti::TENSOR => Ok(None),
             ti::ARRAY => {
                 let a = Array::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
@@ -508,6 +509,11 @@ impl Saver {
             ti::SHAPE => {
                 let s = Shape::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 write_ints(out, s.as_slice());
+            }
+            ti::BIG_INT => {
+                // Decimal text, as tvm-ffi writes it.
+                let b = BigInt::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                json::write_str(out, &b.to_string());
             }
             ti::TENSOR => {
                 let a = NDArray::try_from(v.clone()).map_err(|e| mismatch(v, e))?;

@@ -1,6 +1,6 @@
 //! The containers: [`Array`] (`ffi.Array`, 71), [`Map`] (`ffi.Map`, 72), their mutable
-//! counterparts [`List`] (`ffi.List`, 75) and [`Dict`] (`ffi.Dict`, 76), and [`Shape`]
-//! (`ffi.Shape`, 69), each an ordinary object type with the static index the tvm-ffi
+//! counterparts [`List`] (`ffi.List`, 75) and [`Dict`] (`ffi.Dict`, 76), [`Shape`]
+//! (`ffi.Shape`, 69) and [`BigInt`] (`ffi.BigInt`, 78), each an ordinary object type with the static index the tvm-ffi
 //! ecosystem uses, and each implementing the call traits of
 //! [`function`](crate::function) in its own file.
 //!
@@ -14,9 +14,16 @@
 
 #[allow(unsafe_code, reason = "inline slots; unchecked typed reads")]
 mod array;
-#[allow(unsafe_code, reason = "typed views: a slot read as the handle it holds")]
+mod big_int;
+#[allow(
+    unsafe_code,
+    reason = "typed views: a slot read as the handle it holds"
+)]
 mod dict;
-#[allow(unsafe_code, reason = "typed views: a slot read as the handle it holds")]
+#[allow(
+    unsafe_code,
+    reason = "typed views: a slot read as the handle it holds"
+)]
 mod list;
 #[allow(unsafe_code, reason = "unchecked typed reads (invariant kept here)")]
 mod map;
@@ -24,6 +31,7 @@ mod map;
 mod shape;
 
 pub use array::{Array, ArrayError, ArrayObj, IntoIter, Iter};
+pub use big_int::{BigInt, BigIntObj, ParseBigIntError};
 pub use dict::{Dict, DictObj};
 pub use list::{List, ListObj};
 pub use map::{Map, MapObj};
