@@ -27,7 +27,8 @@ use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
 use object_examples::expr::{self as tour, Expr};
 use object_json::{
-    from_json_graph, to_json_graph, to_json_graph_with_metadata, GraphError, GraphErrorKind,
+    from_json_graph, to_json_graph, to_json_graph_pretty, to_json_graph_with_metadata,
+    GraphError, GraphErrorKind,
 };
 use object_tests::{scaled, seed, LeakCheck, Rng};
 use proptest::prelude::*;
@@ -850,7 +851,7 @@ fn sharing_is_kept_when_only_the_graph_holds_the_objects() {
     let before = canonical(&root);
     assert_eq!(before.matches("jgtest.Leaf(").count(), 3, "{before}");
     assert_eq!(
-        text.matches("\"type\": \"jgtest.Leaf\"").count(),
+        text.matches("\"type\":\"jgtest.Leaf\"").count(),
         3,
         "{text}"
     );
@@ -889,15 +890,15 @@ fn each_field_kind_round_trips() {
                 }
                 let n = leaf(int, i32::MIN, float, false, "", dt, dev, "é\u{0}\"");
                 let text = check_round_trip(&Any::from(n)).unwrap();
-                assert!(text.contains(&format!("\"int\": {int}")), "{text}");
+                assert!(text.contains(&format!("\"int\":{int}")), "{text}");
             }
         }
     }
     // An optional integer is a node; a plain one is inline.
     let b = bag(&[], Map::new(), Any::default(), Some(-9), None);
     let text = check_round_trip(&Any::from(b)).unwrap();
-    assert!(text.contains("{\"type\": \"int\", \"data\": -9}"), "{text}");
-    assert!(text.contains("\"count\": "), "{text}");
+    assert!(text.contains("{\"type\":\"int\",\"data\":-9}"), "{text}");
+    assert!(text.contains("\"count\":"), "{text}");
 }
 
 /// Floats are deduplicated by bits; a NaN reads back as the one canonical NaN, so NaNs
@@ -916,7 +917,7 @@ fn nans_are_one_node() {
     ]);
     let text = check_round_trip(&Any::from(values)).unwrap();
     assert_eq!(text.matches("NaN").count(), 1, "{text}");
-    assert_eq!(text.matches("{\"type\": \"float\"").count(), 3, "{text}");
+    assert_eq!(text.matches("{\"type\":\"float\"").count(), 3, "{text}");
 }
 
 /// Every data type the saver writes reads back as the same data type, or is refused
@@ -980,7 +981,7 @@ fn unsigned_fields_beyond_i64_are_refused_when_saving() {
     });
     let text = check_round_trip(&Any::from(ok)).unwrap();
     assert!(
-        text.contains("\"big\": 9223372036854775807, \"byte\": 255"),
+        text.contains("\"big\":9223372036854775807,\"byte\":255"),
         "{text}"
     );
     let too_big = make_object(Wide {
@@ -1061,7 +1062,7 @@ fn metadata_is_written_and_ignored_on_load() {
     let text = to_json_graph_with_metadata(&Any::from(7), &meta).unwrap();
     assert!(
         text.ends_with(
-            r#""metadata": {"producer": "tests \"json\"", "version": 3, "ratio": 0.5, "flag": true, "nothing": null}}"#
+            r#""metadata":{"producer":"tests \"json\"","version":3,"ratio":0.5,"flag":true,"nothing":null}}"#
         ),
         "{text}"
     );
@@ -1083,6 +1084,7 @@ fn metadata_is_written_and_ignored_on_load() {
 
 const GOLDEN_CONTAINERS: &str = include_str!("golden/containers.json");
 const GOLDEN_AST: &str = include_str!("golden/ast.json");
+const GOLDEN_AST_PRETTY: &str = include_str!("golden/ast.pretty.json");
 
 #[test]
 fn golden_containers_load_to_the_expected_values() {
@@ -1215,10 +1217,13 @@ fn golden_ast() -> Any {
 fn golden_ast_saves_byte_for_byte() {
     let _leaks = LeakCheck::new();
     let text = check_round_trip(&golden_ast()).unwrap();
+    let pretty = to_json_graph_pretty(&golden_ast()).unwrap();
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/ast.json");
-        std::fs::write(path, &text).unwrap();
-        println!("wrote {path}");
+        for (name, text) in [("ast.json", &text), ("ast.pretty.json", &pretty)] {
+            let path = format!("{}/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::write(&path, text).unwrap();
+            println!("wrote {path}");
+        }
         return;
     }
     assert_eq!(
@@ -1226,11 +1231,20 @@ fn golden_ast_saves_byte_for_byte() {
         "the saved AST differs from tests/golden/ast.json; if the change is intended, \
          regenerate it with UPDATE_GOLDEN=1 cargo test -p object-tests --test json_graph"
     );
-    // And the checked-in file loads back to the same structure.
     assert_eq!(
-        canonical(&from_json_graph(GOLDEN_AST).unwrap()),
-        canonical(&golden_ast())
+        pretty, GOLDEN_AST_PRETTY,
+        "the readable form differs from tests/golden/ast.pretty.json"
     );
+    // The compact form is tvm-ffi's: no white space outside strings, one line.
+    assert_eq!(text.lines().count(), 1);
+    assert!(!text.contains("\": ") && !text.contains(", \""));
+    // And both checked-in files load back to the same structure.
+    for golden in [GOLDEN_AST, GOLDEN_AST_PRETTY] {
+        assert_eq!(
+            canonical(&from_json_graph(golden).unwrap()),
+            canonical(&golden_ast())
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -1442,7 +1456,8 @@ fn invalid_and_truncated_json_report_line_and_column() {
         .at(1, 2)
         .says("true");
     // Truncated at every position: always an error with a position, never a panic.
-    let full = to_json_graph(&golden_ast()).unwrap();
+    // (The readable form, so that positions fall on several lines.)
+    let full = to_json_graph_pretty(&golden_ast()).unwrap();
     let mut cut = 0;
     for end in (0..full.len()).filter(|&i| full.is_char_boundary(i)) {
         let e = from_json_graph(&full[..end]).unwrap_err();
@@ -2043,7 +2058,9 @@ fn chains_of_any_depth_load_save_and_drop_on_a_small_stack() {
         let v = from_json_graph(&text).unwrap();
         drop(text);
         let again = to_json_graph(&v).unwrap();
-        assert_eq!(again.lines().count(), n + 2);
+        assert_eq!(again.matches(r#"{"type":"ffi.Array","#).count(), n);
+        let pretty = to_json_graph_pretty(&v).unwrap();
+        assert_eq!(pretty.lines().count(), n + 2, "one node a line");
         drop(v);
 
         let v = from_json_graph(&array_chain_root_first(n / 10)).unwrap();
@@ -2235,7 +2252,7 @@ fn errors_after_partial_builds_do_not_leak() {
     let leaks = LeakCheck::new();
     let text = to_json_graph(&golden_ast()).unwrap();
     assert_eq!(leaks.live(), 0);
-    let broken = text.replacen("\"weight\": 3.0", "\"weight\": \"3\"", 1);
+    let broken = text.replacen("\"weight\":3.0", "\"weight\":\"3\"", 1);
     assert_ne!(broken, text);
     let e = from_json_graph(&broken).unwrap_err();
     assert_eq!(
@@ -2244,7 +2261,8 @@ fn errors_after_partial_builds_do_not_leak() {
         "{e}"
     );
     drop(e);
-    let broken = text.replacen("\"weight\": 3.0", "\"weight\": 3.0, \"extra\": 0", 1);
+    let broken = text.replacen("\"weight\":3.0", "\"weight\":3.0,\"extra\":0", 1);
+    assert_ne!(broken, text);
     let e = from_json_graph(&broken).unwrap_err();
     assert_eq!(
         (e.kind(), e.field()),
