@@ -27,8 +27,8 @@ use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
 use object_examples::expr::{self as tour, Expr};
 use object_json::{
-    from_json_graph, to_json_graph, to_json_graph_pretty, to_json_graph_with_metadata,
-    GraphError, GraphErrorKind,
+    from_json_graph, to_json_graph, to_json_graph_pretty, to_json_graph_with_metadata, GraphError,
+    GraphErrorKind,
 };
 use object_tests::{scaled, seed, LeakCheck, Rng};
 use proptest::prelude::*;
@@ -2486,4 +2486,284 @@ fn mutated_graphs_never_panic_or_leak() {
         "{error_kinds:?}"
     );
     assert_eq!(leaks.live(), 0);
+}
+
+// ---------------------------------------------------------------------------------
+// The mutable containers and big integers, and strict member names.
+// ---------------------------------------------------------------------------------
+
+/// A mutable-container field, for cycles through a reflected object.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.ListHolder")]
+struct ListHolder {
+    base: Object,
+    items: List<Any>,
+}
+
+/// `ffi.List`, `ffi.Dict` and `ffi.BigInt` nodes, written exactly as tvm-ffi writes
+/// them (its serialization tests' vectors, in its compact text form), and loaded back.
+#[test]
+fn golden_lists_dicts_and_big_ints_as_tvm_ffi_writes_them() {
+    let _leaks = LeakCheck::new();
+    let cases: Vec<(Any, &str)> = vec![
+        (
+            Any::from(List::<Any>::new()),
+            r#"{"root_index":0,"nodes":[{"type":"ffi.List","data":[]}]}"#,
+        ),
+        (
+            Any::from([Any::from(42)].into_iter().collect::<List<Any>>()),
+            r#"{"root_index":1,"nodes":[{"type":"int","data":42},{"type":"ffi.List","data":[0]}]}"#,
+        ),
+        (
+            Any::from(Dict::<object_core::String, Any>::new()),
+            r#"{"root_index":0,"nodes":[{"type":"ffi.Dict","data":[]}]}"#,
+        ),
+        (
+            Any::from(
+                [(object_core::String::from("key"), Any::from(42))]
+                    .into_iter()
+                    .collect::<Dict<object_core::String, Any>>(),
+            ),
+            r#"{"root_index":2,"nodes":[{"type":"ffi.String","data":"key"},{"type":"int","data":42},{"type":"ffi.Dict","data":[0,1]}]}"#,
+        ),
+        (
+            Any::from(
+                [
+                    (object_core::String::from("b"), Any::from(42)),
+                    (object_core::String::from("a"), Any::from(42)),
+                ]
+                .into_iter()
+                .collect::<Dict<object_core::String, Any>>(),
+            ),
+            r#"{"root_index":3,"nodes":[{"type":"ffi.String","data":"b"},{"type":"int","data":42},{"type":"ffi.String","data":"a"},{"type":"ffi.Dict","data":[0,1,2,1]}]}"#,
+        ),
+        (
+            Any::from(
+                "-57896044618658097711785492504343953926634992332820282019728792003956564819968"
+                    .parse::<BigInt>()
+                    .unwrap(),
+            ),
+            r#"{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":"-57896044618658097711785492504343953926634992332820282019728792003956564819968"}]}"#,
+        ),
+        (
+            Any::from(BigInt::from(0i64)),
+            r#"{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":"0"}]}"#,
+        ),
+    ];
+    for (value, golden) in cases {
+        assert_eq!(check_round_trip(&value).unwrap(), golden);
+        let loaded = from_json_graph(golden).unwrap();
+        assert_eq!(loaded.type_key(), value.type_key());
+        assert_eq!(canonical(&loaded), canonical(&value));
+    }
+    // The readable form loads the same.
+    let d: Dict<Any, Any> = Dict::new();
+    d.insert(Any::from(1), Any::from(BigInt::from(u64::MAX)));
+    let pretty = to_json_graph_pretty(&Any::from(d.clone())).unwrap();
+    assert_eq!(
+        pretty,
+        "{\"root_index\": 2, \"nodes\": [\n  \
+         {\"type\": \"int\", \"data\": 1},\n  \
+         {\"type\": \"ffi.BigInt\", \"data\": \"18446744073709551615\"},\n  \
+         {\"type\": \"ffi.Dict\", \"data\": [0, 1]}\n]}"
+    );
+    let back = Dict::<i64, BigInt>::try_from(from_json_graph(&pretty).unwrap()).unwrap();
+    assert_eq!(back.get(1).unwrap().unwrap().to_u64(), Some(u64::MAX));
+}
+
+/// A list reached twice is one list after loading: a change through one position
+/// shows through the other (the mutable containers keep their aliasing).
+#[test]
+fn shared_lists_and_dicts_load_as_one_object() {
+    let _leaks = LeakCheck::new();
+    let l: List<Any> = [Any::from(1)].into_iter().collect();
+    let d: Dict<Any, Any> = Dict::new();
+    d.insert(Any::from("l"), Any::from(l.clone()));
+    let root = Any::from(Array::<Any>::from(vec![
+        Any::from(l.clone()),
+        Any::from(d.clone()),
+        Any::from(l),
+        Any::from(d),
+    ]));
+    let text = check_round_trip(&root).unwrap();
+    assert_eq!(text.matches(r#""type":"ffi.List""#).count(), 1, "{text}");
+    let back = Array::<Any>::try_from(from_json_graph(&text).unwrap()).unwrap();
+    let (l0, l2) = (
+        List::<Any>::try_from(back[0].clone()).unwrap(),
+        List::<Any>::try_from(back[2].clone()).unwrap(),
+    );
+    assert!(List::ptr_eq(&l0, &l2));
+    l0.push(Any::from(2));
+    assert_eq!(l2.len(), 2);
+    let inner = Dict::<Any, Any>::try_from(back[1].clone())
+        .unwrap()
+        .get("l")
+        .unwrap()
+        .unwrap();
+    assert!(List::ptr_eq(&List::<Any>::try_from(inner).unwrap(), &l0));
+}
+
+/// Cycles through the mutable containers: saving is a `Cycle` error naming the type
+/// (never a hang), printing shows a back-reference, and breaking the cycle by hand
+/// frees everything (the leak check).
+#[test]
+fn cycles_through_lists_and_dicts_are_refused_when_saving() {
+    let _leaks = LeakCheck::new();
+    let l: List<Any> = List::new();
+    l.push(Any::from(42));
+    l.push(Any::from(l.clone()));
+    let e = to_json_graph(&Any::from(l.clone())).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.type_key()),
+        (GraphErrorKind::Cycle, Some("ffi.List"))
+    );
+    // Also when the list is reached below the root, and in the readable form.
+    let root = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from(l.clone())]));
+    let e = to_json_graph_pretty(&root).unwrap_err();
+    assert_eq!(e.kind(), GraphErrorKind::Cycle);
+
+    let d: Dict<Any, Any> = Dict::new();
+    d.insert(Any::from("me"), Any::from(d.clone()));
+    let e = to_json_graph(&Any::from(d.clone())).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.type_key()),
+        (GraphErrorKind::Cycle, Some("ffi.Dict"))
+    );
+    // As a key.
+    let k: Dict<Any, Any> = Dict::new();
+    k.insert(Any::from(k.clone()), Any::from(1));
+    assert_eq!(
+        to_json_graph(&Any::from(k.clone())).unwrap_err().kind(),
+        GraphErrorKind::Cycle
+    );
+
+    // Through a reflected object: holder.items contains the holder.
+    let items: List<Any> = List::new();
+    let holder = make_object(ListHolder {
+        base: Object::new(),
+        items: items.clone(),
+    });
+    items.push(Any::from(holder.clone()));
+    let e = to_json_graph(&Any::from(holder.clone())).unwrap_err();
+    assert_eq!(e.kind(), GraphErrorKind::Cycle, "{e}");
+    assert_eq!(
+        format!("{holder:?}"),
+        "jgtest.ListHolder #1 { items: [#1] }"
+    );
+
+    // A DAG through lists is fine: the same list twice is not a cycle.
+    let shared: List<Any> = [Any::from(1)].into_iter().collect();
+    let dag: List<Any> = [Any::from(shared.clone()), Any::from(shared)]
+        .into_iter()
+        .collect();
+    check_round_trip(&Any::from(dag)).unwrap();
+
+    l.clear();
+    d.clear();
+    k.clear();
+    items.clear();
+}
+
+/// A graph whose list refers to itself is a `Cycle` error when loading.
+#[test]
+fn cyclic_list_graphs_are_refused_when_loading() {
+    let _leaks = LeakCheck::new();
+    expect_error(
+        r#"{"root_index":0,"nodes":[{"type":"ffi.List","data":[0]}]}"#,
+        GraphErrorKind::Cycle,
+        "ValueError",
+    )
+    .node(0)
+    .type_key("ffi.List");
+    expect_error(
+        r#"{"root_index":0,"nodes":[{"type":"ffi.Dict","data":[1,0]},{"type":"int","data":1}]}"#,
+        GraphErrorKind::Cycle,
+        "ValueError",
+    )
+    .node(0)
+    .type_key("ffi.Dict");
+    expect_error(
+        r#"{"root_index":0,"nodes":[{"type":"ffi.Dict","data":[0]}]}"#,
+        GraphErrorKind::Data,
+        "ValueError",
+    )
+    .says("pairs");
+}
+
+#[test]
+fn bad_big_int_data_is_a_data_error() {
+    let _leaks = LeakCheck::new();
+    for data in [
+        r#""""#, r#""-""#, r#""12a""#, r#""1.5""#, "12", "null", r#"" 1""#,
+    ] {
+        let text = format!(r#"{{"root_index":0,"nodes":[{{"type":"ffi.BigInt","data":{data}}}]}}"#);
+        expect_error(&text, GraphErrorKind::Data, "ValueError")
+            .node(0)
+            .type_key("ffi.BigInt");
+    }
+    let long = format!(
+        r#"{{"root_index":0,"nodes":[{{"type":"ffi.BigInt","data":"{}"}}]}}"#,
+        "9".repeat(BigInt::MAX_DIGITS + 1)
+    );
+    expect_error(&long, GraphErrorKind::Data, "ValueError").says("longer");
+    // Leading zeros and a plus sign read; the value is written plainly.
+    let v = from_json_graph(r#"{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":"+007"}]}"#)
+        .unwrap();
+    assert_eq!(
+        to_json_graph(&v).unwrap(),
+        r#"{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":"7"}]}"#
+    );
+}
+
+/// A member name given twice is an error naming the member: in the document, in a
+/// node, in a tensor's data (fields given twice are `Field` errors, as before).
+#[test]
+fn duplicate_member_names_are_errors_naming_the_member() {
+    let _leaks = LeakCheck::new();
+    use GraphErrorKind::Field;
+    fn member<'t>(text: &'t str, name: &str) -> Expected<'t> {
+        let x = expect_error(text, GraphErrorKind::DuplicateMember, "ValueError");
+        assert_eq!(x.e.member(), Some(name), "{}", x.context());
+        x
+    }
+    member(
+        r#"{"root_index":0,"root_index":0,"nodes":[{"type":"None"}]}"#,
+        "root_index",
+    )
+    .no_node()
+    .says("`root_index` is given twice in the document");
+    member(
+        r#"{"root_index":0,"nodes":[{"type":"None"}],"nodes":[{"type":"None"}]}"#,
+        "nodes",
+    )
+    .no_node();
+    member(
+        r#"{"root_index":0,"nodes":[],"metadata":{},"metadata":{}}"#,
+        "metadata",
+    );
+    member(
+        r#"{"root_index":0,"nodes":[{"type":"int","data":1,"data":2}]}"#,
+        "data",
+    )
+    .node(0)
+    .type_key("int");
+    member(
+        r#"{"root_index":1,"nodes":[{"type":"int","data":1},{"type":"ffi.Array","type":"ffi.List","data":[0]}]}"#,
+        "type",
+    )
+    .node(1);
+    member(
+        r#"{"root_index":0,"nodes":[{"type":"ffi.Tensor","data":{"dtype":"int8","dtype":"int8","shape":[0],"device":[1,0],"data":""}}]}"#,
+        "dtype",
+    )
+    .node(0);
+    // A field given twice stays a field error.
+    let text = graph(
+        0,
+        &[r#"{"type": "jgtest.Wide", "data": {"big": 1, "byte": 2, "big": 3}}"#],
+    );
+    expect_error(&text, Field, "ValueError")
+        .node(0)
+        .field("big");
 }

@@ -88,6 +88,9 @@ pub(crate) fn load_general(text: &str) -> Result<Any, GraphError> {
             doc.kind()
         )));
     };
+    if let Some(name) = doc.duplicate_member() {
+        return Err(GraphError::duplicate_member(name, "the document"));
+    }
     let nodes = match doc.get("nodes") {
         Some(Json::Array(nodes)) => nodes,
         Some(other) => {
@@ -291,6 +294,13 @@ impl<'d, 'a> Loader<'d, 'a> {
                     .in_node(i, None),
             );
         };
+        if let Some(name) = node.duplicate_member() {
+            let key = match node.get("type") {
+                Some(Json::Str(k)) => Some(&**k),
+                _ => None,
+            };
+            return Err(GraphError::duplicate_member(name, "a node").in_node(i, key));
+        }
         let key = match node.get("type") {
             Some(Json::Str(k)) => k,
             Some(other) => {

@@ -98,6 +98,9 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
     {
         return Err(bad(format!("unknown tensor member `{k}`")));
     }
+    if let Some(name) = crate::json::first_duplicate(members.iter().map(|(k, _)| k.as_ref())) {
+        return Err(GraphError::duplicate_member(name, "a tensor's data").with_type_key(TENSOR));
+    }
     let dtype = match data.get("dtype") {
         Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| {
             GraphError::new(GraphErrorKind::Data, format!("dtype: {e}")).with_source(e)
