@@ -1593,3 +1593,48 @@ fn copies_too_large_for_memory_are_errors_not_aborts() {
         &[7.0, 8.0, 7.0, 8.0, 7.0, 8.0]
     );
 }
+
+/// Every byte-addressable data type tvm-ffi names makes an NDArray (the float8 family,
+/// one byte an element), saves to a JSON graph and loads back; the sub-byte float6 and
+/// float4 types, scalable vectors and `void` are refused.
+#[test]
+fn float8_arrays_and_refused_sub_byte_types() {
+    let _leaks = LeakCheck::new();
+    let cpu = Device::cpu();
+    for name in [
+        "float8_e3m4",
+        "float8_e4m3",
+        "float8_e4m3b11fnuz",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float8_e5m2x4",
+    ] {
+        let dt: DataType = name.parse().unwrap();
+        let lanes = usize::from(dt.lanes);
+        let bytes: Vec<u8> = (0..6 * lanes as u8).collect();
+        let a = NDArray::from_bytes(&[2, 3], dt, cpu, &bytes).unwrap();
+        assert_eq!(a.to_bytes().unwrap(), bytes, "{name}");
+        let text = object_json::to_json_graph(&Any::from(a.clone())).unwrap();
+        assert!(text.contains(&format!(r#""dtype":"{name}""#)), "{text}");
+        let back = NDArray::try_from(object_json::from_json_graph(&text).unwrap()).unwrap();
+        assert_eq!((back.dtype(), back.to_bytes().unwrap()), (dt, bytes));
+    }
+    for name in [
+        "float4_e2m1fn",
+        "float4_e2m1fnx2",
+        "float6_e2m3fn",
+        "float6_e3m2fn",
+        "float32xvscalex4",
+        "",
+    ] {
+        let dt: DataType = name.parse().unwrap();
+        assert_eq!(
+            NDArray::empty(&[2], dt, cpu).unwrap_err(),
+            NDArrayError::UnsupportedDataType(dt),
+            "{name:?}"
+        );
+    }
+}
