@@ -2803,3 +2803,59 @@ fn duplicate_member_names_are_errors_naming_the_member() {
         .node(0)
         .field("big");
 }
+
+/// tvm-ffi's `test.WithDefaults`.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.WithDefaults")]
+struct WithDefaults {
+    base: Object,
+    required_val: i64,
+    #[object(default = 42)]
+    default_int: i64,
+    #[object(default = object_core::String::from("default"))]
+    default_str: object_core::String,
+    #[object(default = true)]
+    default_bool: bool,
+}
+
+/// tvm-ffi's `DefaultFieldValuesMissing`: a node that leaves out fields with declared
+/// defaults loads with the defaults; leaving out one without is still an error.
+#[test]
+fn omitted_fields_with_defaults_load_with_them() {
+    let _leaks = LeakCheck::new();
+    // Both loader paths: children first (the fast path) and root first (the general
+    // path, which the out-of-order `None` node forces).
+    for text in [
+        r#"{"root_index":0,"nodes":[{"type":"jgtest.WithDefaults","data":{"required_val":999}}]}"#,
+        r#"{"root_index":0,"nodes":[{"type":"jgtest.WithDefaults","data":{"required_val":999}},{"type":"ffi.Array","data":[2]},{"type":"None"}]}"#,
+    ] {
+        let v = from_json_graph(text).unwrap();
+        let w = v.downcast_ref::<WithDefaults>().unwrap();
+        assert_eq!(
+            (
+                w.required_val,
+                w.default_int,
+                w.default_str.as_str(),
+                w.default_bool
+            ),
+            (999, 42, "default", true)
+        );
+    }
+    // Saving writes every field, defaults too.
+    let v = from_json_graph(
+        r#"{"root_index":0,"nodes":[{"type":"jgtest.WithDefaults","data":{"required_val":1,"default_int":5}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        to_json_graph(&v).unwrap(),
+        r#"{"root_index":1,"nodes":[{"type":"ffi.String","data":"default"},{"type":"jgtest.WithDefaults","data":{"required_val":1,"default_int":5,"default_str":0,"default_bool":true}}]}"#
+    );
+    expect_error(
+        r#"{"root_index":0,"nodes":[{"type":"jgtest.WithDefaults","data":{}}]}"#,
+        GraphErrorKind::Field,
+        "ValueError",
+    )
+    .node(0)
+    .field("required_val");
+}

@@ -22,9 +22,30 @@
 //! | `opaque` | no reflected fields, no `create`, no generated `Debug` (built-ins with a form of their own) |
 //! | `custom_debug` | the type writes its own `Debug`, which the printer then uses too |
 //!
-//! Field attributes: `#[object(skip)]` (not reflected; `create` fills it with `Default`),
-//! `#[object(rename = "…")]` (the reflected name), `#[object(read_only)]` and
-//! `#[object(no_eq)]` (flags in the field table).
+//! Field attributes:
+//!
+//! | attribute | meaning |
+//! | --- | --- |
+//! | `skip` | not reflected; `create` fills it with `Default::default()` |
+//! | `rename = "…"` | the reflected name |
+//! | `read_only`, `no_eq` | flags in the field table |
+//! | `default` | a value `create` (and so a JSON graph's node) may leave out: it is then `Default::default()` |
+//! | `default = expr` | the same, with `expr` (any expression of the field's type, evaluated each time it is needed, e.g. `default = 42`, `default = String::from("x")`) |
+//!
+//! A default is recorded in the field table (`FieldInfo::default_value` makes it as
+//! an `Any`, the `HAS_DEFAULT` flag marks it), so front-ends and the JSON graph loader
+//! see it; an `Option` field may be left out without one (it is then `None`). A
+//! `default` on the parent field or on a `skip` field (always built with `Default`) is
+//! an error, and so is an expression of another type (reported on the expression) or a
+//! bare `default` on a type without `Default` (reported on the key).
+//!
+//! ```ignore
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "demo.Conv")]
+//! pub struct Conv { base: Object, channels: i64, #[object(default = 1)] stride: i64 }
+//! // create("demo.Conv", [("channels", Any::from(8))]) has stride 1.
+//! ```
 //!
 //! Besides `ObjectType`, the derive implements `Reflect` (the static field table, the
 //! parent's fields first), registers the type's reflection, and writes a `Debug` that

@@ -63,6 +63,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         flags,
         get: Some(get_erased::<F>),
         visit: Some(visit_erased::<F>),
+        default: None,
     }
 }
 
@@ -87,6 +88,7 @@ pub const unsafe fn skipped_field(
         flags: FieldFlags::SKIPPED,
         get: None,
         visit: None,
+        default: None,
     }
 }
 
@@ -101,6 +103,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     flags: FieldFlags::SKIPPED,
     get: None,
     visit: None,
+    default: None,
 };
 
 /// A type's reflection. Used by the derive.
