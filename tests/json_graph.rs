@@ -2321,6 +2321,8 @@ fn seed_graphs() -> Vec<Vec<u8>> {
         GOLDEN_AST.as_bytes().to_vec(),
         leaf_graph(&[]).into_bytes(),
         array_chain(6).into_bytes(),
+        GOLDEN_AST_PRETTY.as_bytes().to_vec(),
+        br#"{"root_index":5,"nodes":[{"type":"int","data":42},{"type":"ffi.BigInt","data":"-123456789012345678901234567890"},{"type":"ffi.String","data":"k"},{"type":"ffi.List","data":[0,1]},{"type":"ffi.Dict","data":[2,3,0,1]},{"type":"ffi.List","data":[3,4,4]}]}"#.to_vec(),
     ];
     let mut rng = Rng::new(0x5eed);
     let steps: Vec<Step> = (0..12)
@@ -2385,6 +2387,9 @@ const TOKENS: &[&str] = &[
     "\"nodes\"",
     "\"ffi.Array\"",
     "\"ffi.Map\"",
+    "\"ffi.List\"",
+    "\"ffi.Dict\"",
+    "\"ffi.BigInt\"",
     "\"int\"",
     "\"jgtest.Pair\"",
     "\"lhs\"",

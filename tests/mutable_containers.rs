@@ -11,7 +11,9 @@ use object_containers::{
 use object_core::prelude::*;
 use object_core::reflection::{create, get_attr};
 use object_core::{type_index as ti, Any};
-use object_tests::{scaled, LeakCheck};
+use object_tests::{native_or_miri, scaled, LeakCheck};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
 
 #[derive(Object)]
 #[repr(C)]
@@ -249,4 +251,169 @@ fn nested_typed_views() {
     selfish.push(Any::from(selfish.clone()));
     assert!(selfish.cast::<List<Any>>().is_ok());
     selfish.clear();
+}
+
+// ---------------------------------------------------------------------------------
+// Models: random operation sequences against `Vec` and an ordered association list,
+// applied through two handles of the same object (which must agree at every step).
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum ListOp {
+    Push(i64),
+    Pop,
+    Set(usize, i64),
+    Insert(usize, i64),
+    Remove(usize),
+    Clear,
+}
+
+fn list_op() -> impl Strategy<Value = ListOp> {
+    prop_oneof![
+        4 => any::<i64>().prop_map(ListOp::Push),
+        1 => Just(ListOp::Pop),
+        2 => (0usize..12, any::<i64>()).prop_map(|(i, v)| ListOp::Set(i, v)),
+        2 => (0usize..12, any::<i64>()).prop_map(|(i, v)| ListOp::Insert(i, v)),
+        2 => (0usize..12).prop_map(ListOp::Remove),
+        1 => Just(ListOp::Clear),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum DictOp {
+    Insert(i64, i64),
+    Remove(i64),
+    Clear,
+}
+
+fn dict_op() -> impl Strategy<Value = DictOp> {
+    prop_oneof![
+        5 => (0i64..10, any::<i64>()).prop_map(|(k, v)| DictOp::Insert(k, v)),
+        2 => (0i64..10).prop_map(DictOp::Remove),
+        1 => Just(DictOp::Clear),
+    ]
+}
+
+fn config() -> Config {
+    Config {
+        cases: scaled(128, native_or_miri(8, 2)) as u32,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn list_matches_vec_model_through_two_handles() {
+    let _leaks = LeakCheck::new();
+    let ops = prop::collection::vec((list_op(), any::<bool>()), 0..native_or_miri(40, 8));
+    let mut runner = TestRunner::new(config());
+    let result = runner.run(&ops, |ops| {
+        let a: List<i64> = List::new();
+        let b = a.clone();
+        let mut model: Vec<i64> = Vec::new();
+        for (op, via_b) in ops {
+            let l = if via_b { &b } else { &a };
+            match op {
+                ListOp::Push(v) => {
+                    l.push(v);
+                    model.push(v);
+                }
+                ListOp::Pop => {
+                    prop_assert_eq!(l.pop().and_then(|v| v.as_int()), model.pop());
+                }
+                ListOp::Set(i, v) => {
+                    let got = l.set(i, v).map(|old| old.as_int());
+                    if i < model.len() {
+                        prop_assert_eq!(got, Ok(Some(std::mem::replace(&mut model[i], v))));
+                    } else {
+                        prop_assert!(got.is_err());
+                    }
+                }
+                ListOp::Insert(i, v) => {
+                    let got = l.insert(i, v);
+                    if i <= model.len() {
+                        prop_assert!(got.is_ok());
+                        model.insert(i, v);
+                    } else {
+                        prop_assert!(got.is_err());
+                    }
+                }
+                ListOp::Remove(i) => {
+                    let got = l.remove(i).map(|v| v.as_int());
+                    if i < model.len() {
+                        prop_assert_eq!(got, Ok(Some(model.remove(i))));
+                    } else {
+                        prop_assert!(got.is_err());
+                    }
+                }
+                ListOp::Clear => {
+                    l.clear();
+                    model.clear();
+                }
+            }
+            prop_assert_eq!(a.to_vec().unwrap(), model.clone());
+            prop_assert_eq!(b.len(), model.len());
+        }
+        // A JSON graph round trip gives an equal (new) list.
+        let text = object_json::to_json_graph(&Any::from(a.clone())).unwrap();
+        let back = List::<i64>::try_from(object_json::from_json_graph(&text).unwrap()).unwrap();
+        prop_assert_eq!(back.to_vec().unwrap(), model);
+        prop_assert!(!List::ptr_eq(&back, &a));
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn dict_matches_ordered_model_through_two_handles() {
+    let _leaks = LeakCheck::new();
+    let ops = prop::collection::vec((dict_op(), any::<bool>()), 0..native_or_miri(40, 8));
+    let mut runner = TestRunner::new(config());
+    let result = runner.run(&ops, |ops| {
+        let a: Dict<i64, i64> = Dict::new();
+        let b = a.clone();
+        let mut model: Vec<(i64, i64)> = Vec::new();
+        for (op, via_b) in ops {
+            let d = if via_b { &b } else { &a };
+            match op {
+                DictOp::Insert(k, v) => {
+                    let old = d.insert(k, v).and_then(|x| x.as_int());
+                    let expected = match model.iter_mut().find(|(mk, _)| *mk == k) {
+                        Some(slot) => Some(std::mem::replace(&mut slot.1, v)),
+                        None => {
+                            model.push((k, v));
+                            None
+                        }
+                    };
+                    prop_assert_eq!(old, expected);
+                }
+                DictOp::Remove(k) => {
+                    let old = d.remove(k).and_then(|x| x.as_int());
+                    let expected = model
+                        .iter()
+                        .position(|(mk, _)| *mk == k)
+                        .map(|i| model.remove(i).1);
+                    prop_assert_eq!(old, expected);
+                }
+                DictOp::Clear => {
+                    d.clear();
+                    model.clear();
+                }
+            }
+            prop_assert_eq!(a.to_vec().unwrap(), model.clone());
+            for &(k, v) in &model {
+                prop_assert_eq!(b.get(k).unwrap(), Some(v));
+            }
+        }
+        let text = object_json::to_json_graph(&Any::from(a.clone())).unwrap();
+        let back =
+            Dict::<i64, i64>::try_from(object_json::from_json_graph(&text).unwrap()).unwrap();
+        prop_assert_eq!(back.to_vec().unwrap(), model);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
 }
