@@ -1163,7 +1163,14 @@ fn arrays_round_trip_through_the_json_graph() {
         Any::from(col.clone()),
     ]));
     let text = object_json::to_json_graph(&root).unwrap();
-    assert!(text.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{text}");
+    assert!(
+        text.contains(
+            r#""type":"ffi.Tensor","data":{"dtype":"float32","shape":[2,3],"device":[1,0],"data":""#
+        ),
+        "{text}"
+    );
+    let pretty = object_json::to_json_graph_pretty(&root).unwrap();
+    assert!(pretty.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{pretty}");
     let back = object_json::from_json_graph(&text).unwrap();
     let items = Array::<Any>::try_from(back).unwrap();
     let layer = items[0].downcast_ref::<Layer>().unwrap();
@@ -1254,7 +1261,7 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
         // Saved as the CPU copy of its bytes that loading makes (as `deep_copy` does).
         let text = object_json::to_json_graph(&Any::from(a.clone()))
             .unwrap_or_else(|e| panic!("{device}: {e}"));
-        assert!(text.contains(r#""device": [1, 0]"#), "{device}: {text}");
+        assert!(text.contains(r#""device":[1,0]"#), "{device}: {text}");
         let back = object_json::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
         let back = NDArray::try_from(back).unwrap();
         assert_eq!(back.device(), Device::cpu());

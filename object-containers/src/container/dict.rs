@@ -352,6 +352,16 @@ unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Dict<K, V> {
         // SAFETY: `Dict<K, V>` is `repr(transparent)` over `ObjectPtr<DictObj>`.
         Some(unsafe { &*(p as *const ObjectPtr<DictObj> as *const Dict<K, V>) })
     }
+    /// Without the item check (which copies the items): a slot known to match holds
+    /// a `DictObj`, which is all the cast needs.
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        match slot.as_object_of::<DictObj>() {
+            // SAFETY: `Dict<K, V>` is `repr(transparent)` over `ObjectPtr<DictObj>`.
+            Some(p) => unsafe { &*(p as *const ObjectPtr<DictObj> as *const Dict<K, V>) },
+            // SAFETY: the caller guarantees the slot matches, so it holds a `DictObj`.
+            None => unsafe { core::hint::unreachable_unchecked() },
+        }
+    }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         Dict::try_from(slot)
     }

@@ -405,6 +405,16 @@ unsafe impl<T: AnyItem> AnyItem for List<T> {
         // SAFETY: `List<T>` is `repr(transparent)` over `ObjectPtr<ListObj>`.
         Some(unsafe { &*(p as *const ObjectPtr<ListObj> as *const List<T>) })
     }
+    /// Without the item check (which copies the items): a slot known to match holds
+    /// a `ListObj`, which is all the cast needs.
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        match slot.as_object_of::<ListObj>() {
+            // SAFETY: `List<T>` is `repr(transparent)` over `ObjectPtr<ListObj>`.
+            Some(p) => unsafe { &*(p as *const ObjectPtr<ListObj> as *const List<T>) },
+            // SAFETY: the caller guarantees the slot matches, so it holds a `ListObj`.
+            None => unsafe { core::hint::unreachable_unchecked() },
+        }
+    }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         List::try_from(slot)
     }
