@@ -536,9 +536,7 @@ impl Saver {
         if self.count > 0 {
             out.push(',');
         }
-        out.push_str(self.style.node);
-        out.push('{');
-        self.style.key(&mut out, "type");
+        out.push_str(self.style.node_type);
         let (v, kids) = (&self.values[slot], &self.arena[start..]);
         let r = match form {
             // A reflected object (the form was made when it was visited).
@@ -565,8 +563,7 @@ impl Saver {
     ) -> Result<(), GraphError> {
         let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
         out.push_str(&form.key);
-        out.push_str(self.style.comma);
-        self.style.key(out, "data");
+        out.push_str(self.style.data);
         out.push('{');
         let mut kids = kids.iter();
         for (i, (field, name)) in form.fields.iter().enumerate() {
@@ -605,8 +602,7 @@ impl Saver {
             out.push('}');
             return Ok(());
         }
-        out.push_str(self.style.comma);
-        self.style.key(out, "data");
+        out.push_str(self.style.data);
         match type_index {
             ti::INT | ti::BOOL | ti::FLOAT => {
                 write_literal(out, v);
