@@ -417,3 +417,62 @@ fn dict_matches_ordered_model_through_two_handles() {
         panic!("{e}");
     }
 }
+
+/// An object whose `Drop` uses the containers it was in.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "mut.Reentrant")]
+struct Reentrant {
+    base: Object,
+    #[object(skip)]
+    list: Option<List<Any>>,
+    #[object(skip)]
+    dict: Option<Dict<Any, Any>>,
+}
+
+impl Drop for Reentrant {
+    fn drop(&mut self) {
+        if let Some(l) = &self.list {
+            l.push(Any::from(l.len() as i64));
+        }
+        if let Some(d) = &self.dict {
+            d.insert(Any::from("dropped"), Any::from(d.len() as i64));
+        }
+    }
+}
+
+fn reentrant(list: Option<&List<Any>>, dict: Option<&Dict<Any, Any>>) -> Any {
+    Any::from(make_object(Reentrant {
+        base: Object::new(),
+        list: list.cloned(),
+        dict: dict.cloned(),
+    }))
+}
+
+/// Removed items are released after the lock is: an item whose `Drop` uses the same
+/// container (as the last reference goes) neither deadlocks nor panics.
+#[test]
+fn removed_items_are_released_outside_the_lock() {
+    let _leaks = LeakCheck::new();
+    let l: List<Any> = List::new();
+    l.push(reentrant(Some(&l), None));
+    l.clear(); // the item's Drop pushes into `l`
+    assert_eq!(l.to_vec().unwrap(), [Any::from(0)]);
+    l.push(reentrant(Some(&l), None));
+    drop(l.pop()); // dropped by us, after the lock
+    l.push(reentrant(Some(&l), None));
+    drop(l.set(1, Any::from(5)));
+    drop(l.remove(1));
+    l.push(reentrant(Some(&l), None));
+    l.clear();
+
+    let d: Dict<Any, Any> = Dict::new();
+    d.insert(Any::from("k"), reentrant(None, Some(&d)));
+    d.clear();
+    assert_eq!(d.get("dropped").unwrap().and_then(|v| v.as_int()), Some(0));
+    d.insert(Any::from("k"), reentrant(None, Some(&d)));
+    drop(d.insert(Any::from("k"), Any::from(1))); // the replaced value
+    d.insert(Any::from("k2"), reentrant(None, Some(&d)));
+    drop(d.remove("k2"));
+    d.clear();
+}

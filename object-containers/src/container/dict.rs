@@ -157,18 +157,21 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     }
 
     /// Inserts or replaces; returns the old value as it was stored (a replaced key
-    /// keeps its place in the order).
+    /// keeps its place in the order). (When the key is there already, the `key` given
+    /// is dropped under the lock, which runs no code of anyone's: an equal key is the
+    /// same object, or a string or number.)
     pub fn insert(&self, key: K, value: V) -> Option<Any> {
         let (key, value) = (key.into_any(), value.into_any());
         let old = self.obj.write().insert(key, value);
         old
     }
 
-    /// Removes `key`; returns its value as it was stored.
+    /// Removes `key`; returns its value as it was stored. (The stored key comes out of
+    /// the lock with the value and is released after it, as everything removed here.)
     pub fn remove<'k>(&self, key: impl Into<AnyView<'k>>) -> Option<Any> {
         let key = key.into();
-        let old = self.obj.write().remove(key);
-        old
+        let old = self.obj.write().remove_entry(key);
+        old.map(|(_, value)| value)
     }
 
     /// Removes every entry (released after the lock is).

@@ -83,6 +83,12 @@ impl MapInner {
     }
 
     pub(super) fn remove(&mut self, key: AnyView<'_>) -> Option<Any> {
+        self.remove_entry(key).map(|(_, value)| value)
+    }
+
+    /// Removes `key`; returns the stored key and its value (so that a caller holding a
+    /// lock can drop them after releasing it).
+    pub(super) fn remove_entry(&mut self, key: AnyView<'_>) -> Option<(Any, Any)> {
         let hash = self.hasher.hash_one(key);
         let entries = &mut self.entries;
         let slot = self
@@ -92,7 +98,7 @@ impl MapInner {
             })
             .ok()?;
         let (index, _) = slot.remove();
-        let removed = entries[index].take().map(|e| e.value);
+        let removed = entries[index].take().map(|e| (e.key, e.value));
         self.len -= 1;
         if self.entries.len() > 8 && self.len < self.entries.len() / 2 {
             self.compact();
