@@ -47,16 +47,21 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 ///   [`line`](GraphError::line) and [`column`](GraphError::column));
 /// - [`Document`](GraphErrorKind::Document) for a document without the graph's keys, or
 ///   a node that is not an object with a string `type`;
+/// - [`DuplicateMember`](GraphErrorKind::DuplicateMember) for a member given twice in
+///   the document, a node or a tensor's data ([`member`](GraphError::member) names it);
 /// - [`NodeIndex`](GraphErrorKind::NodeIndex) for a node index that is not an integer
 ///   naming a node;
 /// - [`Cycle`](GraphErrorKind::Cycle) for a node that reaches itself;
 /// - [`UnknownType`](GraphErrorKind::UnknownType) for a type key that is not registered,
 ///   [`Unsupported`](GraphErrorKind::Unsupported) for one that cannot be loaded
 ///   (functions, modules, errors, opaque types);
-/// - [`Data`](GraphErrorKind::Data) for node data that does not match its type;
+/// - [`Data`](GraphErrorKind::Data) for node data that does not match its type (an odd
+///   count for an `ffi.Map` or `ffi.Dict`, text that is not an integer for an
+///   `ffi.BigInt`, …);
 /// - [`Field`](GraphErrorKind::Field) for a reflected object's field that is missing,
 ///   extra, given twice or of the wrong kind (the errors of
 ///   [`create`](object_core::reflection::create), with [`field`](GraphError::field));
+///   a field left out that has a declared default (`#[object(default)]`) takes it;
 /// - [`Memory`](GraphErrorKind::Memory) when a tensor cannot be allocated.
 ///
 /// Every error after the JSON is read names the [`node`](GraphError::node) (and its
