@@ -9,7 +9,7 @@ use std::ffi::c_void;
 use std::hash::{BuildHasher, Hash};
 use std::mem::{align_of, size_of};
 
-use object_containers::{Array, Map};
+use object_containers::{Array, BigInt, Function, Map, ParseBigIntError};
 use object_core::{
     make_object, Any, AnyView, Bytes, BytesObj, DataType, Device, Object, ObjectPtr, ObjectRef,
     String, StringObj, TypeError, SMALL_STR_MAX,
@@ -1097,4 +1097,75 @@ fn core_handles_share_one_api() {
     let b = Bytes::try_from(get_attr(&h, "bytes").unwrap()).unwrap();
     assert_eq!(&*b, &[1, 2]);
     assert!(get_attr(&h, "maybe").unwrap().is_none());
+}
+
+// ---------------------------------------------------------------------------------
+// `ffi.BigInt`.
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn big_ints_convert_compare_and_hash_by_value() {
+    let _leaks = LeakCheck::new();
+    for v in [
+        0i128,
+        1,
+        -1,
+        i128::from(i64::MAX),
+        i128::from(i64::MIN),
+        i128::MAX,
+        i128::MIN,
+    ] {
+        let b = BigInt::from(v);
+        assert_eq!(b.to_i128(), Some(v));
+        assert_eq!(b.to_string(), v.to_string());
+        assert_eq!(v.to_string().parse::<BigInt>().unwrap(), b);
+        assert_eq!(b.to_i64(), i64::try_from(v).ok());
+        assert_eq!(b.to_u64(), u64::try_from(v).ok());
+    }
+    assert_eq!(BigInt::from(u64::MAX).to_u64(), Some(u64::MAX));
+    assert_eq!(BigInt::from(u128::MAX).to_string(), u128::MAX.to_string());
+    assert_eq!(BigInt::from(u128::MAX).to_i128(), None);
+    // Beyond 128 bits: text round trips; order is numeric.
+    let huge = "-340282366920938463463374607431768211456000000000000000001";
+    let h: BigInt = huge.parse().unwrap();
+    assert_eq!(h.to_string(), huge);
+    assert!(h.is_negative() && h.to_i128().is_none());
+    assert!(h < BigInt::from(i128::MIN) && BigInt::from(i128::MIN) < BigInt::from(0i64));
+    assert!("-0".parse::<BigInt>().unwrap().is_zero());
+    assert_eq!("-0".parse::<BigInt>().unwrap(), BigInt::from(0i64));
+    assert_eq!("000123".parse::<BigInt>().unwrap(), BigInt::from(123i64));
+    // Equal values hash alike (distinct objects).
+    let set: HashSet<BigInt> = [BigInt::from(7i64), BigInt::from(7u64), "7".parse().unwrap()]
+        .into_iter()
+        .collect();
+    assert_eq!(set.len(), 1);
+    // Bad text.
+    assert_eq!("".parse::<BigInt>(), Err(ParseBigIntError::Empty));
+    assert_eq!("-".parse::<BigInt>(), Err(ParseBigIntError::Empty));
+    assert_eq!(
+        "12x".parse::<BigInt>(),
+        Err(ParseBigIntError::InvalidDigit(2))
+    );
+    assert_eq!(
+        "-1 ".parse::<BigInt>(),
+        Err(ParseBigIntError::InvalidDigit(2))
+    );
+    // In `Any`, as a function argument and return.
+    let any = Any::from(h.clone());
+    assert_eq!(any.type_index(), object_core::type_index::BIG_INT);
+    assert_eq!(any.type_key(), "ffi.BigInt");
+    assert_eq!(format!("{any:?}"), format!("Any({huge})"));
+    assert_eq!(BigInt::try_from(any).unwrap(), h);
+    let negate = Function::from_typed(|b: BigInt| -> BigInt {
+        let s = b.to_string();
+        match s.strip_prefix('-') {
+            Some(pos) => pos.parse().unwrap(),
+            None => format!("-{s}").parse().unwrap(),
+        }
+    });
+    let back = negate.call_with([&h]).unwrap();
+    assert_eq!(
+        BigInt::try_from(back).unwrap().to_string(),
+        huge.trim_start_matches('-')
+    );
 }

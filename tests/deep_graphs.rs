@@ -5,7 +5,7 @@
 //! Depth: 10,000,000 at full scale (`OBJECT_TEST_SCALE` shrinks it for valgrind and
 //! Miri). Each test also checks that every object was freed exactly once.
 
-use object_containers::{Array, Function, Map, String};
+use object_containers::{Array, Dict, Function, List, Map, String};
 use object_core::{make_object, Any, AnyView, Object, ObjectRef};
 use object_tests::{deep, on_small_stack, LeakCheck};
 
@@ -77,6 +77,22 @@ fn nested_maps() {
         let mut m: Map<String, Any> = Map::new();
         m.insert(String::from("next"), prev);
         Any::from(m)
+    });
+}
+
+#[test]
+fn nested_lists() {
+    drop_chain_on_small_stack(deep(), |_, prev| {
+        Any::from([prev].into_iter().collect::<List<Any>>())
+    });
+}
+
+#[test]
+fn nested_dicts() {
+    drop_chain_on_small_stack(deep() / 4, |_, prev| {
+        let d: Dict<String, Any> = Dict::new();
+        d.insert(String::from("next"), prev);
+        Any::from(d)
     });
 }
 

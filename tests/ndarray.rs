@@ -1163,7 +1163,14 @@ fn arrays_round_trip_through_the_json_graph() {
         Any::from(col.clone()),
     ]));
     let text = object_json::to_json_graph(&root).unwrap();
-    assert!(text.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{text}");
+    assert!(
+        text.contains(
+            r#""type":"ffi.Tensor","data":{"dtype":"float32","shape":[2,3],"device":[1,0],"data":""#
+        ),
+        "{text}"
+    );
+    let pretty = object_json::to_json_graph_pretty(&root).unwrap();
+    assert!(pretty.contains(r#""type": "ffi.Tensor", "data": {"dtype": "float32", "shape": [2, 3], "device": [1, 0], "data": ""#), "{pretty}");
     let back = object_json::from_json_graph(&text).unwrap();
     let items = Array::<Any>::try_from(back).unwrap();
     let layer = items[0].downcast_ref::<Layer>().unwrap();
@@ -1254,7 +1261,7 @@ fn host_readable_devices_save_and_load_through_the_json_graph() {
         // Saved as the CPU copy of its bytes that loading makes (as `deep_copy` does).
         let text = object_json::to_json_graph(&Any::from(a.clone()))
             .unwrap_or_else(|e| panic!("{device}: {e}"));
-        assert!(text.contains(r#""device": [1, 0]"#), "{device}: {text}");
+        assert!(text.contains(r#""device":[1,0]"#), "{device}: {text}");
         let back = object_json::from_json_graph(&text).unwrap_or_else(|e| panic!("{device}: {e}"));
         let back = NDArray::try_from(back).unwrap();
         assert_eq!(back.device(), Device::cpu());
@@ -1592,4 +1599,49 @@ fn copies_too_large_for_memory_are_errors_not_aborts() {
         c.deep_copy().unwrap().as_slice::<f32>().unwrap(),
         &[7.0, 8.0, 7.0, 8.0, 7.0, 8.0]
     );
+}
+
+/// Every byte-addressable data type tvm-ffi names makes an NDArray (the float8 family,
+/// one byte an element), saves to a JSON graph and loads back; the sub-byte float6 and
+/// float4 types, scalable vectors and `void` are refused.
+#[test]
+fn float8_arrays_and_refused_sub_byte_types() {
+    let _leaks = LeakCheck::new();
+    let cpu = Device::cpu();
+    for name in [
+        "float8_e3m4",
+        "float8_e4m3",
+        "float8_e4m3b11fnuz",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float8_e5m2x4",
+    ] {
+        let dt: DataType = name.parse().unwrap();
+        let lanes = usize::from(dt.lanes);
+        let bytes: Vec<u8> = (0..6 * lanes as u8).collect();
+        let a = NDArray::from_bytes(&[2, 3], dt, cpu, &bytes).unwrap();
+        assert_eq!(a.to_bytes().unwrap(), bytes, "{name}");
+        let text = object_json::to_json_graph(&Any::from(a.clone())).unwrap();
+        assert!(text.contains(&format!(r#""dtype":"{name}""#)), "{text}");
+        let back = NDArray::try_from(object_json::from_json_graph(&text).unwrap()).unwrap();
+        assert_eq!((back.dtype(), back.to_bytes().unwrap()), (dt, bytes));
+    }
+    for name in [
+        "float4_e2m1fn",
+        "float4_e2m1fnx2",
+        "float6_e2m3fn",
+        "float6_e3m2fn",
+        "float32xvscalex4",
+        "",
+    ] {
+        let dt: DataType = name.parse().unwrap();
+        assert_eq!(
+            NDArray::empty(&[2], dt, cpu).unwrap_err(),
+            NDArrayError::UnsupportedDataType(dt),
+            "{name:?}"
+        );
+    }
 }

@@ -704,7 +704,7 @@ fn every_field_type_round_trips_through_create_and_get_attr() {
         get_attr(&o2, "a_opt_node").unwrap(),
         Any::from(objects.node.clone())
     );
-    // An `ffi.String` object given to an `object_core::String` field is shared.
+    // An `ffi.String` object given to an `String` field is shared.
     let back = String::try_from(get_attr(&o2, "a_str").unwrap()).unwrap();
     assert!(ObjectPtr::ptr_eq(
         back.as_object_ptr(),
@@ -1885,4 +1885,166 @@ fn printing_works_in_a_thread_local_destructor() {
     ] {
         assert!(stdout.contains(line), "`{line}` in:\n{stdout}");
     }
+}
+
+// ---------------------------------------------------------------------------------
+// Field defaults: `#[object(default)]` and `#[object(default = expr)]`.
+// ---------------------------------------------------------------------------------
+
+fn default_label() -> String {
+    String::from("default")
+}
+
+/// tvm-ffi's `test.WithDefaults`, in Rust: one required field and three with defaults.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "refl.WithDefaults")]
+struct WithDefaults {
+    base: Object,
+    required_val: i64,
+    #[object(default = 42)]
+    default_int: i64,
+    #[object(default = default_label())]
+    default_str: String,
+    #[object(default = true)]
+    default_bool: bool,
+    /// `Default::default()`: an empty array.
+    #[object(default)]
+    items: Array<i64>,
+    #[object(default = Some(2.5), rename = "ratio")]
+    maybe: Option<f64>,
+}
+
+/// A subtype: the parent's defaults apply to its part.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "refl.WithDefaultsChild", parent = WithDefaults)]
+struct WithDefaultsChild {
+    base: WithDefaults,
+    #[object(default = -1)]
+    extra: i64,
+}
+
+#[test]
+fn omitted_fields_with_defaults_take_them() {
+    let _leaks = LeakCheck::new();
+    let v = create("refl.WithDefaults", [("required_val", Any::from(999))]).unwrap();
+    let w = v.downcast_ref::<WithDefaults>().unwrap();
+    assert_eq!(w.required_val, 999);
+    assert_eq!(w.default_int, 42);
+    assert_eq!(w.default_str.as_str(), "default");
+    assert!(w.default_bool);
+    assert!(w.items.is_empty());
+    assert_eq!(w.maybe, Some(2.5));
+
+    // Given values win over defaults (an explicit None too).
+    let v = create(
+        "refl.WithDefaults",
+        [
+            ("required_val", Any::from(1)),
+            ("default_int", Any::from(7)),
+            ("default_bool", Any::from(false)),
+            ("ratio", Any::default()),
+        ],
+    )
+    .unwrap();
+    let w = v.downcast_ref::<WithDefaults>().unwrap();
+    assert_eq!((w.default_int, w.default_bool, w.maybe), (7, false, None));
+
+    // A field without a default is still required; a wrong type is still an error;
+    // a field given twice is still a duplicate.
+    let e = create("refl.WithDefaults", []).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::MissingField, Some("required_val"))
+    );
+    let e = create(
+        "refl.WithDefaults",
+        [
+            ("required_val", Any::from(1)),
+            ("default_int", Any::from("x")),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::WrongType, Some("default_int"))
+    );
+    let e = create(
+        "refl.WithDefaults",
+        [
+            ("required_val", Any::from(1)),
+            ("default_int", Any::from(1)),
+            ("default_int", Any::from(2)),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::DuplicateField, Some("default_int"))
+    );
+
+    // Subtypes: the parent's defaults and their own.
+    let v = create("refl.WithDefaultsChild", [("required_val", Any::from(5))]).unwrap();
+    let c = v.downcast_ref::<WithDefaultsChild>().unwrap();
+    assert_eq!(
+        (c.base.required_val, c.base.default_int, c.extra),
+        (5, 42, -1)
+    );
+}
+
+#[test]
+fn defaults_are_in_the_field_table() {
+    let _leaks = LeakCheck::new();
+    let refl = object_core::registry::type_info_by_key("refl.WithDefaults")
+        .unwrap()
+        .reflection();
+    let has: Vec<(&str, bool)> = refl
+        .reflected_fields()
+        .map(|f| (f.name(), f.has_default()))
+        .collect();
+    assert_eq!(
+        has,
+        [
+            ("required_val", false),
+            ("default_int", true),
+            ("default_str", true),
+            ("default_bool", true),
+            ("items", true),
+            ("ratio", true),
+        ]
+    );
+    let field = |n: &str| refl.field(n).unwrap();
+    assert!(field("default_int")
+        .flags()
+        .contains(FieldFlags::HAS_DEFAULT));
+    assert_eq!(
+        field("default_int")
+            .default_value()
+            .unwrap()
+            .unwrap()
+            .as_int(),
+        Some(42)
+    );
+    assert_eq!(
+        field("default_str")
+            .default_value()
+            .unwrap()
+            .unwrap()
+            .as_str(),
+        Some("default")
+    );
+    assert_eq!(
+        field("ratio").default_value().unwrap().unwrap().as_float(),
+        Some(2.5)
+    );
+    let items = field("items").default_value().unwrap().unwrap();
+    assert_eq!(Array::<i64>::try_from(items).unwrap().len(), 0);
+    assert!(field("required_val").default_value().is_none());
+    // Made afresh each time: two calls, two arrays.
+    let (a, b) = (
+        field("items").default_value().unwrap().unwrap(),
+        field("items").default_value().unwrap().unwrap(),
+    );
+    assert_ne!(a.as_object(), b.as_object());
 }

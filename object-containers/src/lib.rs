@@ -11,6 +11,9 @@
 //! | [`Shape`] | `ffi.Shape` | 69 |
 //! | [`Array`] | `ffi.Array` | 71 |
 //! | [`Map`] | `ffi.Map` | 72 |
+//! | [`List`] | `ffi.List` | 75 |
+//! | [`Dict`] | `ffi.Dict` | 76 |
+//! | [`BigInt`] | `ffi.BigInt` | 78 |
 //! | [`Error`] | `ffi.Error` | 67 |
 //! | [`Function`] | `ffi.Function` | 68 |
 //! | [`Module`] | `ffi.Module` | 73 |
@@ -20,6 +23,8 @@
 //! values alike; `Array<T>` / `Map<K, V>` are checked typed views over those slots
 //! (`T` = `Any`, an object handle, `String`, `i64`, `f64`, a nested container).
 //! Both are copy-on-write: cloning shares, mutating a shared container copies it.
+//! [`List`] and [`Dict`] are their mutable counterparts: one shared object that every
+//! holder sees change (a lock inside the object; `&self` methods; checked typed reads).
 //!
 //! `String` and `Bytes` are defined in `object-core` (an `Any` must be able to make a
 //! string object from a `&str`, and Rust's orphan rule keeps that conversion next to
@@ -56,7 +61,7 @@
 //! | folder | holds | depends on |
 //! | --- | --- | --- |
 //! | `function/` | the packed-call ABI and its error slot, the call traits for core types, typed calls, the global registry, [`Module`] | `object-core` |
-//! | `container/` | [`Array`], [`Map`], [`Shape`] | `function/` (each implements the call traits in its own file) |
+//! | `container/` | [`Array`], [`Map`], [`List`], [`Dict`], [`Shape`], [`BigInt`] | `function/` (each implements the call traits in its own file) |
 //! | `tensor/` | [`NDArray`], [`TensorView`], [`dlpack`] | `function/` |
 //!
 //! The JSON graph format (tvm-ffi's), which reads and writes all of these, is its own
@@ -66,7 +71,7 @@
 //!
 //! `unsafe_code` is denied here and allowed only in the modules that need it, each
 //! with its reason at its `mod` line: the packed-call ABI (`function::abi`), the
-//! container representations (`container::{array, map, shape}`), and the tensor object,
+//! container representations (`container::{array, map, list, dict, shape}`), and the tensor object,
 //! views, copies and DLPack (`tensor::{object, ndarray, view, copy, dlpack}`).
 
 #![deny(unsafe_code)]
@@ -76,7 +81,10 @@ mod function;
 mod handle;
 mod tensor;
 
-pub use container::{Array, ArrayError, ArrayObj, IntoIter, Iter, Map, MapObj, Shape, ShapeObj};
+pub use container::{
+    Array, ArrayError, ArrayObj, BigInt, BigIntObj, Dict, DictObj, IntoIter, Iter, List, ListObj,
+    Map, MapObj, ParseBigIntError, Shape, ShapeObj,
+};
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,

@@ -6,8 +6,21 @@ use core::str::FromStr;
 
 /// A scalar type in DLPack's encoding: type code, bits per lane, lanes.
 ///
-/// Prints and parses as `int32`, `uint8`, `float16`, `bfloat16`, `bool`, `float32x4`
-/// (4 lanes), `handle` (64 bits; other handles as `handle32`, `handle64x4`).
+/// Prints and parses as tvm-ffi's `DLDataTypeToString` / `StringToDLDataType` do:
+/// `int32`, `uint8`, `float16`, `bfloat16`, `bool`, `float32x4` (4 lanes), the float8,
+/// float6 and float4 types of DLPack 1.1 by name without a bit count
+/// (`float8_e4m3fn`, `float4_e2m1fnx2`), scalable vectors with a vscale factor
+/// (`float32xvscalex4`: lanes holds −4 as DLPack's signed 16 bits), `handle` (64
+/// bits), and `void` written as the empty text `""` (`handle`, 0 bits, 0 lanes).
+/// Parsing also takes the names without bits (`int` is `int32`, `float` `float32`,
+/// `bfloat` `bfloat16`, `uint` `uint32`) and `void`.
+///
+/// Two extensions, each of which tvm-ffi's parser reads back as the same type:
+/// `complex64` (tvm-ffi has no name for DLPack's complex code), and a handle other than
+/// 64 bits and 1 lane written with its bits and lanes (`handle32`, `handle64x4`;
+/// tvm-ffi writes every handle as `handle`, which loses them). A custom code (129 and
+/// up) prints as `custom[code]bitsxlanes`, which does not parse: tvm-ffi names custom
+/// types through a registry this crate does not have.
 ///
 /// ```
 /// use object_core::DataType;
@@ -15,6 +28,13 @@ use core::str::FromStr;
 /// assert_eq!((t.code, t.bits, t.lanes), (DataType::FLOAT, 32, 4));
 /// assert_eq!(t.to_string(), "float32x4");
 /// assert_eq!(DataType::int(64).to_string(), "int64");
+/// let f8: DataType = "float8_e4m3fn".parse().unwrap();
+/// assert_eq!((f8.code, f8.bits, f8.lanes), (DataType::FLOAT8_E4M3FN, 8, 1));
+/// let sv: DataType = "float32xvscalex4".parse().unwrap();
+/// assert_eq!(sv.vscale_factor(), Some(4));
+/// assert_eq!(sv.to_string(), "float32xvscalex4");
+/// assert_eq!(DataType::void().to_string(), "");
+/// assert_eq!("".parse::<DataType>(), Ok(DataType::void()));
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -23,7 +43,9 @@ pub struct DataType {
     pub code: u8,
     /// Bits per lane.
     pub bits: u8,
-    /// Lanes (1 for scalars).
+    /// Lanes (1 for scalars). DLPack reads it as signed for scalable vectors: a value
+    /// of −n (as `u16`, `0x10000 - n`) is a vector of n × vscale lanes
+    /// ([`vscale_factor`](Self::vscale_factor)).
     pub lanes: u16,
 }
 
@@ -32,6 +54,33 @@ const _: () = {
     assert!(core::mem::offset_of!(DataType, bits) == 1);
     assert!(core::mem::offset_of!(DataType, lanes) == 2);
 };
+
+/// The DLPack 1.1 codes named by their format rather than a bit count: code, name,
+/// bits. (`kDLFloat8_e3m4` = 7 … `kDLFloat4_e2m1fn` = 17, as in `dlpack.h`.)
+const NAMED_FLOATS: &[(u8, &str, u8)] = &[
+    (DataType::FLOAT8_E3M4, "float8_e3m4", 8),
+    (DataType::FLOAT8_E4M3, "float8_e4m3", 8),
+    (DataType::FLOAT8_E4M3B11FNUZ, "float8_e4m3b11fnuz", 8),
+    (DataType::FLOAT8_E4M3FN, "float8_e4m3fn", 8),
+    (DataType::FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", 8),
+    (DataType::FLOAT8_E5M2, "float8_e5m2", 8),
+    (DataType::FLOAT8_E5M2FNUZ, "float8_e5m2fnuz", 8),
+    (DataType::FLOAT8_E8M0FNU, "float8_e8m0fnu", 8),
+    (DataType::FLOAT6_E2M3FN, "float6_e2m3fn", 6),
+    (DataType::FLOAT6_E3M2FN, "float6_e3m2fn", 6),
+    (DataType::FLOAT4_E2M1FN, "float4_e2m1fn", 4),
+];
+
+/// The codes named with a bit count: name, code, bits when the text has none.
+const BASE_NAMES: &[(&str, u8, u8)] = &[
+    ("int", DataType::INT, 32),
+    ("uint", DataType::UINT, 32),
+    ("float", DataType::FLOAT, 32),
+    ("bfloat", DataType::BFLOAT, 16),
+    ("bool", DataType::BOOL, 8),
+    ("handle", DataType::OPAQUE_HANDLE, 64),
+    ("complex", DataType::COMPLEX, 64),
+];
 
 impl DataType {
     /// Signed integer.
@@ -48,6 +97,28 @@ impl DataType {
     pub const COMPLEX: u8 = 5;
     /// Boolean.
     pub const BOOL: u8 = 6;
+    /// `kDLFloat8_e3m4`.
+    pub const FLOAT8_E3M4: u8 = 7;
+    /// `kDLFloat8_e4m3`.
+    pub const FLOAT8_E4M3: u8 = 8;
+    /// `kDLFloat8_e4m3b11fnuz`.
+    pub const FLOAT8_E4M3B11FNUZ: u8 = 9;
+    /// `kDLFloat8_e4m3fn`.
+    pub const FLOAT8_E4M3FN: u8 = 10;
+    /// `kDLFloat8_e4m3fnuz`.
+    pub const FLOAT8_E4M3FNUZ: u8 = 11;
+    /// `kDLFloat8_e5m2`.
+    pub const FLOAT8_E5M2: u8 = 12;
+    /// `kDLFloat8_e5m2fnuz`.
+    pub const FLOAT8_E5M2FNUZ: u8 = 13;
+    /// `kDLFloat8_e8m0fnu`.
+    pub const FLOAT8_E8M0FNU: u8 = 14;
+    /// `kDLFloat6_e2m3fn`.
+    pub const FLOAT6_E2M3FN: u8 = 15;
+    /// `kDLFloat6_e3m2fn`.
+    pub const FLOAT6_E3M2FN: u8 = 16;
+    /// `kDLFloat4_e2m1fn`.
+    pub const FLOAT4_E2M1FN: u8 = 17;
 
     /// A type from its parts.
     pub const fn new(code: u8, bits: u8, lanes: u16) -> Self {
@@ -69,7 +140,34 @@ impl DataType {
     pub const fn bool() -> Self {
         Self::new(Self::BOOL, 8, 1)
     }
-    /// Bytes per element (all lanes), rounded up.
+    /// `void`: a handle of 0 bits and 0 lanes, written `""`.
+    pub const fn void() -> Self {
+        Self::new(Self::OPAQUE_HANDLE, 0, 0)
+    }
+    /// A scalable vector of `factor` × vscale lanes (`float32xvscalex4`); `None` for
+    /// a factor below 2 or beyond what DLPack's signed lanes hold (32768).
+    pub const fn scalable(code: u8, bits: u8, factor: u16) -> Option<Self> {
+        if factor < 2 || factor > 32768 {
+            return None;
+        }
+        Some(Self::new(code, bits, factor.wrapping_neg()))
+    }
+    /// The vscale factor of a scalable vector (lanes below −1 as DLPack's signed
+    /// lanes); `None` for a fixed number of lanes.
+    pub const fn vscale_factor(&self) -> Option<u16> {
+        let signed = self.lanes as i16;
+        if signed < -1 {
+            Some(signed.unsigned_abs())
+        } else {
+            None
+        }
+    }
+    /// Whether this is `void`.
+    pub const fn is_void(&self) -> bool {
+        self.code == Self::OPAQUE_HANDLE && self.bits == 0 && self.lanes == 0
+    }
+    /// Bytes per element (all lanes), rounded up. Meaningless for a scalable vector,
+    /// whose lane count is known only at run time.
     pub const fn bytes(&self) -> usize {
         (self.bits as usize * self.lanes as usize).div_ceil(8)
     }
@@ -77,25 +175,52 @@ impl DataType {
 
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self.code {
+        if self.code == Self::BOOL && self.bits == 8 && self.lanes == 1 {
+            return f.write_str("bool");
+        }
+        if self.is_void() {
+            return Ok(());
+        }
+        let with_bits = match self.code {
             Self::INT => "int",
             Self::UINT => "uint",
             Self::FLOAT => "float",
             Self::BFLOAT => "bfloat",
             Self::COMPLEX => "complex",
-            Self::BOOL if self.bits == 8 && self.lanes == 1 => return f.write_str("bool"),
             Self::BOOL => "bool",
             Self::OPAQUE_HANDLE if self.bits == 64 && self.lanes == 1 => {
                 return f.write_str("handle")
             }
             Self::OPAQUE_HANDLE => "handle",
-            other => return write!(f, "custom[{other}]{}x{}", self.bits, self.lanes),
+            code => match NAMED_FLOATS.iter().find(|(c, _, _)| *c == code) {
+                Some((_, name, _)) => {
+                    f.write_str(name)?;
+                    return self.fmt_lanes(f);
+                }
+                None => return write!(f, "custom[{code}]{}x{}", self.bits, self.lanes),
+            },
         };
-        write!(f, "{name}{}", self.bits)?;
-        if self.lanes != 1 {
-            write!(f, "x{}", self.lanes)?;
+        f.write_str(with_bits)?;
+        // `bool` is 8 bits unless it says otherwise.
+        if self.code != Self::BOOL || self.bits != 8 {
+            write!(f, "{}", self.bits)?;
         }
-        Ok(())
+        self.fmt_lanes(f)
+    }
+}
+
+impl DataType {
+    /// `x4` for 4 lanes, `xvscalex4` for 4 × vscale, nothing for one (or for 0 and −1,
+    /// which have no text, as in tvm-ffi).
+    fn fmt_lanes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let signed = self.lanes as i16;
+        if signed > 1 {
+            write!(f, "x{signed}")
+        } else if signed < -1 {
+            write!(f, "xvscalex{}", signed.unsigned_abs())
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -107,48 +232,73 @@ impl fmt::Display for ParseDataTypeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "`{}` is not a data type (expected e.g. int32, float16x4, bool)",
+            "`{}` is not a data type (expected e.g. int32, float16x4, bool, float8_e4m3fn)",
             self.0
         )
     }
 }
 impl std::error::Error for ParseDataTypeError {}
 
+/// The lanes of a suffix: `""` (one), `x4`, `xvscalex4`; `None` for anything else,
+/// including zero lanes and factors below 2.
+fn parse_lanes(suffix: &str) -> Option<u16> {
+    if suffix.is_empty() {
+        return Some(1);
+    }
+    let digits = |t: &str| -> Option<u16> {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        t.parse::<u16>().ok()
+    };
+    if let Some(factor) = suffix.strip_prefix("xvscalex") {
+        return DataType::scalable(0, 0, digits(factor)?).map(|t| t.lanes);
+    }
+    let lanes = digits(suffix.strip_prefix('x')?)?;
+    // Above 32767 a lane count reads as a negative (scalable) one in DLPack.
+    (lanes >= 1 && lanes <= i16::MAX as u16).then_some(lanes)
+}
+
 impl FromStr for DataType {
     type Err = ParseDataTypeError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let err = || ParseDataTypeError(s.to_owned());
-        if s == "bool" {
-            return Ok(Self::bool());
+        if s.is_empty() || s == "void" {
+            return Ok(Self::void());
         }
-        if s == "handle" {
-            return Ok(Self::new(Self::OPAQUE_HANDLE, 64, 1));
-        }
-        // Lanes follow an `x` after the bit count ("float32x4"); the `x` of "complex"
-        // is not one.
-        let (base, lanes) = match s.rsplit_once('x') {
-            Some((b, l)) if b.ends_with(|c: char| c.is_ascii_digit()) => {
-                (b, l.parse::<u16>().map_err(|_| err())?)
+        // The named floats first (`float8_e4m3fnuz` before `float8_e4m3fn`: the
+        // longest name that leaves a valid suffix).
+        let mut named: Option<DataType> = None;
+        for (code, name, bits) in NAMED_FLOATS {
+            if let Some(rest) = s.strip_prefix(name) {
+                if let Some(lanes) = parse_lanes(rest) {
+                    named = Some(Self::new(*code, *bits, lanes));
+                }
             }
-            _ => (s, 1),
-        };
-        let split = base.find(|c: char| c.is_ascii_digit()).ok_or_else(err)?;
-        let (name, bits) = base.split_at(split);
-        let bits = bits.parse::<u8>().map_err(|_| err())?;
-        let code = match name {
-            "int" => Self::INT,
-            "uint" => Self::UINT,
-            "float" => Self::FLOAT,
-            "bfloat" => Self::BFLOAT,
-            "complex" => Self::COMPLEX,
-            "bool" => Self::BOOL,
-            "handle" => Self::OPAQUE_HANDLE,
-            _ => return Err(err()),
-        };
-        if bits == 0 || lanes == 0 {
+        }
+        if let Some(t) = named {
+            return Ok(t);
+        }
+        if s.starts_with("float8_") || s.starts_with("float6_") || s.starts_with("float4_") {
             return Err(err());
         }
-        Ok(Self::new(code, bits, lanes))
+        let (name, code, default_bits) = BASE_NAMES
+            .iter()
+            .find(|(name, _, _)| s.starts_with(name))
+            .ok_or_else(err)?;
+        let rest = &s[name.len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (bits, suffix) = rest.split_at(digits);
+        let bits = if bits.is_empty() {
+            *default_bits
+        } else {
+            match bits.parse::<u8>() {
+                Ok(b) if b > 0 => b,
+                _ => return Err(err()),
+            }
+        };
+        let lanes = parse_lanes(suffix).ok_or_else(err)?;
+        Ok(Self::new(*code, bits, lanes))
     }
 }
 
@@ -301,13 +451,61 @@ mod tests {
             "handle32",
             "handle64x4",
             "complex64",
+            "boolx4",
+            "bool1",
+            "float8_e3m4",
+            "float8_e4m3",
+            "float8_e4m3b11fnuz",
+            "float8_e4m3fn",
+            "float8_e4m3fnuz",
+            "float8_e5m2",
+            "float8_e5m2fnuz",
+            "float8_e8m0fnu",
+            "float6_e2m3fn",
+            "float6_e3m2fn",
+            "float4_e2m1fn",
+            "float4_e2m1fnx2",
+            "float8_e5m2x16",
+            "float32xvscalex4",
+            "int8xvscalex16",
+            "float8_e4m3fnxvscalex2",
+            "",
         ] {
             let t: DataType = s.parse().unwrap();
             assert_eq!(t.to_string(), s);
         }
-        for bad in ["", "int", "float0", "int32x0", "foo32", "int999", "x4"] {
+        // Names without bits take tvm-ffi's defaults.
+        for (short, long) in [
+            ("int", "int32"),
+            ("uint", "uint32"),
+            ("float", "float32"),
+            ("bfloat", "bfloat16"),
+            ("floatx4", "float32x4"),
+            ("void", ""),
+            ("bool8x4", "boolx4"),
+        ] {
+            assert_eq!(short.parse::<DataType>().unwrap().to_string(), long);
+        }
+        for bad in [
+            "float0",
+            "int32x0",
+            "foo32",
+            "int999",
+            "x4",
+            "float8_e4m3fnx",
+            "float8_e9m9",
+            "float32xvscalex1",
+            "float32xvscalex",
+            "float32x40000",
+            "int32 ",
+            "float8_e4m3fn32",
+        ] {
             assert!(bad.parse::<DataType>().is_err(), "{bad}");
         }
+        assert_eq!(
+            "float32xvscalex4".parse::<DataType>().unwrap().lanes,
+            (-4i16) as u16
+        );
         assert_eq!(DataType::float(32).bytes(), 4);
         assert_eq!(DataType::new(DataType::UINT, 1, 1).bytes(), 1);
     }

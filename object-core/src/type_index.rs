@@ -51,6 +51,12 @@ pub const ARRAY: u32 = 71;
 pub const MAP: u32 = 72;
 /// `ffi.Module`.
 pub const MODULE: u32 = 73;
+/// `ffi.List`, the mutable counterpart of `ffi.Array`.
+pub const LIST: u32 = 75;
+/// `ffi.Dict`, the mutable counterpart of `ffi.Map`.
+pub const DICT: u32 = 76;
+/// `ffi.BigInt`, an integer of any size.
+pub const BIG_INT: u32 = 78;
 /// First dynamically allocated index.
 pub const DYNAMIC_OBJECT_BEGIN: u32 = 128;
 

@@ -42,7 +42,8 @@ pub const RENAME: &str = "rename";
 pub const READ_ONLY: &str = "read_only";
 pub const NO_EQ: &str = "no_eq";
 pub const DEF: &str = "def";
-const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ, DEF];
+pub const DEFAULT: &str = "default";
+const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ, DEF, DEFAULT];
 
 /// A parsed value with the span of the attribute key that set it.
 pub struct Located<T> {
@@ -81,6 +82,8 @@ pub struct FieldAttrs {
     pub read_only: Option<Located<()>>,
     pub no_eq: Option<Located<()>>,
     pub def: Option<Located<()>>,
+    /// `default` (`None`: `Default::default()`) or `default = expr`.
+    pub default: Option<Located<Option<syn::Expr>>>,
 }
 
 /// Collects errors so the user sees every bad attribute in one build.
@@ -223,6 +226,13 @@ pub fn parse_field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 set(&mut out.no_eq, (), path, errors);
             } else if path.is_ident(DEF) {
                 set(&mut out.def, (), path, errors);
+            } else if path.is_ident(DEFAULT) {
+                let expr = if meta.input.peek(syn::Token![=]) {
+                    Some(meta.value()?.parse::<syn::Expr>()?)
+                } else {
+                    None
+                };
+                set(&mut out.default, expr, path, errors);
             } else {
                 if meta.input.peek(syn::Token![=]) {
                     let _: syn::Expr = meta.value()?.parse()?;

@@ -116,6 +116,12 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
             if let Some(r) = &first.attrs.rename {
                 errors.push(Error::new(r.span, "the parent field cannot be renamed"));
             }
+            if let Some(d) = &first.attrs.default {
+                errors.push(Error::new(
+                    d.span,
+                    "the parent field has no default: give defaults to the parent's fields instead",
+                ));
+            }
             for flag in [&first.attrs.read_only, &first.attrs.no_eq, &first.attrs.def]
                 .into_iter()
                 .flatten()
@@ -163,6 +169,22 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
                 "a definition site must take part in structural equality: `def` and `no_eq` exclude each other",
             );
             e.combine(Error::new(n.span, "`no_eq` here"));
+            errors.push(e);
+        }
+        if let (Some(d), Some(s), None) = (&fa.default, &fa.skip, &a.opaque) {
+            let mut e = Error::new(
+                d.span,
+                "a skipped field is always built with `Default::default()`; `default` is for reflected fields, which `create` and the JSON graph may leave out",
+            );
+            e.combine(Error::new(s.span, "skipped here"));
+            errors.push(e);
+        }
+        if let (Some(d), Some(o)) = (&fa.default, &a.opaque) {
+            let mut e = Error::new(
+                d.span,
+                "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+            );
+            e.combine(Error::new(o.span, "declared `opaque` here"));
             errors.push(e);
         }
     }

@@ -218,6 +218,7 @@ fn reflection(
     let mut own = Vec::new();
     let mut inits = Vec::new();
     let mut name_checks = Vec::new();
+    let mut defaults = Vec::new();
     for (i, f) in input.fields.iter().enumerate() {
         let id = f.ident;
         let ty = &f.field.ty;
@@ -295,10 +296,40 @@ fn reflection(
         // The path spanned at the field's type, which keeps its own spans: an
         // unsupported type is reported on the whole type.
         let new = respan(quote!(#private::reflected_field::<), ty.span());
+        let Some(default) = &f.attrs.default else {
+            // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
+            own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }));
+            inits.push(
+                quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
+            );
+            continue;
+        };
+        // The default: a function returning the field's type, whose body is the
+        // expression as written (a mismatch is reported on it) or `Default::default()`
+        // spanned at the `default` key (a missing `Default` is reported there); and its
+        // `Any` form for the field table.
+        let unraw = syn::ext::IdentExt::unraw(id);
+        let make = format_ident!("__default_{}", unraw);
+        let make_any = format_ident!("__default_any_{}", unraw);
+        let body = match &default.value {
+            Some(expr) => quote!(#expr),
+            None => respan(
+                quote!(<#ty as ::core::default::Default>::default()),
+                default.span,
+            ),
+        };
+        defaults.push(quote! {
+            fn #make() -> #ty {
+                #body
+            }
+            fn #make_any() -> ::core::result::Result<#krate::Any, #krate::TypeError> {
+                (&#private::probe::FieldProbe::<#ty>::new()).default_to_any(#make())
+            }
+        });
         // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
-        own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }));
+        own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }.with_default(#make_any)));
         inits.push(
-            quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
+            quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field_or(__src, #field_name, #make)?),
         );
     }
 
@@ -355,6 +386,8 @@ fn reflection(
     };
 
     quote! {
+        #(#defaults)*
+
         const __OWN_FIELDS: &[#refl::FieldInfo] = &[#(#own,)*];
         const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
         const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =

@@ -24,11 +24,32 @@
 //! | `structural = "…"` | how structural equality and hashing treat the type: `"tree"` (by fields, the default), `"dag"` (sharing must correspond), `"var"` (a variable, by binding), `"identity"` (only the same object); a subtype takes its parent's unless it says otherwise |
 //! | `structural_hooks = PATH` | a `static object_core::structural::StructuralHooks` showing an `opaque` built-in's contents to structural equality |
 //!
-//! Field attributes: `#[object(skip)]` (not reflected; `create` fills it with `Default`),
-//! `#[object(rename = "…")]` (the reflected name), `#[object(read_only)]`,
-//! `#[object(no_eq)]` (left out of structural equality and hashing) and
-//! `#[object(def)]` (a definition site: structural equality binds the variables reached
-//! through it; the field must hold objects) — flags in the field table.
+//! Field attributes:
+//!
+//! | attribute | meaning |
+//! | --- | --- |
+//! | `skip` | not reflected; `create` fills it with `Default::default()` |
+//! | `rename = "…"` | the reflected name |
+//! | `read_only` | a flag in the field table |
+//! | `no_eq` | left out of structural equality and hashing (a flag in the field table) |
+//! | `def` | a definition site: structural equality binds the variables reached through it (the field must hold objects) |
+//! | `default` | a value `create` (and so a JSON graph's node) may leave out: it is then `Default::default()` |
+//! | `default = expr` | the same, with `expr` (any expression of the field's type, evaluated each time it is needed, e.g. `default = 42`, `default = String::from("x")`) |
+//!
+//! A default is recorded in the field table (`FieldInfo::default_value` makes it as
+//! an `Any`, the `HAS_DEFAULT` flag marks it), so front-ends and the JSON graph loader
+//! see it; an `Option` field may be left out without one (it is then `None`). A
+//! `default` on the parent field or on a `skip` field (always built with `Default`) is
+//! an error, and so is an expression of another type (reported on the expression) or a
+//! bare `default` on a type without `Default` (reported on the key).
+//!
+//! ```ignore
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "demo.Conv")]
+//! pub struct Conv { base: Object, channels: i64, #[object(default = 1)] stride: i64 }
+//! // create("demo.Conv", [("channels", Any::from(8))]) has stride 1.
+//! ```
 //!
 //! Besides `ObjectType`, the derive implements `Reflect` (the static field table, the
 //! parent's fields first), registers the type's reflection, and writes a `Debug` that

@@ -9,6 +9,50 @@ use object_core::{Any, DataType, Device};
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json::{self, Json};
 
+/// How the text is laid out: the separators written between items and after keys, and
+/// the break before each node and before the end of `nodes`.
+#[derive(Clone, Copy)]
+pub(crate) struct Style {
+    /// Between array items and object members: `,` or `, `.
+    pub(crate) comma: &'static str,
+    /// After a member's key: `:` or `: `.
+    pub(crate) colon: &'static str,
+    /// Each node's start, up to its type: `{"type":`, after a new line and two spaces
+    /// in the readable form (one literal: written a million times for a big graph).
+    pub(crate) node_type: &'static str,
+    /// After the type: `,"data":`.
+    pub(crate) data: &'static str,
+    /// Before the `]` that closes `nodes`: nothing, or a new line.
+    pub(crate) end: &'static str,
+}
+
+impl Style {
+    /// tvm-ffi's compact form (its `json::Stringify` without an indent): no white space.
+    pub(crate) const COMPACT: Style = Style {
+        comma: ",",
+        colon: ":",
+        node_type: "{\"type\":",
+        data: ",\"data\":",
+        end: "",
+    };
+    /// One node a line, a space after each `,` and `:`.
+    pub(crate) const PRETTY: Style = Style {
+        comma: ", ",
+        colon: ": ",
+        node_type: "\n  {\"type\": ",
+        data: ", \"data\": ",
+        end: "\n",
+    };
+
+    /// `"key":` (the key needs no escaping).
+    pub(crate) fn key(&self, out: &mut String, key: &str) {
+        out.push('"');
+        out.push_str(key);
+        out.push('"');
+        out.push_str(self.colon);
+    }
+}
+
 /// The base64 of `ffi.Bytes` and `ffi.Tensor` data: the standard alphabet, padded.
 pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -31,11 +75,11 @@ pub(crate) fn write_literal(out: &mut String, v: &Any) -> Option<()> {
 }
 
 /// Integers as a JSON array.
-pub(crate) fn write_ints(out: &mut String, ints: &[i64]) {
+pub(crate) fn write_ints(out: &mut String, ints: &[i64], style: Style) {
     out.push('[');
     for (i, d) in ints.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(style.comma);
         }
         json::write_i64(out, *d);
     }
@@ -57,10 +101,10 @@ pub(crate) fn read_ints(v: &Json<'_>) -> Option<Vec<i64>> {
 }
 
 /// A device as `[device_type, device_id]`.
-pub(crate) fn write_device(out: &mut String, d: Device) {
+pub(crate) fn write_device(out: &mut String, d: Device, style: Style) {
     out.push('[');
     json::write_i64(out, d.device_type.into());
-    out.push_str(", ");
+    out.push_str(style.comma);
     json::write_i64(out, d.device_id.into());
     out.push(']');
 }

@@ -47,6 +47,12 @@ pub enum GraphErrorKind {
     Metadata,
     /// Memory for a tensor's copy could not be had (or its size overflows).
     Memory,
+    /// A member name given twice in one JSON object of the graph's structure: the
+    /// document's (`root_index`, `nodes`, `metadata`), a node's (`type`, `data`) or a
+    /// tensor's data ([`GraphError::member`] names it; [`GraphError::node`] is the node
+    /// for a node's member). A field given twice in an object's `data` is a
+    /// [`Field`](Self::Field) error instead.
+    DuplicateMember,
 }
 
 /// An error of [`to_json_graph`](crate::to_json_graph) or
@@ -90,6 +96,7 @@ struct Inner {
     position: Option<(usize, usize)>,
     node: Option<usize>,
     field: Option<String>,
+    member: Option<String>,
     type_key: Option<String>,
     /// The kind of the [`Error`] this converts into.
     error_kind: Cow<'static, str>,
@@ -106,6 +113,7 @@ impl GraphError {
             position: None,
             node: None,
             field: None,
+            member: None,
             type_key: None,
             error_kind: Cow::Borrowed(default_error_kind(kind)),
             source: None,
@@ -177,6 +185,17 @@ impl GraphError {
         self
     }
 
+    /// A [`DuplicateMember`](GraphErrorKind::DuplicateMember) error for `name`, in
+    /// `place` (`the document`, `a node`, …).
+    pub(crate) fn duplicate_member(name: &str, place: &str) -> Self {
+        let mut e = GraphError::new(
+            GraphErrorKind::DuplicateMember,
+            format!("`{name}` is given twice in {place}"),
+        );
+        e.0.member = Some(name.to_owned());
+        e
+    }
+
     /// The same error, naming the type key `key` (the message already does).
     pub(crate) fn with_type_key(mut self, key: &str) -> Self {
         self.0.type_key = Some(key.to_owned());
@@ -210,6 +229,20 @@ impl GraphError {
         self.0.field.as_deref()
     }
 
+    /// The JSON member named twice, for a
+    /// [`DuplicateMember`](GraphErrorKind::DuplicateMember) error.
+    ///
+    /// ```
+    /// use object_json::{from_json_graph, GraphErrorKind};
+    ///
+    /// let e = from_json_graph(r#"{"root_index":0,"root_index":0,"nodes":[{"type":"None"}]}"#)
+    ///     .unwrap_err();
+    /// assert_eq!((e.kind(), e.member()), (GraphErrorKind::DuplicateMember, Some("root_index")));
+    /// ```
+    pub fn member(&self) -> Option<&str> {
+        self.0.member.as_deref()
+    }
+
     /// The type key involved: the node's `type` when loading, the type of the value
     /// (or of the object whose field it is) when saving; `None` where there is none.
     pub fn type_key(&self) -> Option<&str> {
@@ -235,7 +268,8 @@ fn default_error_kind(kind: GraphErrorKind) -> &'static str {
         | GraphErrorKind::NodeIndex
         | GraphErrorKind::Cycle
         | GraphErrorKind::Data
-        | GraphErrorKind::Field => "ValueError",
+        | GraphErrorKind::Field
+        | GraphErrorKind::DuplicateMember => "ValueError",
     }
 }
 

@@ -34,6 +34,14 @@ impl<'a> Json<'a> {
     }
 
     /// What kind of value this is, for error messages.
+    /// The first member name of an object that an earlier member has too.
+    pub(crate) fn duplicate_member(&self) -> Option<&str> {
+        let Json::Object(members) = self else {
+            return None;
+        };
+        first_duplicate(members.iter().map(|(k, _)| k.as_ref()))
+    }
+
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
@@ -62,6 +70,27 @@ pub(crate) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
     let v = p.value(0)?;
     p.finish()?;
     Ok(v)
+}
+
+/// The first name that comes again (a list while short, as the graph's own objects
+/// are; a hash set past that, so that a hostile object of many members stays linear).
+pub(crate) fn first_duplicate<'k>(names: impl Iterator<Item = &'k str>) -> Option<&'k str> {
+    let mut few: Vec<&str> = Vec::new();
+    let mut many: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for name in names {
+        if few.len() < 16 {
+            if few.contains(&name) {
+                return Some(name);
+            }
+            few.push(name);
+            if few.len() == 16 {
+                many.extend(few.iter().copied());
+            }
+        } else if !many.insert(name) {
+            return Some(name);
+        }
+    }
+    None
 }
 
 /// The fast path's reader of a graph document: the top-level object as [`parse`]
@@ -100,7 +129,11 @@ pub(crate) fn stream_graph<'a>(
     })
     .ok()?;
     p.finish().ok()?;
-    Some((Json::Object(members), count))
+    let doc = Json::Object(members);
+    if doc.duplicate_member().is_some() {
+        return None; // the general path reports it
+    }
+    Some((doc, count))
 }
 
 struct Parser<'a> {

@@ -30,17 +30,18 @@
 //! let text = to_json_graph(&Any::from(sum)).unwrap();
 //! assert_eq!(
 //!     text,
-//!     "{\"root_index\": 2, \"nodes\": [\n  \
-//!      {\"type\": \"ffi.String\", \"data\": \"x\"},\n  \
-//!      {\"type\": \"docs.Var\", \"data\": {\"name\": 0}},\n  \
-//!      {\"type\": \"docs.Add\", \"data\": {\"lhs\": 1, \"rhs\": 1, \"weight\": 0.5}}\n]}"
+//!     concat!(
+//!         r#"{"root_index":2,"nodes":[{"type":"ffi.String","data":"x"},"#,
+//!         r#"{"type":"docs.Var","data":{"name":0}},"#,
+//!         r#"{"type":"docs.Add","data":{"lhs":1,"rhs":1,"weight":0.5}}]}"#,
+//!     )
 //! );
 //! let back = from_json_graph(&text).unwrap();
 //! let add = back.downcast_ref::<Add>().unwrap();
 //! assert!(ObjectPtr::ptr_eq(&add.lhs, &add.rhs)); // still one object
 //!
 //! // Errors are data: a kind to match, and the node and field they are in.
-//! let bad = text.replace("\"weight\": 0.5", "\"weight\": \"heavy\"");
+//! let bad = text.replace(r#""weight":0.5"#, r#""weight":"heavy""#);
 //! let e = from_json_graph(&bad).unwrap_err();
 //! assert_eq!(e.kind(), GraphErrorKind::Field);
 //! assert_eq!((e.node(), e.type_key(), e.field()), (Some(2), Some("docs.Add"), Some("weight")));
@@ -58,13 +59,18 @@
 //! ]}
 //! ```
 //!
+//! (That is the readable form, [`to_json_graph_pretty`]; [`to_json_graph`] writes the
+//! compact form tvm-ffi writes, with no white space at all:
+//! `{"root_index":3,"nodes":[{"type":"int","data":1},…]}`. [`SaveOptions`] chooses.)
+//!
 //! - `nodes` lists every distinct value once, children before parents; `root_index`
 //!   names the value itself. A value reached twice (the same object, or an equal
 //!   string or number) is one node, and after loading it is one object again.
 //! - `data` is a literal for `int`, `float` and `bool` (`None` has none), a string for
 //!   `ffi.String` and `DataType`, base64 for `ffi.Bytes`, `[type, id]` for `Device`,
-//!   node indices for `ffi.Array`, a flat `[k0, v0, k1, v1, …]` of node indices for
-//!   `ffi.Map`, integers for `ffi.Shape`, `{"dtype", "shape", "device", "data"}` for an
+//!   node indices for `ffi.Array` and `ffi.List`, a flat `[k0, v0, k1, v1, …]` of node
+//!   indices for `ffi.Map` and `ffi.Dict`, decimal text for `ffi.BigInt`
+//!   (`"-123456789012345678901234567890"`), integers for `ffi.Shape`, `{"dtype", "shape", "device", "data"}` for an
 //!   `ffi.Tensor` (`NDArray`; the bytes contiguous, little-endian, in base64: the one
 //!   node kind the C++ peer has no form for; the device is always `cpu:0`, that of the
 //!   copy loading makes), and `{field: value}` for a reflected object, where
@@ -84,6 +90,15 @@
 //!   Packed functions see it as an [`object_core::Error`] (`?` converts it) of the kind
 //!   strings a Python caller knows (`ValueError`, `KeyError`, `TypeError`,
 //!   `MemoryError`).
+//! - A value that contains itself cannot be saved: only the mutable containers
+//!   (`ffi.List`, `ffi.Dict`) can make one, and saving it is a
+//!   [`Cycle`](GraphErrorKind::Cycle) error, found as the walk meets a node it is
+//!   still writing (never a hang). A graph whose nodes refer back to themselves is a
+//!   `Cycle` error when loading too.
+//! - Member names are not repeated: a document with `root_index` twice, or a node
+//!   with `type` or `data` twice, is a [`DuplicateMember`](GraphErrorKind::DuplicateMember)
+//!   error naming the member (as a field given twice in an object's `data` is a
+//!   [`Field`](GraphErrorKind::Field) error naming the field).
 //! - Graphs of any depth save and load (both sides keep their own work lists); only
 //!   the JSON text may not nest deeper than 128 levels, which no graph needs.
 //!
@@ -108,7 +123,10 @@ mod tests;
 
 pub use error::{GraphError, GraphErrorKind};
 pub use load::from_json_graph;
-pub use save::{to_json_graph, to_json_graph_with_metadata};
+pub use save::{
+    to_json_graph, to_json_graph_pretty, to_json_graph_with_metadata, to_json_graph_with_options,
+    SaveOptions,
+};
 
 /// The README's examples, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
-use object_containers::{Array, Map, Shape};
+use object_containers::{Array, BigInt, Dict, List, Map, Shape};
 use object_core::reflection::{self, FieldSource, ReflectError, ReflectErrorKind};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
@@ -47,16 +47,21 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 ///   [`line`](GraphError::line) and [`column`](GraphError::column));
 /// - [`Document`](GraphErrorKind::Document) for a document without the graph's keys, or
 ///   a node that is not an object with a string `type`;
+/// - [`DuplicateMember`](GraphErrorKind::DuplicateMember) for a member given twice in
+///   the document, a node or a tensor's data ([`member`](GraphError::member) names it);
 /// - [`NodeIndex`](GraphErrorKind::NodeIndex) for a node index that is not an integer
 ///   naming a node;
 /// - [`Cycle`](GraphErrorKind::Cycle) for a node that reaches itself;
 /// - [`UnknownType`](GraphErrorKind::UnknownType) for a type key that is not registered,
 ///   [`Unsupported`](GraphErrorKind::Unsupported) for one that cannot be loaded
 ///   (functions, modules, errors, opaque types);
-/// - [`Data`](GraphErrorKind::Data) for node data that does not match its type;
+/// - [`Data`](GraphErrorKind::Data) for node data that does not match its type (an odd
+///   count for an `ffi.Map` or `ffi.Dict`, text that is not an integer for an
+///   `ffi.BigInt`, …);
 /// - [`Field`](GraphErrorKind::Field) for a reflected object's field that is missing,
 ///   extra, given twice or of the wrong kind (the errors of
 ///   [`create`](object_core::reflection::create), with [`field`](GraphError::field));
+///   a field left out that has a declared default (`#[object(default)]`) takes it;
 /// - [`Memory`](GraphErrorKind::Memory) when a tensor cannot be allocated.
 ///
 /// Every error after the JSON is read names the [`node`](GraphError::node) (and its
@@ -88,6 +93,9 @@ pub(crate) fn load_general(text: &str) -> Result<Any, GraphError> {
             doc.kind()
         )));
     };
+    if let Some(name) = doc.duplicate_member() {
+        return Err(GraphError::duplicate_member(name, "the document"));
+    }
     let nodes = match doc.get("nodes") {
         Some(Json::Array(nodes)) => nodes,
         Some(other) => {
@@ -174,7 +182,10 @@ enum Kind {
     Bytes,
     Array,
     Map,
+    List,
+    Dict,
     Shape,
+    BigInt,
     Tensor,
     Object(&'static TypeInfo),
 }
@@ -288,6 +299,13 @@ impl<'d, 'a> Loader<'d, 'a> {
                     .in_node(i, None),
             );
         };
+        if let Some(name) = node.duplicate_member() {
+            let key = match node.get("type") {
+                Some(Json::Str(k)) => Some(&**k),
+                _ => None,
+            };
+            return Err(GraphError::duplicate_member(name, "a node").in_node(i, key));
+        }
         let key = match node.get("type") {
             Some(Json::Str(k)) => k,
             Some(other) => {
@@ -399,14 +417,14 @@ impl<'d, 'a> Loader<'d, 'a> {
     /// As the node's data requires; the caller names the node.
     fn children(&mut self, kind: Kind, data: Option<&Json<'_>>) -> Result<(), GraphError> {
         match kind {
-            Kind::Array | Kind::Map => {
+            Kind::Array | Kind::Map | Kind::List | Kind::Dict => {
                 let Some(Json::Array(items)) = data else {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must be an array of node indices",
                     ));
                 };
-                if matches!(kind, Kind::Map) && items.len() % 2 != 0 {
+                if matches!(kind, Kind::Map | Kind::Dict) && items.len() % 2 != 0 {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must list keys and values in pairs (an even count)",
@@ -471,7 +489,10 @@ impl<'d, 'a> Loader<'d, 'a> {
             "ffi.Bytes" => Kind::Bytes,
             "ffi.Array" => Kind::Array,
             "ffi.Map" => Kind::Map,
+            "ffi.List" => Kind::List,
+            "ffi.Dict" => Kind::Dict,
             "ffi.Shape" => Kind::Shape,
+            "ffi.BigInt" => Kind::BigInt,
             "ffi.Tensor" => Kind::Tensor,
             _ => Kind::Object(loadable_type(key).map_err(|e| e.in_node(i, None))?),
         };
@@ -500,9 +521,12 @@ impl<'d, 'a> Loader<'d, 'a> {
             }
             Kind::Str | Kind::Bytes => build_text(kind, data),
             Kind::Shape => build_shape(data),
+            Kind::BigInt => build_big_int(data),
             Kind::Tensor => read_tensor(data).map(Any::from),
             Kind::Array => Ok(self.build_array(start)),
             Kind::Map => Ok(self.build_map(start)),
+            Kind::List => Ok(self.build_list(start)),
+            Kind::Dict => Ok(self.build_dict(start)),
             Kind::Object(info) => self.build_object(info, data, start),
         }
         .map_err(|e| self.in_node(i, e))
@@ -522,6 +546,22 @@ impl<'d, 'a> Loader<'d, 'a> {
             m.insert(self.child(pair[0]), self.child(pair[1]));
         }
         Any::from(m)
+    }
+
+    /// An `ffi.List` of the children listed from `start`.
+    fn build_list(&self, start: usize) -> Any {
+        let items: List<Any> = self.arena[start..].iter().map(|&c| self.child(c)).collect();
+        Any::from(items)
+    }
+
+    /// An `ffi.Dict` of the children listed from `start`, keys and values in turn.
+    fn build_dict(&self, start: usize) -> Any {
+        let kids = &self.arena[start..];
+        let d: Dict<Any, Any> = kids
+            .chunks_exact(2)
+            .map(|pair| (self.child(pair[0]), self.child(pair[1])))
+            .collect();
+        Any::from(d)
     }
 
     /// A reflected object of type `info` from its `{field: value}` data, with its
@@ -649,6 +689,17 @@ fn build_shape(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
         .and_then(read_ints)
         .ok_or_else(|| bad_data("an array of integers", data))?;
     Ok(Any::from(Shape::new(&dims)))
+}
+
+/// The node of an `ffi.BigInt`: its decimal text.
+fn build_big_int(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
+    let Some(Json::Str(s)) = data else {
+        return Err(bad_data("a decimal integer string", data));
+    };
+    let b = s.parse::<BigInt>().map_err(|e| {
+        GraphError::new(GraphErrorKind::Data, format!("bad `ffi.BigInt` text: {e}")).with_source(e)
+    })?;
+    Ok(Any::from(b))
 }
 
 /// `` `{type}` has no field `{name}` ``.

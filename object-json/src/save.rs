@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, Map, NDArray, Shape};
+use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape};
 use object_core::reflection::{self, FieldInfo, ReflectError};
 use object_core::type_index as ti;
 use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
 use crate::data::{
-    data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, B64,
+    data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, Style, B64,
 };
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json;
@@ -20,8 +20,9 @@ use base64::Engine as _;
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Writes `value` and everything it reaches as a JSON graph (see the
-/// [crate docs](crate) for the format). A value reached twice — the same object, or an
-/// equal string or number — is written once.
+/// [crate docs](crate) for the format), in the compact form tvm-ffi writes (no white
+/// space; [`to_json_graph_pretty`] writes one node a line). A value reached twice —
+/// the same object, or an equal string or number — is written once.
 ///
 /// # Examples
 ///
@@ -33,10 +34,7 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// let value = Any::from(Array::<Any>::from(vec![Any::from(1), s.clone(), s]));
 /// assert_eq!(
 ///     to_json_graph(&value).unwrap(),
-///     "{\"root_index\": 2, \"nodes\": [\n  \
-///      {\"type\": \"int\", \"data\": 1},\n  \
-///      {\"type\": \"ffi.String\", \"data\": \"shared\"},\n  \
-///      {\"type\": \"ffi.Array\", \"data\": [0, 1, 1]}\n]}"
+///     r#"{"root_index":2,"nodes":[{"type":"int","data":1},{"type":"ffi.String","data":"shared"},{"type":"ffi.Array","data":[0,1,1]}]}"#
 /// );
 /// ```
 ///
@@ -47,12 +45,40 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 ///   is not a core container, an unsigned field beyond `i64::MAX` (with
 ///   [`field`](GraphError::field)), a `DataType` whose text does not read back as it (a
 ///   custom type code, zero bits or lanes), an array the host cannot read;
-/// - [`Cycle`](GraphErrorKind::Cycle) for a value that contains itself;
+/// - [`Cycle`](GraphErrorKind::Cycle) for a value that contains itself (possible
+///   only through the mutable containers `ffi.List` and `ffi.Dict`, or a type whose
+///   fields are changed through interior mutability);
 /// - [`Memory`](GraphErrorKind::Memory) when an array's bytes cannot be copied.
 ///
 /// [`type_key`](GraphError::type_key) is the type of the value refused.
 pub fn to_json_graph(value: &Any) -> Result<String, GraphError> {
-    save(value, None)
+    save(value, None, SaveOptions::compact())
+}
+
+/// As [`to_json_graph`], in the readable form: one node a line, a space after each
+/// `,` and `:`. Both forms load alike.
+///
+/// # Examples
+///
+/// ```
+/// use object_containers::{Any, Array};
+/// use object_json::to_json_graph_pretty;
+///
+/// let value = Any::from(Array::<Any>::from(vec![Any::from(1), Any::from("x")]));
+/// assert_eq!(
+///     to_json_graph_pretty(&value).unwrap(),
+///     "{\"root_index\": 2, \"nodes\": [\n  \
+///      {\"type\": \"int\", \"data\": 1},\n  \
+///      {\"type\": \"ffi.String\", \"data\": \"x\"},\n  \
+///      {\"type\": \"ffi.Array\", \"data\": [0, 1]}\n]}"
+/// );
+/// ```
+///
+/// # Errors
+///
+/// As [`to_json_graph`].
+pub fn to_json_graph_pretty(value: &Any) -> Result<String, GraphError> {
+    save(value, None, SaveOptions::pretty())
 }
 
 /// As [`to_json_graph`], with a `"metadata"` object holding `metadata`'s entries
@@ -67,7 +93,7 @@ pub fn to_json_graph(value: &Any) -> Result<String, GraphError> {
 /// let mut meta: Map<String, Any> = Map::new();
 /// meta.insert(String::from("producer"), Any::from("doc"));
 /// let text = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap();
-/// assert!(text.ends_with("\"metadata\": {\"producer\": \"doc\"}}"));
+/// assert!(text.ends_with(r#""metadata":{"producer":"doc"}}"#));
 ///
 /// meta.insert(String::from("shape"), Any::from(object_containers::Shape::from([2])));
 /// let e = to_json_graph_with_metadata(&Any::from(1), &meta).unwrap_err();
@@ -82,30 +108,101 @@ pub fn to_json_graph_with_metadata(
     value: &Any,
     metadata: &Map<object_core::String, Any>,
 ) -> Result<String, GraphError> {
-    save(value, Some(metadata))
+    save(value, Some(metadata), SaveOptions::compact())
+}
+
+/// How [`to_json_graph_with_options`] writes the text.
+///
+/// ```
+/// use object_json::SaveOptions;
+/// assert!(!SaveOptions::default().is_pretty(), "compact by default, as tvm-ffi");
+/// assert!(SaveOptions::pretty().is_pretty());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SaveOptions {
+    pretty: bool,
+}
+
+impl SaveOptions {
+    /// No white space: tvm-ffi's compact form (the default).
+    pub const fn compact() -> Self {
+        SaveOptions { pretty: false }
+    }
+
+    /// One node a line, a space after each `,` and `:`.
+    pub const fn pretty() -> Self {
+        SaveOptions { pretty: true }
+    }
+
+    /// Whether this is the readable form.
+    pub const fn is_pretty(&self) -> bool {
+        self.pretty
+    }
+
+    fn style(self) -> Style {
+        if self.pretty {
+            Style::PRETTY
+        } else {
+            Style::COMPACT
+        }
+    }
+}
+
+/// [`to_json_graph`] with every choice: `metadata` (if any) and the layout.
+///
+/// # Examples
+///
+/// ```
+/// use object_containers::{Any, Map, String};
+/// use object_json::{to_json_graph_with_options, SaveOptions};
+///
+/// let mut meta: Map<String, Any> = Map::new();
+/// meta.insert(String::from("v"), Any::from(1));
+/// let text = to_json_graph_with_options(&Any::from(true), Some(&meta), SaveOptions::pretty()).unwrap();
+/// assert_eq!(text, "{\"root_index\": 0, \"nodes\": [\n  {\"type\": \"bool\", \"data\": true}\n], \"metadata\": {\"v\": 1}}");
+/// ```
+///
+/// # Errors
+///
+/// As [`to_json_graph_with_metadata`].
+pub fn to_json_graph_with_options(
+    value: &Any,
+    metadata: Option<&Map<object_core::String, Any>>,
+    options: SaveOptions,
+) -> Result<String, GraphError> {
+    save(value, metadata, options)
 }
 
 fn save(
     value: &Any,
     metadata: Option<&Map<object_core::String, Any>>,
+    options: SaveOptions,
 ) -> Result<String, GraphError> {
     // The nodes are written after room for the longest header, which is written when
     // the root's index is known (shifting the nodes back over the room left): one
     // buffer, not a second copy of the whole text.
     const ROOM: usize = "{\"root_index\": , \"nodes\": [".len() + 20;
-    let mut w = Saver::default();
+    let style = options.style();
+    let mut w = Saver {
+        style,
+        ..Saver::default()
+    };
     w.nodes.push_str(&" ".repeat(ROOM));
     let root = w.add(value)?;
     let mut head = String::with_capacity(ROOM);
-    head.push_str("{\"root_index\": ");
+    head.push('{');
+    style.key(&mut head, "root_index");
     json::write_u64(&mut head, root as u64);
-    head.push_str(", \"nodes\": [");
+    head.push_str(style.comma);
+    style.key(&mut head, "nodes");
+    head.push('[');
     let mut out = std::mem::take(&mut w.nodes);
     drop(w);
     out.replace_range(..ROOM, &head);
-    out.push_str("\n]");
+    out.push_str(style.end);
+    out.push(']');
     if let Some(meta) = metadata {
-        write_metadata(&mut out, meta)?;
+        write_metadata(&mut out, meta, style)?;
     }
     out.push('}');
     Ok(out)
@@ -115,14 +212,17 @@ fn save(
 fn write_metadata(
     out: &mut String,
     meta: &Map<object_core::String, Any>,
+    style: Style,
 ) -> Result<(), GraphError> {
-    out.push_str(", \"metadata\": {");
+    out.push_str(style.comma);
+    style.key(out, "metadata");
+    out.push('{');
     for (i, (k, v)) in meta.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(style.comma);
         }
         json::write_str(out, k.as_str());
-        out.push_str(": ");
+        out.push_str(style.colon);
         write_literal(out, v).ok_or_else(|| {
             GraphError::new(
                 GraphErrorKind::Metadata,
@@ -153,8 +253,9 @@ struct TypeForm {
     fields: Vec<(&'static FieldInfo, String)>,
 }
 
-#[derive(Default)]
 struct Saver {
+    /// The layout.
+    style: Style,
     /// Every distinct value reached, by slot (in the order first reached).
     values: Vec<Any>,
     /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
@@ -176,6 +277,25 @@ struct Saver {
     count: usize,
     /// Scratch for child lists.
     children: Vec<Any>,
+}
+
+impl Default for Saver {
+    fn default() -> Self {
+        Saver {
+            style: Style::COMPACT,
+            values: Vec::new(),
+            state: Vec::new(),
+            in_table: Vec::new(),
+            table: hashbrown::HashTable::new(),
+            hasher: foldhash::fast::FixedState::default(),
+            arena: Vec::new(),
+            forms: Vec::new(),
+            form_index: FastMap::default(),
+            nodes: String::new(),
+            count: 0,
+            children: Vec::new(),
+        }
+    }
 }
 
 enum Task {
@@ -220,6 +340,7 @@ fn form_of(
     forms: &mut Vec<TypeForm>,
     index: &mut FastMap<u32, usize>,
     v: &Any,
+    style: Style,
 ) -> Result<usize, GraphError> {
     match index.entry(v.type_index()) {
         std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -234,7 +355,7 @@ fn form_of(
                 .map(|f| {
                     let mut name = String::new();
                     json::write_str(&mut name, f.name());
-                    name.push_str(": ");
+                    name.push_str(style.colon);
                     (f, name)
                 })
                 .collect();
@@ -366,6 +487,7 @@ impl Saver {
             | ti::STRING
             | ti::BYTES
             | ti::SHAPE
+            | ti::BIG_INT
             | ti::TENSOR => Ok(None),
             ti::ARRAY => {
                 let a = Array::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
@@ -380,8 +502,24 @@ impl Saver {
                 }
                 Ok(None)
             }
+            // The mutable containers: their items as they are now (a snapshot, so the
+            // node is written with the children listed here even if another thread
+            // changes the container meanwhile).
+            ti::LIST => {
+                let l = List::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                out.extend(l.to_array().iter().cloned());
+                Ok(None)
+            }
+            ti::DICT => {
+                let d = Dict::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                for (k, val) in d.to_map().iter() {
+                    out.push(k.clone());
+                    out.push(val.clone());
+                }
+                Ok(None)
+            }
             _ => {
-                let index = form_of(&mut self.forms, &mut self.form_index, v)?;
+                let index = form_of(&mut self.forms, &mut self.form_index, v, self.style)?;
                 let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
                 for (field, _) in &self.forms[index].fields {
                     if !field.is_inline_pod() {
@@ -398,7 +536,7 @@ impl Saver {
         if self.count > 0 {
             out.push(',');
         }
-        out.push_str("\n  {\"type\": ");
+        out.push_str(self.style.node_type);
         let (v, kids) = (&self.values[slot], &self.arena[start..]);
         let r = match form {
             // A reflected object (the form was made when it was visited).
@@ -425,11 +563,12 @@ impl Saver {
     ) -> Result<(), GraphError> {
         let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
         out.push_str(&form.key);
-        out.push_str(", \"data\": {");
+        out.push_str(self.style.data);
+        out.push('{');
         let mut kids = kids.iter();
         for (i, (field, name)) in form.fields.iter().enumerate() {
             if i > 0 {
-                out.push_str(", ");
+                out.push_str(self.style.comma);
             }
             out.push_str(name);
             if field.is_inline_pod() {
@@ -463,7 +602,7 @@ impl Saver {
             out.push('}');
             return Ok(());
         }
-        out.push_str(", \"data\": ");
+        out.push_str(self.style.data);
         match type_index {
             ti::INT | ti::BOOL | ti::FLOAT => {
                 write_literal(out, v);
@@ -472,18 +611,18 @@ impl Saver {
                 let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
                 json::write_str(out, &data_type_text(d)?);
             }
-            ti::DEVICE => write_device(out, v.as_device().unwrap_or(Device::cpu())),
+            ti::DEVICE => write_device(out, v.as_device().unwrap_or(Device::cpu()), self.style),
             ti::SMALL_STR | ti::STRING => json::write_str(out, v.as_str().unwrap_or("")),
             ti::BYTES => {
                 let b = Bytes::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 json::write_str(out, &B64.encode(b.as_bytes()));
             }
-            ti::ARRAY | ti::MAP => {
-                // Array items, or map keys and values in turn.
+            ti::ARRAY | ti::MAP | ti::LIST | ti::DICT => {
+                // Array and list items, or map and dict keys and values in turn.
                 out.push('[');
                 for (i, &kid) in kids.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        out.push_str(self.style.comma);
                     }
                     json::write_u64(out, self.node_of(kid)? as u64);
                 }
@@ -491,11 +630,16 @@ impl Saver {
             }
             ti::SHAPE => {
                 let s = Shape::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                write_ints(out, s.as_slice());
+                write_ints(out, s.as_slice(), self.style);
+            }
+            ti::BIG_INT => {
+                // Decimal text, as tvm-ffi writes it.
+                let b = BigInt::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                json::write_str(out, &b.to_string());
             }
             ti::TENSOR => {
                 let a = NDArray::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                write_tensor(out, &a)?;
+                write_tensor(out, &a, self.style)?;
             }
             _ => return Err(cannot_save(v)),
         }

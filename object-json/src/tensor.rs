@@ -11,7 +11,7 @@ use base64::Engine as _;
 use object_containers::{NDArray, NDArrayError};
 use object_core::{DataType, Device, Error};
 
-use crate::data::{data_type_text, read_device, read_ints, write_device, write_ints, B64};
+use crate::data::{data_type_text, read_device, read_ints, write_device, write_ints, Style, B64};
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json::{self, Json};
 
@@ -25,7 +25,7 @@ const TENSOR: &str = "ffi.Tensor";
 /// [`Unsupported`](GraphErrorKind::Unsupported) for an array the host cannot read, a
 /// data type without a text, or a big-endian target; [`Memory`](GraphErrorKind::Memory)
 /// when the copy of the bytes or the text cannot be allocated.
-pub(crate) fn write_tensor(out: &mut String, a: &NDArray) -> Result<(), GraphError> {
+pub(crate) fn write_tensor(out: &mut String, a: &NDArray, style: Style) -> Result<(), GraphError> {
     if cfg!(target_endian = "big") {
         return Err(GraphError::new(
             GraphErrorKind::Unsupported,
@@ -34,13 +34,17 @@ pub(crate) fn write_tensor(out: &mut String, a: &NDArray) -> Result<(), GraphErr
         .with_type_key(TENSOR));
     }
     let bytes = a.to_bytes().map_err(saving_error)?;
-    out.push_str("{\"dtype\": ");
+    out.push('{');
+    style.key(out, "dtype");
     json::write_str(out, &data_type_text(a.dtype())?);
-    out.push_str(", \"shape\": ");
-    write_ints(out, a.shape());
-    out.push_str(", \"device\": ");
-    write_device(out, Device::cpu());
-    out.push_str(", \"data\": ");
+    out.push_str(style.comma);
+    style.key(out, "shape");
+    write_ints(out, a.shape(), style);
+    out.push_str(style.comma);
+    style.key(out, "device");
+    write_device(out, Device::cpu(), style);
+    out.push_str(style.comma);
+    style.key(out, "data");
     // Base64 (no character of it needs escaping) straight into the text, after asking
     // for the room without aborting: the size comes from the array's shape.
     let room = base64::encoded_len(bytes.len(), true)
@@ -93,6 +97,9 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
         .find(|(k, _)| !matches!(k.as_ref(), "dtype" | "shape" | "device" | "data"))
     {
         return Err(bad(format!("unknown tensor member `{k}`")));
+    }
+    if let Some(name) = crate::json::first_duplicate(members.iter().map(|(k, _)| k.as_ref())) {
+        return Err(GraphError::duplicate_member(name, "a tensor's data").with_type_key(TENSOR));
     }
     let dtype = match data.get("dtype") {
         Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| {

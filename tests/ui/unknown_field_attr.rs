@@ -5,7 +5,7 @@ use object_core::Object;
 #[object(key = "test.UnknownField")]
 struct UnknownField {
     base: Object,
-    #[object(default)]
+    #[object(defaults)]
     value: i64,
     #[object(alias = "v")]
     other: i64,

@@ -14,14 +14,16 @@ use object_core::{make_object, Any, AnyItem, AnyView, Object, ObjectPtr, TypeErr
 type Hasher = foldhash::fast::RandomState;
 
 #[derive(Clone)]
-struct Entry {
+pub(super) struct Entry {
     hash: u64,
-    key: Any,
-    value: Any,
+    pub(super) key: Any,
+    pub(super) value: Any,
 }
 
+/// The storage of a map, shared with [`Dict`](super::Dict) (which keeps one behind its
+/// lock).
 #[derive(Clone, Default)]
-struct MapInner {
+pub(super) struct MapInner {
     /// Indices into `entries`, hashed by the entry's key.
     table: HashTable<usize>,
     /// Entries in insertion order; `None` where one was removed.
@@ -31,8 +33,26 @@ struct MapInner {
 }
 
 impl MapInner {
+    pub(super) fn with_capacity(capacity: usize) -> Self {
+        MapInner {
+            table: HashTable::with_capacity(capacity),
+            entries: Vec::with_capacity(capacity),
+            len: 0,
+            hasher: Hasher::default(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The entry at a position `find` returned.
+    pub(super) fn entry(&self, i: usize) -> Option<&Entry> {
+        self.entries.get(i).and_then(Option::as_ref)
+    }
+
     #[inline]
-    fn find(&self, key: AnyView<'_>) -> Option<usize> {
+    pub(super) fn find(&self, key: AnyView<'_>) -> Option<usize> {
         let hash = self.hasher.hash_one(key);
         let entries = &self.entries;
         self.table
@@ -42,7 +62,7 @@ impl MapInner {
             .copied()
     }
 
-    fn insert(&mut self, key: Any, value: Any) -> Option<Any> {
+    pub(super) fn insert(&mut self, key: Any, value: Any) -> Option<Any> {
         let hash = self.hasher.hash_one(key.view());
         let entries = &mut self.entries;
         let found = self
@@ -62,7 +82,13 @@ impl MapInner {
         None
     }
 
-    fn remove(&mut self, key: AnyView<'_>) -> Option<Any> {
+    pub(super) fn remove(&mut self, key: AnyView<'_>) -> Option<Any> {
+        self.remove_entry(key).map(|(_, value)| value)
+    }
+
+    /// Removes `key`; returns the stored key and its value (so that a caller holding a
+    /// lock can drop them after releasing it).
+    pub(super) fn remove_entry(&mut self, key: AnyView<'_>) -> Option<(Any, Any)> {
         let hash = self.hasher.hash_one(key);
         let entries = &mut self.entries;
         let slot = self
@@ -72,7 +98,7 @@ impl MapInner {
             })
             .ok()?;
         let (index, _) = slot.remove();
-        let removed = entries[index].take().map(|e| e.value);
+        let removed = entries[index].take().map(|e| (e.key, e.value));
         self.len -= 1;
         if self.entries.len() > 8 && self.len < self.entries.len() / 2 {
             self.compact();
@@ -92,7 +118,7 @@ impl MapInner {
         }
     }
 
-    fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + '_ {
+    pub(super) fn iter(&self) -> impl DoubleEndedIterator<Item = &Entry> + '_ {
         self.entries.iter().flatten()
     }
 }
@@ -116,12 +142,7 @@ impl fmt::Debug for MapObj {
 }
 
 fn new_obj(capacity: usize) -> ObjectPtr<MapObj> {
-    let inner = MapInner {
-        table: HashTable::with_capacity(capacity),
-        entries: Vec::with_capacity(capacity),
-        len: 0,
-        hasher: Hasher::default(),
-    };
+    let inner = MapInner::with_capacity(capacity);
     make_object(MapObj {
         base: Object::new(),
         inner,

@@ -17,13 +17,20 @@ pub const MAX_NDIM: usize = 64;
 /// above it are the sub-byte float6/float4 types.
 const MAX_BYTE_TYPE_CODE: u8 = 14;
 
-/// Bytes per element, if the data type is one an NDArray holds.
+/// Bytes per element, if the data type is one an NDArray holds: every byte-addressable
+/// DLPack type — bits a multiple of 8 (the float8 family exactly 8), at least one lane,
+/// a fixed lane count. Refused: sub-byte types (`int4`, `uint1`, and the float6 and
+/// float4 types, whose packing into bytes DLPack leaves to the producer, so that no
+/// element has an address of its own), scalable vectors (their lane count is known
+/// only at run time), `void`, and codes DLPack does not define.
 #[inline]
 pub(super) fn element_bytes(dtype: DataType) -> Result<usize, NDArrayError> {
     let ok = dtype.code <= MAX_BYTE_TYPE_CODE
         && dtype.bits > 0
         && dtype.bits % 8 == 0
+        && (dtype.code < DataType::FLOAT8_E3M4 || dtype.bits == 8)
         && dtype.lanes > 0
+        && dtype.vscale_factor().is_none()
         && (dtype.code != DataType::COMPLEX || dtype.bits % 16 == 0);
     if ok {
         Ok(dtype.bytes())
@@ -288,6 +295,27 @@ mod tests {
         assert_eq!(element_bytes(DataType::bool()), Ok(1));
         assert!(element_bytes(DataType::int(4)).is_err(), "sub-byte");
         assert!(element_bytes(DataType::new(15, 6, 1)).is_err(), "float6");
+        for fp8 in DataType::FLOAT8_E3M4..=DataType::FLOAT8_E8M0FNU {
+            assert_eq!(element_bytes(DataType::new(fp8, 8, 1)), Ok(1));
+            assert_eq!(element_bytes(DataType::new(fp8, 8, 4)), Ok(4));
+            assert!(element_bytes(DataType::new(fp8, 16, 1)).is_err());
+        }
+        for sub_byte in [
+            "float4_e2m1fn",
+            "float4_e2m1fnx2",
+            "float6_e2m3fn",
+            "float6_e3m2fnx4",
+        ] {
+            assert!(
+                element_bytes(sub_byte.parse().unwrap()).is_err(),
+                "{sub_byte}"
+            );
+        }
+        assert!(
+            element_bytes("float32xvscalex4".parse().unwrap()).is_err(),
+            "scalable"
+        );
+        assert!(element_bytes(DataType::void()).is_err(), "void");
         assert!(
             element_bytes(DataType::new(99, 8, 1)).is_err(),
             "unknown code"

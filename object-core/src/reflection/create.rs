@@ -70,6 +70,43 @@ impl<'s, 'n> FieldSource<'s, 'n> {
         }
     }
 
+    /// Takes the field `name` as [`take`](Self::take) does, but a field that is not
+    /// there is `default()` (the field's declared default). Used by the derive for
+    /// `#[object(default)]` fields.
+    ///
+    /// # Errors
+    ///
+    /// [`WrongType`](super::ReflectErrorKind::WrongType) if the value given does not
+    /// convert to `F`.
+    ///
+    /// ```
+    /// use object_core::reflection::FieldSource;
+    /// use object_core::Any;
+    ///
+    /// let mut entries = [("n", Some(Any::from(3)))];
+    /// let mut src = FieldSource::new("doc.Pair", &mut entries);
+    /// assert_eq!(src.take_or_else("n", || 7i64).unwrap(), 3);
+    /// assert_eq!(src.take_or_else("m", || 7i64).unwrap(), 7);
+    /// ```
+    pub fn take_or_else<F: FieldValue>(
+        &mut self,
+        name: &'static str,
+        default: impl FnOnce() -> F,
+    ) -> Result<F, ReflectError> {
+        let slot = self
+            .entries
+            .iter_mut()
+            .find(|(n, v)| *n == name && v.is_some())
+            .and_then(|(_, v)| v.take());
+        match slot {
+            Some(value) => {
+                F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
+            }
+            // Not given (or given twice and taken already: `finish` reports that).
+            None => Ok(default()),
+        }
+    }
+
     pub(super) fn finish(&self) -> Result<(), ReflectError> {
         let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
             return Ok(());
@@ -123,7 +160,8 @@ pub fn create_from_source(
 }
 
 /// Builds an object from its type key and field values (in any order; an `Option`
-/// field may be left out). The type may also be a run-time registered descendant of a
+/// field may be left out, and so may a field with a declared default,
+/// `#[object(default)]` / `#[object(default = expr)]`, which then takes it). The type may also be a run-time registered descendant of a
 /// Rust type without fields of its own.
 ///
 /// # Errors
@@ -209,6 +247,7 @@ pub mod probe {
     use core::marker::PhantomData;
 
     use super::FieldSource;
+    use crate::any::{Any, TypeError};
     use crate::reflection::{FieldInfo, FieldValue, Reflect, ReflectError};
     use crate::structural::StructuralKind;
 
@@ -285,6 +324,16 @@ pub mod probe {
             src: &mut FieldSource<'_, '_>,
             name: &'static str,
         ) -> Result<T, ReflectError>;
+        /// A field with a declared default (`#[object(default)]`), made by `default`
+        /// when `src` does not have it.
+        fn take_field_or(
+            &self,
+            src: &mut FieldSource<'_, '_>,
+            name: &'static str,
+            default: impl FnOnce() -> T,
+        ) -> Result<T, ReflectError>;
+        /// A default value in its `Any` form (for the field table).
+        fn default_to_any(&self, value: T) -> Result<Any, TypeError>;
     }
 
     impl<T: FieldValue> Field<T> for FieldProbe<T> {
@@ -294,6 +343,17 @@ pub mod probe {
             name: &'static str,
         ) -> Result<T, ReflectError> {
             src.take(name)
+        }
+        fn take_field_or(
+            &self,
+            src: &mut FieldSource<'_, '_>,
+            name: &'static str,
+            default: impl FnOnce() -> T,
+        ) -> Result<T, ReflectError> {
+            src.take_or_else(name, default)
+        }
+        fn default_to_any(&self, value: T) -> Result<Any, TypeError> {
+            value.to_any()
         }
     }
 
@@ -306,6 +366,22 @@ pub mod probe {
             _: &'static str,
         ) -> Result<T, ReflectError> {
             Err(unbuildable::<T>())
+        }
+        /// An error.
+        fn take_field_or(
+            &self,
+            _: &mut FieldSource<'_, '_>,
+            _: &'static str,
+            _: impl FnOnce() -> T,
+        ) -> Result<T, ReflectError> {
+            Err(unbuildable::<T>())
+        }
+        /// An error.
+        fn default_to_any(&self, _: T) -> Result<Any, TypeError> {
+            Err(TypeError::new(
+                "a reflected field type",
+                core::any::type_name::<T>(),
+            ))
         }
     }
 

@@ -7,6 +7,7 @@ use core::fmt;
 use super::create::FieldSource;
 use super::error::ReflectError;
 use super::raw::{DebugFn, GetFn, ViewFn, VisitFn, PLACEHOLDER};
+use crate::any::{Any, TypeError};
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
 use crate::structural::{StructuralHooks, StructuralKind};
@@ -59,6 +60,10 @@ impl FieldFlags {
     /// `#[object(def)]`: a definition site for structural equality: variables reached
     /// through it that are not bound yet are bound there (see [`crate::structural`]).
     pub const DEFINITION: FieldFlags = FieldFlags(16);
+    /// `#[object(default)]` / `#[object(default = expr)]`: a value left out of
+    /// `create` (and so of a JSON graph's node) takes the declared default
+    /// ([`FieldInfo::default_value`]).
+    pub const HAS_DEFAULT: FieldFlags = FieldFlags(32);
 
     /// The raw bits.
     pub const fn bits(self) -> u32 {
@@ -85,6 +90,7 @@ impl fmt::Debug for FieldFlags {
             (FieldFlags::SKIPPED, "SKIPPED"),
             (FieldFlags::OPTIONAL, "OPTIONAL"),
             (FieldFlags::DEFINITION, "DEFINITION"),
+            (FieldFlags::HAS_DEFAULT, "HAS_DEFAULT"),
         ];
         let mut list = f.debug_set();
         for (flag, name) in names {
@@ -108,7 +114,12 @@ pub struct FieldInfo {
     pub(super) get: Option<GetFn>,
     pub(super) visit: Option<VisitFn>,
     pub(super) view: Option<ViewFn>,
+    /// Makes the declared default, as an `Any` (set with [`HAS_DEFAULT`](FieldFlags::HAS_DEFAULT)).
+    pub(super) default: Option<DefaultFn>,
 }
+
+/// A field's default maker: the declared default, converted as the field's value is.
+pub type DefaultFn = fn() -> Result<Any, TypeError>;
 
 impl FieldInfo {
     /// The reflected name (the Rust name, or its `#[object(rename = "…")]`).
@@ -150,6 +161,41 @@ impl FieldInfo {
     /// The Rust type as written in the struct.
     pub fn rust_type(&self) -> &'static str {
         self.rust_type
+    }
+
+    /// The field's declared default (`#[object(default)]`, `#[object(default =
+    /// expr)]`), made afresh as an `Any`; `None` for a field without one.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::registry;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.field.Knob")]
+    /// struct Knob { base: Object, #[object(default = 42)] level: i64, name: String }
+    ///
+    /// let refl = registry::type_info_by_key("doc.field.Knob").unwrap().reflection();
+    /// let level = refl.field("level").unwrap();
+    /// assert_eq!(level.default_value().unwrap().unwrap().as_int(), Some(42));
+    /// assert!(refl.field("name").unwrap().default_value().is_none());
+    /// ```
+    pub fn default_value(&self) -> Option<Result<Any, TypeError>> {
+        self.default.map(|f| f())
+    }
+
+    /// Whether the field has a declared default.
+    pub fn has_default(&self) -> bool {
+        self.flags.contains(FieldFlags::HAS_DEFAULT)
+    }
+
+    /// This field with a declared default. Used by the derive.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn with_default(mut self, default: DefaultFn) -> Self {
+        self.flags = self.flags.union(FieldFlags::HAS_DEFAULT);
+        self.default = Some(default);
+        self
     }
 
     /// The flags.

@@ -65,7 +65,7 @@ mod visit;
 
 pub use self::create::{create, create_from_source, FieldSource};
 pub use self::error::{ReflectError, ReflectErrorKind};
-pub use self::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
+pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::debug_object;
 pub use self::raw::Reflect;
 pub use self::value::{FieldValue, ValueRef};

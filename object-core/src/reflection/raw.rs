@@ -68,6 +68,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         get: Some(get_erased::<F>),
         visit: Some(visit_erased::<F>),
         view: Some(view_erased::<F>),
+        default: None,
     }
 }
 
@@ -93,6 +94,7 @@ pub const unsafe fn skipped_field(
         get: None,
         visit: None,
         view: None,
+        default: None,
     }
 }
 
@@ -108,6 +110,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     get: None,
     visit: None,
     view: None,
+    default: None,
 };
 
 /// A type's reflection. Used by the derive.

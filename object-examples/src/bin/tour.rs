@@ -19,7 +19,7 @@ use object_examples::expr::{
     add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
     BinOp, Env, EvalError, Expr, Function, IntImm, Mul, Sub, Var,
 };
-use object_json::{from_json_graph, to_json_graph};
+use object_json::{from_json_graph, to_json_graph, to_json_graph_pretty};
 
 fn section(title: &str) {
     println!("\n== {title}");
@@ -355,11 +355,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("the reflection-driven Debug shows `x`, shared, once (#1):\n{f:#?}");
     let text = to_json_graph(&Any::from(f.clone()))?;
     println!(
-        "saved as a JSON graph of {} nodes ({} bytes); the first lines:",
+        "saved as a JSON graph of {} nodes ({} bytes, compact); the first lines of the readable form:",
         text.matches("\"type\"").count(),
         text.len()
     );
-    for line in text.lines().take(6) {
+    for line in to_json_graph_pretty(&Any::from(f.clone()))?.lines().take(6) {
         println!("  {line}");
     }
     let loaded = from_json_graph(&text)?;
