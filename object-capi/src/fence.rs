@@ -2,7 +2,7 @@
 //! thread-local slot, and the checked conversions between C values and Rust values.
 
 use core::ffi::{c_char, c_void, CStr};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
@@ -100,9 +100,10 @@ pub(crate) fn str_out(s: &str) -> ObjStr {
 }
 
 /// A NUL-terminated copy of a `'static` string, made once per string and kept for the
-/// process (type keys, field names): C compares them with `strcmp`.
+/// process (type keys, field names): C compares them with `strcmp`. (Ordered maps, not
+/// hash tables, so that leak checkers see what they hold as reachable.)
 pub(crate) fn interned(s: &'static str) -> ObjStr {
-    static TABLE: OnceLock<Mutex<HashMap<&'static str, &'static CStr>>> = OnceLock::new();
+    static TABLE: OnceLock<Mutex<BTreeMap<&'static str, &'static CStr>>> = OnceLock::new();
     let table = TABLE.get_or_init(Default::default);
     let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
     let c: &'static CStr = t.entry(s).or_insert_with(|| {

@@ -1,7 +1,7 @@
 //! Counting, the type registry and reflection from C.
 
 use core::ffi::c_char;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use object_core::reflection::{get_attr, FieldFlags, FieldKind};
@@ -270,7 +270,7 @@ unsafe impl Send for Rows {}
 unsafe impl Sync for Rows {}
 
 fn field_table(index: u32) -> Result<&'static [ObjFieldInfo], Error> {
-    static TABLES: OnceLock<Mutex<HashMap<u32, Rows>>> = OnceLock::new();
+    static TABLES: OnceLock<Mutex<BTreeMap<u32, Rows>>> = OnceLock::new();
     let tables = TABLES.get_or_init(Default::default);
     let mut t = tables.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(done) = t.get(&index) {
