@@ -13,6 +13,16 @@ typedef struct ObjObjectHeader ObjObjectHeader;
 typedef struct ObjFunctionCell ObjFunctionCell;
 
 
+// `ObjPluginDescriptor::magic`: "OBJPLUGN".
+#define OBJ_PLUGIN_MAGIC 5711208986197706574
+
+// The ABI major version: a different one means incompatible tables or layouts.
+#define OBJ_ABI_MAJOR 1
+
+// The ABI minor version: entries appended to the tables. A host serves plugins of
+// its minor version or older.
+#define OBJ_ABI_MINOR 0
+
 // `OBJ_KIND_*`: the value kinds an [`ObjAny`] carries below index 64.
 #define OBJ_KIND_NONE 0
 
@@ -328,6 +338,78 @@ typedef struct ObjFunctionCell {
                   struct ObjAny *ret);
 } ObjFunctionCell;
 
+// The host functions handed to a plugin's `init`: size-prefixed and append-only (a
+// plugin checks `size` before using an entry added in a later minor version). The
+// entries are the C API functions of the same names.
+typedef struct ObjHostApi {
+  // `sizeof(ObjHostApi)` as the host knows it.
+  uint64_t size;
+  // The host's ABI major version.
+  uint32_t abi_major;
+  // The host's ABI minor version.
+  uint32_t abi_minor;
+  // The host's layout fingerprint.
+  uint64_t fingerprint;
+  // For Rust plugins of the same build: the adoption hooks (opaque to C).
+  const void *rust;
+  // `obj_error_raise`.
+  int32_t (*error_raise)(const char*, const char*);
+  // `obj_error_take`.
+  int32_t (*error_take)(ObjHandle*);
+  // `obj_inc_ref`.
+  int32_t (*inc_ref)(ObjHandle);
+  // `obj_dec_ref`.
+  int32_t (*dec_ref)(ObjHandle);
+  // `obj_type_index_of`.
+  int32_t (*type_index_of)(const char*, uint32_t*);
+  // `obj_type_register`.
+  int32_t (*type_register)(const char*, const char*, uint32_t, int32_t, int32_t, uint32_t*);
+  // `obj_object_init`.
+  int32_t (*object_init)(struct ObjObjectHeader*, uint32_t, ObjDeleter);
+  // `obj_is_instance`.
+  int32_t (*is_instance)(ObjHandle, uint32_t, int32_t*);
+  // `obj_string_create`.
+  int32_t (*string_create)(const char*, uintptr_t, ObjHandle*);
+  // `obj_any_get_str`.
+  int32_t (*any_get_str)(const struct ObjAny*, struct ObjStr*);
+  // `obj_any_release`.
+  int32_t (*any_release)(struct ObjAny*);
+  // `obj_function_create`.
+  int32_t (*function_create)(ObjCFunction, void*, ObjCContextDeleter, const char*, ObjHandle*);
+  // `obj_function_call`.
+  int32_t (*function_call)(ObjHandle, const struct ObjAny*, int32_t, struct ObjAny*);
+  // `obj_global_set`.
+  int32_t (*global_set)(const char*, ObjHandle, int32_t);
+  // `obj_global_get`.
+  int32_t (*global_get)(const char*, ObjHandle*);
+  // `obj_module_create`.
+  int32_t (*module_create)(const char*, const char*const *, const ObjHandle*, uintptr_t, ObjHandle*);
+} ObjHostApi;
+
+// What a plugin's `obj_plugin_entry()` returns: a static descriptor. Append-only:
+// fields after `init` may be added in later minor versions (`size` tells).
+typedef struct ObjPluginDescriptor {
+  // [`OBJ_PLUGIN_MAGIC`].
+  uint64_t magic;
+  // The ABI major version the plugin was built for.
+  uint32_t abi_major;
+  // The ABI minor version the plugin was built for.
+  uint32_t abi_minor;
+  // `sizeof(ObjPluginDescriptor)` as the plugin knows it.
+  uint64_t size;
+  // The plugin's layout fingerprint.
+  uint64_t fingerprint;
+  // The plugin's name, NUL-terminated.
+  const char *name;
+  // Registers the plugin's types and globals through `host` and returns its module
+  // (one reference) in `*out_module`. 0, or nonzero with an error raised through
+  // `host->error_raise`.
+  int32_t (*init)(const struct ObjHostApi *host, ObjHandle *out_module);
+} ObjPluginDescriptor;
+
+// The plugin's entry symbol type: `const ObjPluginDescriptor *obj_plugin_entry(void)`.
+typedef const struct ObjPluginDescriptor *(*ObjPluginEntry)(void);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -503,6 +585,14 @@ int32_t obj_type_fields(uint32_t index,
 // `obj` is null (an error) or a live object; `name` NUL-terminated; `out_value`
 // writable.
 int32_t obj_object_get_attr(ObjHandle obj, const char *name, struct ObjAny *out_value);
+
+// Loads a plugin (see the Rust `load_module`) and writes its module.
+//
+// # Safety
+//
+// `path` null (an error) or NUL-terminated; `out_module` writable. Loading runs the
+// plugin's code.
+int32_t obj_module_load(const char *path, ObjHandle *out_module);
 
 // A new, zero-filled CPU `NDArray` (`ffi.Tensor`) of `ndim` extents.
 //
@@ -785,4 +875,13 @@ OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, static_type_index) == 36, "field info: 
 OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, static_type_key) == 40, "field info: static type key");
 OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, rust_type) == 56, "field info: rust type");
 OBJ_STATIC_ASSERT(sizeof(ObjTypeInfo) == 56, "type info record");
+
+/* The layout fingerprint a plugin reports in its descriptor, computed by the C compiler
+ * from the C structs (FNV-1a over sizes and offsets, in the order the Rust side uses). */
+#define OBJ_FP_(h, v) ((((uint64_t)(h)) ^ (uint64_t)(v)) * 1099511628211ULL)
+#define OBJ_FP_HEADER_(h) OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(h, sizeof(ObjObjectHeader)), offsetof(ObjObjectHeader, type_index)), offsetof(ObjObjectHeader, ref_count)), offsetof(ObjObjectHeader, deleter))
+#define OBJ_FP_ANY_(h) OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(h, sizeof(ObjAny)), offsetof(ObjAny, small)), offsetof(ObjAny, v)), offsetof(ObjFunctionCell, call))
+#define OBJ_FP_DLTENSOR_(h) OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(h, sizeof(ObjDLTensor)), offsetof(ObjDLTensor, device)), offsetof(ObjDLTensor, ndim)), offsetof(ObjDLTensor, dtype)), offsetof(ObjDLTensor, shape)), offsetof(ObjDLTensor, strides)), offsetof(ObjDLTensor, byte_offset))
+#define OBJ_FP_FIELD_(h) OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(OBJ_FP_(h, sizeof(ObjFieldInfo)), offsetof(ObjFieldInfo, offset)), offsetof(ObjFieldInfo, size)), offsetof(ObjFieldInfo, kind)), offsetof(ObjFieldInfo, flags)), offsetof(ObjFieldInfo, static_type_index)), offsetof(ObjFieldInfo, static_type_key)), offsetof(ObjFieldInfo, rust_type))
+#define OBJ_LAYOUT_FINGERPRINT_C OBJ_FP_FIELD_(OBJ_FP_DLTENSOR_(OBJ_FP_ANY_(OBJ_FP_HEADER_(14695981039346656037ULL))))
 #endif /* OBJECT_CAPI_LAYOUT_ASSERTS */

@@ -37,16 +37,19 @@
 //! | `values.rs` | `ObjAny` helpers, errors, strings and bytes, arrays and maps |
 //! | `function.rs` | functions from C callbacks, calls, globals, modules |
 //! | `tensor.rs` | NDArray and DLPack, the JSON graph |
+//! | `plugin.rs` | plugins: the handshake, the host table, adoption, loading |
 
 mod fence;
 mod function;
 mod object;
+mod plugin;
 mod tensor;
 mod types;
 mod values;
 
 pub use function::*;
 pub use object::*;
+pub use plugin::*;
 pub use tensor::*;
 pub use types::*;
 pub use values::*;

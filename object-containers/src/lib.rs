@@ -77,6 +77,7 @@ mod handle;
 mod tensor;
 
 pub use container::{Array, ArrayError, ArrayObj, IntoIter, Iter, Map, MapObj, Shape, ShapeObj};
+pub use function::adopt;
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,

@@ -25,6 +25,7 @@
 //! | `registry.rs` | the global registry |
 //! | `module.rs` | [`Module`] |
 
+pub mod adopt;
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
 mod abi;
 mod convert;
