@@ -69,7 +69,11 @@ pub(crate) unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str, 
 /// # Safety
 ///
 /// `p` points to `len` readable bytes that outlive `'a`.
-pub(crate) unsafe fn bytes<'a>(p: *const c_char, len: usize, what: &str) -> Result<&'a [u8], Error> {
+pub(crate) unsafe fn bytes<'a>(
+    p: *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], Error> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -256,8 +260,9 @@ pub(crate) unsafe fn slot_from_c<'a>(c: &'a ObjAny) -> Result<Slot<'a>, Error> {
             let b = unsafe { v.v_bytes };
             let b = &b[..c.small as usize];
             if c.type_index == ti::SMALL_STR {
-                let s = core::str::from_utf8(b)
-                    .map_err(|e| Error::value_error(format!("an inline string is not UTF-8: {e}")))?;
+                let s = core::str::from_utf8(b).map_err(|e| {
+                    Error::value_error(format!("an inline string is not UTF-8: {e}"))
+                })?;
                 Slot::Owned(Any::from(s))
             } else {
                 Slot::Owned(Any::from(Bytes::new(b)))

@@ -41,8 +41,8 @@ impl Drop for CCallback {
 impl CCallback {
     fn invoke(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
         let c_args: Vec<ObjAny> = args.iter().map(|a| view_to_c(*a)).collect();
-        let n = i32::try_from(c_args.len())
-            .map_err(|_| Error::value_error("too many arguments"))?;
+        let n =
+            i32::try_from(c_args.len()).map_err(|_| Error::value_error("too many arguments"))?;
         let mut ret = ObjAny::NONE;
         // SAFETY: the callback's contract (`ObjCFunction`): borrowed arguments valid for
         // the call, a return slot initialized to None.
@@ -54,7 +54,10 @@ impl CCallback {
             return Err(take_last_error().unwrap_or_else(|| {
                 Error::new(
                     "Error",
-                    format!("C function `{}` returned {rc} without raising an error", self.name),
+                    format!(
+                        "C function `{}` returned {rc} without raising an error",
+                        self.name
+                    ),
                 )
             }));
         }
@@ -170,7 +173,11 @@ pub unsafe extern "C" fn obj_function_call(
 ///
 /// `name` null or NUL-terminated; `func` null (an error) or a live object.
 #[no_mangle]
-pub unsafe extern "C" fn obj_global_set(name: *const c_char, func: ObjHandle, override_existing: i32) -> i32 {
+pub unsafe extern "C" fn obj_global_set(
+    name: *const c_char,
+    func: ObjHandle,
+    override_existing: i32,
+) -> i32 {
     guard(|| {
         // SAFETY: the caller's guarantee.
         let name = unsafe { c_str(name, "name") }?;
@@ -260,13 +267,21 @@ pub unsafe extern "C" fn obj_module_create(
                 return Err(null("names/funcs"));
             }
             // SAFETY: the caller's guarantee.
-            let (ns, fs) = unsafe { (core::slice::from_raw_parts(names, n), core::slice::from_raw_parts(funcs, n)) };
+            let (ns, fs) = unsafe {
+                (
+                    core::slice::from_raw_parts(names, n),
+                    core::slice::from_raw_parts(funcs, n),
+                )
+            };
             for (nm, f) in ns.iter().zip(fs) {
                 // SAFETY: the caller's guarantee.
                 let nm = unsafe { c_str(*nm, "names[i]") }?;
                 // SAFETY: the caller's guarantee.
                 let fb = unsafe { borrow(*f, "funcs[i]") }?;
-                b = b.function(nm, Function::from_object_ptr(typed::<FunctionObj>(&fb, "funcs[i]")?));
+                b = b.function(
+                    nm,
+                    Function::from_object_ptr(typed::<FunctionObj>(&fb, "funcs[i]")?),
+                );
             }
         }
         *o = give(b.build().into_object_ptr());

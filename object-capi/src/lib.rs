@@ -38,12 +38,14 @@
 //! | `function.rs` | functions from C callbacks, calls, globals, modules |
 //! | `tensor.rs` | NDArray and DLPack, the JSON graph |
 //! | `plugin.rs` | plugins: the handshake, the host table, adoption, loading |
+//! | `tvm.rs` | libraries of tvm-ffi-convention packed functions (`__tvm_ffi_<name>`) |
 
 mod fence;
 mod function;
 mod object;
 mod plugin;
 mod tensor;
+pub mod tvm;
 mod types;
 mod values;
 

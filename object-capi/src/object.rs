@@ -247,8 +247,15 @@ fn c_size(kind: FieldKind, rust_type: &str) -> u32 {
                 .unwrap_or(&t);
             // Handles that are one `repr(transparent)` object pointer.
             let pointer_like = [
-                "ObjectPtr<", "ObjectRef", "Array<", "Map<", "Function", "Module", "NDArray",
-                "Shape", "Error",
+                "ObjectPtr<",
+                "ObjectRef",
+                "Array<",
+                "Map<",
+                "Function",
+                "Module",
+                "NDArray",
+                "Shape",
+                "Error",
             ];
             if pointer_like.iter().any(|p| inner.starts_with(p)) {
                 8
@@ -347,7 +354,7 @@ pub unsafe extern "C" fn obj_object_get_attr(
         // SAFETY: the caller's guarantee.
         let name = unsafe { c_str(name, "name") }?;
         let slot = out(out_value, "out_value")?;
-        let v = get_attr(&*o, name).map_err(|e| Error::new("AttributeError", e.to_string()))?;
+        let v = get_attr(&o, name).map_err(|e| Error::new("AttributeError", e.to_string()))?;
         *slot = any_to_c(v);
         Ok(())
     })

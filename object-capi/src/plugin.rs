@@ -124,7 +124,8 @@ pub struct ObjPluginDescriptor {
     /// Registers the plugin's types and globals through `host` and returns its module
     /// (one reference) in `*out_module`. 0, or nonzero with an error raised through
     /// `host->error_raise`.
-    pub init: Option<unsafe extern "C" fn(host: *const ObjHostApi, out_module: *mut ObjHandle) -> i32>,
+    pub init:
+        Option<unsafe extern "C" fn(host: *const ObjHostApi, out_module: *mut ObjHandle) -> i32>,
 }
 
 // SAFETY: a descriptor is immutable static data (its name a static string).
@@ -160,7 +161,8 @@ pub struct ObjHostApi {
     /// `obj_type_index_of`.
     pub type_index_of: unsafe extern "C" fn(*const c_char, *mut u32) -> i32,
     /// `obj_type_register`.
-    pub type_register: unsafe extern "C" fn(*const c_char, *const c_char, u32, i32, i32, *mut u32) -> i32,
+    pub type_register:
+        unsafe extern "C" fn(*const c_char, *const c_char, u32, i32, i32, *mut u32) -> i32,
     /// `obj_object_init`.
     pub object_init: unsafe extern "C" fn(*mut ObjObjectHeader, u32, ObjDeleter) -> i32,
     /// `obj_is_instance`.
@@ -172,8 +174,13 @@ pub struct ObjHostApi {
     /// `obj_any_release`.
     pub any_release: unsafe extern "C" fn(*mut ObjAny) -> i32,
     /// `obj_function_create`.
-    pub function_create:
-        unsafe extern "C" fn(ObjCFunction, *mut c_void, ObjCContextDeleter, *const c_char, *mut ObjHandle) -> i32,
+    pub function_create: unsafe extern "C" fn(
+        ObjCFunction,
+        *mut c_void,
+        ObjCContextDeleter,
+        *const c_char,
+        *mut ObjHandle,
+    ) -> i32,
     /// `obj_function_call`.
     pub function_call: unsafe extern "C" fn(ObjHandle, *const ObjAny, i32, *mut ObjAny) -> i32,
     /// `obj_global_set`.
@@ -277,9 +284,8 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
         return Err(plugin_error(path, format_args!("bad magic {magic:#x}")));
     }
     // SAFETY: a descriptor with our magic has at least the version fields and `size`.
-    let (major, minor, size, fingerprint) = unsafe {
-        ((*d).abi_major, (*d).abi_minor, (*d).size, (*d).fingerprint)
-    };
+    let (major, minor, size, fingerprint) =
+        unsafe { ((*d).abi_major, (*d).abi_minor, (*d).size, (*d).fingerprint) };
     let both = || {
         format!(
             "the plugin was built for ABI {major}.{minor} (layout fingerprint {fingerprint:#018x}), \
@@ -288,16 +294,28 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
         )
     };
     if major != OBJ_ABI_MAJOR {
-        return Err(plugin_error(path, format_args!("{}: the major versions differ", both())));
+        return Err(plugin_error(
+            path,
+            format_args!("{}: the major versions differ", both()),
+        ));
     }
     if minor > OBJ_ABI_MINOR {
-        return Err(plugin_error(path, format_args!("{}: the plugin is newer", both())));
+        return Err(plugin_error(
+            path,
+            format_args!("{}: the plugin is newer", both()),
+        ));
     }
     if fingerprint != OBJ_LAYOUT_FINGERPRINT {
-        return Err(plugin_error(path, format_args!("{}: the layouts differ", both())));
+        return Err(plugin_error(
+            path,
+            format_args!("{}: the layouts differ", both()),
+        ));
     }
     if (size as usize) < DESCRIPTOR_V1 {
-        return Err(plugin_error(path, format_args!("a descriptor of {size} bytes is too small")));
+        return Err(plugin_error(
+            path,
+            format_args!("a descriptor of {size} bytes is too small"),
+        ));
     }
     // SAFETY: a complete version-1 descriptor (size checked).
     let (name, init) = unsafe { ((*d).name, (*d).init) };
@@ -305,7 +323,9 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
         "<unnamed>".to_owned()
     } else {
         // SAFETY: the descriptor's name is a static NUL-terminated string.
-        unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned()
     };
     let init = init.ok_or_else(|| plugin_error(path, "the descriptor has no `init`"))?;
     let mut module: ObjHandle = core::ptr::null_mut();
@@ -315,8 +335,9 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
     let rc = unsafe { init(host_api(), &mut module) };
     let frame = || format!("loading plugin `{name}` from `{}`", path.display());
     if rc != 0 {
-        let e = object_containers::take_last_error()
-            .unwrap_or_else(|| plugin_error(path, format_args!("`init` returned {rc} without an error")));
+        let e = object_containers::take_last_error().unwrap_or_else(|| {
+            plugin_error(path, format_args!("`init` returned {rc} without an error"))
+        });
         return Err(e.with_frame(frame()));
     }
     if module.is_null() {
@@ -326,7 +347,12 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
     let obj = unsafe { ObjectRef::from_raw(module.cast::<object_core::Object>()) };
     obj.downcast::<ModuleObj>()
         .map(Module::from_object_ptr)
-        .map_err(|o| plugin_error(path, format_args!("`init` returned a `{}`, not a module", o.type_key())))
+        .map_err(|o| {
+            plugin_error(
+                path,
+                format_args!("`init` returned a `{}`, not a module", o.type_key()),
+            )
+        })
 }
 
 /// `Module::load(path)`: [`load_module`] as an associated function of `Module`.
@@ -385,7 +411,10 @@ pub unsafe fn __plugin_init(
         // SAFETY: the host's function, two NUL-terminated strings.
         unsafe { (h.error_raise)(c"PluginError".as_ptr(), msg.as_ptr()) }
     };
-    if (h.size as usize) < size_of::<ObjHostApi>() || h.abi_major != OBJ_ABI_MAJOR || h.rust.is_null() {
+    if (h.size as usize) < size_of::<ObjHostApi>()
+        || h.abi_major != OBJ_ABI_MAJOR
+        || h.rust.is_null()
+    {
         return raise(format!(
             "the host's table (ABI {}.{}, {} bytes) lacks what this plugin needs (ABI {OBJ_ABI_MAJOR}.{OBJ_ABI_MINOR}, {} bytes, Rust hooks)",
             h.abi_major,
@@ -439,7 +468,11 @@ pub const fn __descriptor(
 #[macro_export]
 macro_rules! export_plugin {
     ($name:expr, $init:path) => {
-        $crate::export_plugin!($name, $init, abi = ($crate::OBJ_ABI_MAJOR, $crate::OBJ_ABI_MINOR));
+        $crate::export_plugin!(
+            $name,
+            $init,
+            abi = ($crate::OBJ_ABI_MAJOR, $crate::OBJ_ABI_MINOR)
+        );
     };
     ($name:expr, $init:path, abi = ($major:expr, $minor:expr)) => {
         const _: () = {

@@ -56,7 +56,10 @@ pub unsafe extern "C" fn obj_ndarray_empty(
 ///
 /// `array` null (an error) or a live object; `out_tensor` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_ndarray_dltensor(array: ObjHandle, out_tensor: *mut *mut ObjDLTensor) -> i32 {
+pub unsafe extern "C" fn obj_ndarray_dltensor(
+    array: ObjHandle,
+    out_tensor: *mut *mut ObjDLTensor,
+) -> i32 {
     guard(|| {
         let o = out(out_tensor, "out_tensor")?;
         // The tensor sits inside the object, which the caller's reference keeps alive.
@@ -73,7 +76,10 @@ pub unsafe extern "C" fn obj_ndarray_dltensor(array: ObjHandle, out_tensor: *mut
 /// `managed` is null (an error) or a valid managed tensor the caller gives up, as
 /// `NDArray::from_dlpack` requires; `out_array` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_ndarray_from_dlpack(managed: *mut ObjDLManagedTensor, out_array: *mut ObjHandle) -> i32 {
+pub unsafe extern "C" fn obj_ndarray_from_dlpack(
+    managed: *mut ObjDLManagedTensor,
+    out_array: *mut ObjHandle,
+) -> i32 {
     guard(|| {
         let o = out(out_array, "out_array")?;
         // SAFETY: the caller's guarantee; `ObjDLManagedTensor` has the layout of
@@ -97,7 +103,8 @@ pub unsafe extern "C" fn obj_ndarray_from_dlpack_versioned(
     guard(|| {
         let o = out(out_array, "out_array")?;
         // SAFETY: the caller's guarantee; the layouts match (asserted in `types`).
-        let a = unsafe { NDArray::from_dlpack_versioned(managed.cast::<DLManagedTensorVersioned>()) }?;
+        let a =
+            unsafe { NDArray::from_dlpack_versioned(managed.cast::<DLManagedTensorVersioned>()) }?;
         *o = give(a.into_object_ptr());
         Ok(())
     })
@@ -110,7 +117,10 @@ pub unsafe extern "C" fn obj_ndarray_from_dlpack_versioned(
 ///
 /// `array` null (an error) or a live object; `out_managed` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_ndarray_to_dlpack(array: ObjHandle, out_managed: *mut *mut ObjDLManagedTensor) -> i32 {
+pub unsafe extern "C" fn obj_ndarray_to_dlpack(
+    array: ObjHandle,
+    out_managed: *mut *mut ObjDLManagedTensor,
+) -> i32 {
     guard(|| {
         let o = out(out_managed, "out_managed")?;
         *o = ndarray_of(array)?.to_dlpack()?.cast();
@@ -160,7 +170,11 @@ pub unsafe extern "C" fn obj_json_save(value: *const ObjAny, out_json: *mut ObjH
 ///
 /// `text` points to `len` bytes; `out_value` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_json_load(text: *const c_char, len: usize, out_value: *mut ObjAny) -> i32 {
+pub unsafe extern "C" fn obj_json_load(
+    text: *const c_char,
+    len: usize,
+    out_value: *mut ObjAny,
+) -> i32 {
     guard(|| {
         let o = out(out_value, "out_value")?;
         // SAFETY: the caller's guarantee.

@@ -302,8 +302,12 @@ const _: () = {
     assert!(offset_of!(ObjDLTensor, strides) == offset_of!(dlpack::DLTensor, strides));
     assert!(offset_of!(ObjDLTensor, byte_offset) == offset_of!(dlpack::DLTensor, byte_offset));
     assert!(size_of::<ObjDLManagedTensor>() == size_of::<dlpack::DLManagedTensor>());
-    assert!(offset_of!(ObjDLManagedTensor, deleter) == offset_of!(dlpack::DLManagedTensor, deleter));
-    assert!(size_of::<ObjDLManagedTensorVersioned>() == size_of::<dlpack::DLManagedTensorVersioned>());
+    assert!(
+        offset_of!(ObjDLManagedTensor, deleter) == offset_of!(dlpack::DLManagedTensor, deleter)
+    );
+    assert!(
+        size_of::<ObjDLManagedTensorVersioned>() == size_of::<dlpack::DLManagedTensorVersioned>()
+    );
     assert!(
         offset_of!(ObjDLManagedTensorVersioned, dl_tensor)
             == offset_of!(dlpack::DLManagedTensorVersioned, dl_tensor)

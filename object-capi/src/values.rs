@@ -87,9 +87,8 @@ pub unsafe extern "C" fn obj_any_type_key(value: *const ObjAny, out_key: *mut Ob
         // SAFETY: the caller's guarantee.
         let v = unsafe { value.as_ref() }.ok_or_else(|| null("value"))?;
         let o = out(out_key, "out_key")?;
-        let info = object_core::registry::type_info(v.type_index).ok_or_else(|| {
-            Error::new("KeyError", format!("no type has index {}", v.type_index))
-        })?;
+        let info = object_core::registry::type_info(v.type_index)
+            .ok_or_else(|| Error::new("KeyError", format!("no type has index {}", v.type_index)))?;
         *o = interned(info.key());
         Ok(())
     })
@@ -185,9 +184,17 @@ pub unsafe extern "C" fn obj_any_from_str(
 pub unsafe extern "C" fn obj_error_raise(kind: *const c_char, message: *const c_char) -> i32 {
     let rc = guard(|| {
         // SAFETY: the caller's guarantee.
-        let k = if kind.is_null() { "Error" } else { unsafe { c_str(kind, "kind") }? };
+        let k = if kind.is_null() {
+            "Error"
+        } else {
+            unsafe { c_str(kind, "kind") }?
+        };
         // SAFETY: the caller's guarantee.
-        let m = if message.is_null() { "" } else { unsafe { c_str(message, "message") }? };
+        let m = if message.is_null() {
+            ""
+        } else {
+            unsafe { c_str(message, "message") }?
+        };
         set_last_error(Error::new(k, m));
         Ok(())
     });
@@ -321,7 +328,11 @@ pub unsafe extern "C" fn obj_error_frame(error: ObjHandle, i: usize, out_str: *m
 ///
 /// `data` points to `len` bytes; `out_obj` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_string_create(data: *const c_char, len: usize, out_obj: *mut ObjHandle) -> i32 {
+pub unsafe extern "C" fn obj_string_create(
+    data: *const c_char,
+    len: usize,
+    out_obj: *mut ObjHandle,
+) -> i32 {
     guard(|| {
         // SAFETY: the caller's guarantee.
         let s = unsafe { utf8(data, len, "data") }?;
@@ -353,7 +364,11 @@ pub unsafe extern "C" fn obj_string_get(obj: ObjHandle, out_str: *mut ObjStr) ->
 ///
 /// `data` points to `len` bytes; `out_obj` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_bytes_create(data: *const c_char, len: usize, out_obj: *mut ObjHandle) -> i32 {
+pub unsafe extern "C" fn obj_bytes_create(
+    data: *const c_char,
+    len: usize,
+    out_obj: *mut ObjHandle,
+) -> i32 {
     guard(|| {
         // SAFETY: the caller's guarantee.
         let b = unsafe { bytes(data, len, "data") }?;
@@ -405,7 +420,11 @@ unsafe fn owned_items(items: *const ObjAny, n: usize, what: &str) -> Result<Vec<
         .iter()
         .enumerate()
         // SAFETY: the caller's guarantee, per value.
-        .map(|(i, v)| unsafe { slot_from_c(v) }.and_then(owned).map_err(|e| e.with_frame(format!("{what}[{i}]"))))
+        .map(|(i, v)| {
+            unsafe { slot_from_c(v) }
+                .and_then(owned)
+                .map_err(|e| e.with_frame(format!("{what}[{i}]")))
+        })
         .collect()
 }
 
@@ -415,7 +434,11 @@ unsafe fn owned_items(items: *const ObjAny, n: usize, what: &str) -> Result<Vec<
 ///
 /// `items` points to `n` values (null when `n` is 0); `out_obj` writable.
 #[no_mangle]
-pub unsafe extern "C" fn obj_array_create(items: *const ObjAny, n: usize, out_obj: *mut ObjHandle) -> i32 {
+pub unsafe extern "C" fn obj_array_create(
+    items: *const ObjAny,
+    n: usize,
+    out_obj: *mut ObjHandle,
+) -> i32 {
     guard(|| {
         let o = out(out_obj, "out_obj")?;
         // SAFETY: the caller's guarantee.
@@ -428,7 +451,9 @@ pub unsafe extern "C" fn obj_array_create(items: *const ObjAny, n: usize, out_ob
 fn array_of(obj: ObjHandle) -> Result<Array<Any>, Error> {
     // SAFETY: every caller's contract: `obj` is null or a live object.
     let b = unsafe { borrow(obj, "array") }?;
-    Ok(Array::<Any>::from_object_ptr(typed::<object_containers::ArrayObj>(&b, "array")?)?)
+    Ok(Array::<Any>::from_object_ptr(typed::<
+        object_containers::ArrayObj,
+    >(&b, "array")?)?)
 }
 
 /// The number of items of an `ffi.Array`.
@@ -456,7 +481,10 @@ pub unsafe extern "C" fn obj_array_get(array: ObjHandle, i: usize, out_value: *m
         let o = out(out_value, "out_value")?;
         let a = array_of(array)?;
         let v = a.get(i).ok_or_else(|| {
-            Error::new("IndexError", format!("index {i} out of range for an array of {}", a.len()))
+            Error::new(
+                "IndexError",
+                format!("index {i} out of range for an array of {}", a.len()),
+            )
         })?;
         *o = any_to_c(v.clone());
         Ok(())
@@ -494,7 +522,9 @@ pub unsafe extern "C" fn obj_map_create(
 fn map_of(obj: ObjHandle) -> Result<Map<Any, Any>, Error> {
     // SAFETY: every caller's contract: `obj` is null or a live object.
     let b = unsafe { borrow(obj, "map") }?;
-    Ok(Map::<Any, Any>::from_object_ptr(typed::<object_containers::MapObj>(&b, "map")?)?)
+    Ok(Map::<Any, Any>::from_object_ptr(typed::<
+        object_containers::MapObj,
+    >(&b, "map")?)?)
 }
 
 /// The number of entries of an `ffi.Map`.

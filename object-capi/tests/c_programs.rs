@@ -45,7 +45,10 @@ fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "compiles and runs C programs: no FFI or processes under Miri")]
+#[cfg_attr(
+    miri,
+    ignore = "compiles and runs C programs: no FFI or processes under Miri"
+)]
 fn c_programs_against_the_fixtures() {
     let Some(cc) = c_compiler() else { return };
     let lib_dir = build_library("object-capi-fixtures");
@@ -56,15 +59,20 @@ fn c_programs_against_the_fixtures() {
 
 /// The README's example, against the plain C API library.
 #[test]
-#[cfg_attr(miri, ignore = "compiles and runs C programs: no FFI or processes under Miri")]
+#[cfg_attr(
+    miri,
+    ignore = "compiles and runs C programs: no FFI or processes under Miri"
+)]
 fn readme_example() {
     let Some(cc) = c_compiler() else { return };
     let lib_dir = build_library("object-capi");
     compile_and_run(&cc, "readme", &lib_dir, "object_capi");
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-        .expect("read the README");
-    let example = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/readme.c"))
-        .expect("read the example");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("read the README");
+    let example =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/readme.c"))
+            .expect("read the example");
     assert!(
         readme.contains(example.trim()),
         "the README's C example must be tests/c/readme.c, word for word"

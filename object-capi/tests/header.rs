@@ -4,7 +4,10 @@
 use std::path::Path;
 
 #[test]
-#[cfg_attr(miri, ignore = "runs cbindgen (file system, a parser): not what Miri checks")]
+#[cfg_attr(
+    miri,
+    ignore = "runs cbindgen (file system, a parser): not what Miri checks"
+)]
 fn header_is_up_to_date() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let generated = cbindgen::generate(dir).expect("cbindgen runs on object-capi");

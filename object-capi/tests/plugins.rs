@@ -39,7 +39,9 @@ fn compile_c_plugin(cc: &Path, name: &str, defines: &[&str]) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dest = out_dir().join(name);
     let status = Command::new(cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-shared", "-fPIC"])
+        .args([
+            "-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-shared", "-fPIC",
+        ])
         .args(defines)
         .arg("-I")
         .arg(dir.join("include"))
@@ -66,12 +68,22 @@ fn plugins() -> &'static Plugins {
                 compile_c_plugin(&cc, "plugin_c_layout.so", &["-DSKEW_LAYOUT"]),
             ]
         });
-        Plugins { rust, rust_skewed, c }
+        Plugins {
+            rust,
+            rust_skewed,
+            c,
+        }
     })
 }
 
-fn call(m: &Module, name: &str, args: impl IntoIterator<Item = Any>) -> Result<Any, object_core::Error> {
-    let f = m.get_function(name, false).unwrap_or_else(|| panic!("no `{name}` in the module"));
+fn call(
+    m: &Module,
+    name: &str,
+    args: impl IntoIterator<Item = Any>,
+) -> Result<Any, object_core::Error> {
+    let f = m
+        .get_function(name, false)
+        .unwrap_or_else(|| panic!("no `{name}` in the module"));
     let args: Vec<Any> = args.into_iter().collect();
     let views: Vec<_> = args.iter().map(Any::view).collect();
     f.call(&views)
@@ -81,7 +93,10 @@ fn call(m: &Module, name: &str, args: impl IntoIterator<Item = Any>) -> Result<A
 #[cfg_attr(miri, ignore = "loads shared libraries: no FFI under Miri")]
 fn rust_plugin_types_adopt_the_host_registry() {
     let m = Module::load(&plugins().rust).unwrap();
-    assert_eq!(call(&m, "add", [Any::from(2), Any::from(3)]).unwrap(), Any::from(5));
+    assert_eq!(
+        call(&m, "add", [Any::from(2), Any::from(3)]).unwrap(),
+        Any::from(5)
+    );
 
     let c: ObjectRef = call(&m, "make_circle", [Any::from(1), Any::from(2.0)])
         .unwrap()
@@ -89,15 +104,27 @@ fn rust_plugin_types_adopt_the_host_registry() {
         .unwrap()
         .clone();
     assert_eq!(c.type_key(), "plugin.Circle");
-    assert!(c.is::<ShapeNode>(), "a plugin type is a subtype of the host's base");
+    assert!(
+        c.is::<ShapeNode>(),
+        "a plugin type is a subtype of the host's base"
+    );
     assert_eq!(c.downcast_ref::<ShapeNode>().map(|s| s.id), Some(1));
     let circle = type_info(c.type_index()).unwrap();
     assert_eq!(circle.parent_index(), Some(ShapeNode::type_index()));
     assert_eq!(type_index_of("plugin.Circle"), Ok(c.type_index()));
     // The plugin's copy numbers types as the host does.
-    for key in ["plugin.Circle", "fixtures.Shape", "ffi.Function", "plugin.Square"] {
+    for key in [
+        "plugin.Circle",
+        "fixtures.Shape",
+        "ffi.Function",
+        "plugin.Square",
+    ] {
         let theirs = call(&m, "index_of", [Any::from(key)]).unwrap();
-        assert_eq!(theirs, Any::from(i64::from(type_index_of(key).unwrap())), "{key}");
+        assert_eq!(
+            theirs,
+            Any::from(i64::from(type_index_of(key).unwrap())),
+            "{key}"
+        );
     }
     // Reflection of a plugin type, from the host.
     assert_eq!(get_attr(&c, "radius").unwrap(), Any::from(2.0));
@@ -123,8 +150,17 @@ fn eight_threads_call_into_a_plugin() {
     let m = Module::load(&plugins().rust).unwrap();
     let make = m.get_function("make_square", false).unwrap();
     let area = m.get_function("area", false).unwrap();
-    let n = if cfg!(debug_assertions) { 2_000 } else { 20_000 };
-    let n = (n as f64 * std::env::var("OBJECT_TEST_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0)).max(10.0) as i64;
+    let n = if cfg!(debug_assertions) {
+        2_000
+    } else {
+        20_000
+    };
+    let n = (n as f64
+        * std::env::var("OBJECT_TEST_SCALE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1.0))
+    .max(10.0) as i64;
     std::thread::scope(|s| {
         for t in 0..8i64 {
             let (make, area) = (make.clone(), area.clone());
@@ -149,7 +185,9 @@ fn eight_threads_call_into_a_plugin() {
 fn plugin_objects_outlive_the_module() {
     let m = Module::load(&plugins().rust).unwrap();
     let make = m.get_function("make_circle", false).unwrap();
-    let objects: Vec<Any> = (0..10).map(|i| make.call_with(&[Any::from(i), Any::from(1.5)]).unwrap()).collect();
+    let objects: Vec<Any> = (0..10)
+        .map(|i| make.call_with(&[Any::from(i), Any::from(1.5)]).unwrap())
+        .collect();
     drop(make);
     drop(m); // the last handle to the module and its functions
     for (i, o) in objects.iter().enumerate() {
@@ -176,21 +214,35 @@ fn a_skewed_abi_is_refused_with_both_versions() {
 #[test]
 #[cfg_attr(miri, ignore = "loads shared libraries: no FFI under Miri")]
 fn c_plugin() {
-    let Some([ok, minor, layout]) = &plugins().c else { return };
+    let Some([ok, minor, layout]) = &plugins().c else {
+        return;
+    };
     let m = Module::load(ok).unwrap();
     assert_eq!(call(&m, "scale", [Any::from(7)]).unwrap(), Any::from(21));
-    assert_eq!(get_global("cplugin.scale").unwrap().call_with(&[Any::from(2)]).unwrap(), Any::from(6));
+    assert_eq!(
+        get_global("cplugin.scale")
+            .unwrap()
+            .call_with(&[Any::from(2)])
+            .unwrap(),
+        Any::from(6)
+    );
     let t = call(&m, "make_thing", [Any::from(5)]).unwrap();
     let t = t.as_object().unwrap();
     assert_eq!(t.type_key(), "cplugin.Thing");
     assert!(t.is::<ShapeNode>());
     assert_eq!(t.downcast_ref::<ShapeNode>().map(|s| s.id), Some(5));
     let e = call(&m, "fail", []).unwrap_err();
-    assert_eq!((e.kind(), e.message()), ("RuntimeError", "the C plugin failed"));
+    assert_eq!(
+        (e.kind(), e.message()),
+        ("RuntimeError", "the C plugin failed")
+    );
     assert_eq!(e.frames(), ["cplugin.fail"]);
 
     let e = Module::load(minor).unwrap_err();
-    assert!(e.message().contains("built for ABI 1.1") && e.message().contains("the plugin is newer"), "{e}");
+    assert!(
+        e.message().contains("built for ABI 1.1") && e.message().contains("the plugin is newer"),
+        "{e}"
+    );
     let e = Module::load(layout).unwrap_err();
     assert!(e.message().contains("the layouts differ"), "{e}");
 }

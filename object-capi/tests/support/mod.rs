@@ -15,7 +15,11 @@ pub fn c_compiler() -> Option<PathBuf> {
         .into_iter()
         .chain([PathBuf::from("cc"), PathBuf::from("gcc")]);
     for cc in candidates {
-        if Command::new(&cc).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(&cc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return Some(cc);
         }
     }

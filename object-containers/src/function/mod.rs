@@ -25,9 +25,9 @@
 //! | `registry.rs` | the global registry |
 //! | `module.rs` | [`Module`] |
 
-pub mod adopt;
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
 mod abi;
+pub mod adopt;
 mod convert;
 mod last_error;
 mod module;

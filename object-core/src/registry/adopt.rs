@@ -50,8 +50,10 @@ pub struct RegistryHooks {
     /// `register_type`.
     pub register_type: fn(&TypeSpec) -> Result<&'static TypeInfo, RegistryError>,
     /// A Rust type's first use, from another copy of its code.
-    pub resolve_rust_type:
-        fn(&'static TypeRegistration, &'static TypeCache) -> Result<&'static TypeInfo, RegistryError>,
+    pub resolve_rust_type: fn(
+        &'static TypeRegistration,
+        &'static TypeCache,
+    ) -> Result<&'static TypeInfo, RegistryError>,
     /// `types`.
     pub types: fn() -> Vec<&'static TypeInfo>,
     /// `link_errors`.

@@ -207,8 +207,8 @@ pub fn type_index_of(key: &str) -> Result<u32, RegistryError> {
         None => registry().keys.get(key),
     };
     found.ok_or_else(|| RegistryError::UnknownKey {
-            key: key.to_owned(),
-        })
+        key: key.to_owned(),
+    })
 }
 
 /// Whether an object whose type index is `index` is an instance of the type at

@@ -212,11 +212,13 @@ pub(crate) fn resolve_rust_type_from(
         }
     };
     let info = match w.claimed.get(&info.index) {
-        Some(&(held, name)) if held != tid && !(foreign && name == r.rust_name) => Err(RegistryError::RustTypeConflict {
-            key: r.key.to_owned(),
-            first: name.to_owned(),
-            second: r.rust_name.to_owned(),
-        }),
+        Some(&(held, name)) if held != tid && !(foreign && name == r.rust_name) => {
+            Err(RegistryError::RustTypeConflict {
+                key: r.key.to_owned(),
+                first: name.to_owned(),
+                second: r.rust_name.to_owned(),
+            })
+        }
         Some(_) => Ok(info),
         None => {
             if !info.claim_rust_layout(r) {

@@ -32,7 +32,10 @@ fn area(shape: ObjectRef) -> Result<f64, Error> {
     } else if let Some(s) = shape.downcast_ref::<Square>() {
         Ok(s.side * s.side)
     } else {
-        Err(Error::type_error(format!("not a plugin shape: {}", shape.type_key())))
+        Err(Error::type_error(format!(
+            "not a plugin shape: {}",
+            shape.type_key()
+        )))
     }
 }
 
@@ -46,17 +49,26 @@ fn init() -> Result<Module, Error> {
         Function::from_typed_named("plugin.demo.version", || 3i64),
     );
     Ok(Module::builder("demo")
-        .function("add", Function::from_typed_named("add", |a: i64, b: i64| a + b))
+        .function(
+            "add",
+            Function::from_typed_named("add", |a: i64, b: i64| a + b),
+        )
         .function(
             "make_circle",
             Function::from_typed_named("make_circle", |id: i64, r: f64| -> ObjectPtr<Circle> {
-                make_object(Circle { base: ShapeNode::new(id as i32), radius: r })
+                make_object(Circle {
+                    base: ShapeNode::new(id as i32),
+                    radius: r,
+                })
             }),
         )
         .function(
             "make_square",
             Function::from_typed_named("make_square", |id: i64, side: f64| -> ObjectPtr<Square> {
-                make_object(Square { base: ShapeNode::new(id as i32), side })
+                make_object(Square {
+                    base: ShapeNode::new(id as i32),
+                    side,
+                })
             }),
         )
         .function("area", Function::from_typed_named("area", area))
@@ -68,11 +80,14 @@ fn init() -> Result<Module, Error> {
         )
         .function(
             "index_of",
-            Function::from_typed_named("index_of", |key: object_core::String| -> Result<i64, Error> {
-                object_core::registry::type_index_of(key.as_str())
-                    .map(i64::from)
-                    .map_err(|e| Error::new("KeyError", e.to_string()))
-            }),
+            Function::from_typed_named(
+                "index_of",
+                |key: object_core::String| -> Result<i64, Error> {
+                    object_core::registry::type_index_of(key.as_str())
+                        .map(i64::from)
+                        .map_err(|e| Error::new("KeyError", e.to_string()))
+                },
+            ),
         )
         .build())
 }
@@ -80,4 +95,8 @@ fn init() -> Result<Module, Error> {
 #[cfg(not(feature = "skew-abi"))]
 export_plugin!(c"rust-demo", init);
 #[cfg(feature = "skew-abi")]
-export_plugin!(c"rust-demo", init, abi = (object_capi::OBJ_ABI_MAJOR + 1, 0));
+export_plugin!(
+    c"rust-demo",
+    init,
+    abi = (object_capi::OBJ_ABI_MAJOR + 1, 0)
+);
