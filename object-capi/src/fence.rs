@@ -179,7 +179,10 @@ pub(crate) fn view_to_c(v: AnyView<'_>) -> ObjAny {
 }
 
 /// A C argument, checked, as something a view can borrow from.
+#[derive(Default)]
 pub(crate) enum Slot<'a> {
+    #[default]
+    Empty,
     Owned(Any),
     Str(&'a str),
     Tensor(*mut c_void),
@@ -188,6 +191,7 @@ pub(crate) enum Slot<'a> {
 impl Slot<'_> {
     pub(crate) fn view(&self) -> AnyView<'_> {
         match self {
+            Slot::Empty => AnyView::NONE,
             Slot::Owned(a) => a.view(),
             Slot::Str(s) => AnyView::from(*s),
             // SAFETY: a `DLTensor*` argument from C is valid for the call (the header's
@@ -347,6 +351,7 @@ pub(crate) unsafe fn any_from_c_owned(c: ObjAny) -> Result<Any, Error> {
     // SAFETY: the caller's guarantee.
     let slot = unsafe { slot_from_c(&c) }?;
     Ok(match slot {
+        Slot::Empty => Any::NONE,
         Slot::Owned(a) => a,
         Slot::Str(s) => Any::from(s),
         Slot::Tensor(_) => unreachable!("refused above"),

@@ -9,7 +9,8 @@ use object_containers::{
 use object_core::{Any, AnyView, Error, String};
 
 use crate::fence::{
-    any_from_c_owned, borrow, c_str, give, guard, null, out, slots_from_c, view_to_c, Slot,
+    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, view_to_c,
+    Slot,
 };
 use crate::types::*;
 use crate::values::typed;
@@ -124,6 +125,77 @@ pub unsafe extern "C" fn obj_function_call(
 ) -> i32 {
     let mut failed = 0;
     let rc = crate::fence::guard(|| {
+        // SAFETY: the caller's guarantees.
+        failed = unsafe { call_checked(func, args, num_args, ret) }?;
+        Ok(())
+    });
+    if rc != 0 {
+        rc
+    } else {
+        failed
+    }
+}
+
+/// Whether a C value is already a valid borrowed view: a plain number, or a live object
+/// whose header has the type index the value claims (the object's liveness is the
+/// caller's guarantee, as for every argument).
+#[inline]
+fn is_view_as_is(a: &ObjAny) -> bool {
+    use object_core::type_index as ti;
+    match a.type_index {
+        // Any bits are a valid int or float.
+        ti::INT | ti::FLOAT => true,
+        // SAFETY: the member of bools: the Rust invariant wants 0 or 1.
+        ti::BOOL => matches!(unsafe { a.v.v_int64 }, 0 | 1),
+        // SAFETY: the member of None: the Rust invariant wants zero.
+        ti::NONE => (unsafe { a.v.v_int64 }) == 0,
+        index if index >= ti::STATIC_OBJECT_BEGIN => {
+            // SAFETY: the member of objects.
+            let p = unsafe { a.v.v_obj };
+            // SAFETY: non-null, a live object (the caller's guarantee): its header is
+            // readable.
+            !p.is_null() && unsafe { (*p).type_index } == index
+        }
+        _ => false,
+    }
+}
+
+/// Calls the function's own entry with views, into `*ret`; returns the entry's code
+/// (nonzero: its error is already in this thread's slot).
+///
+/// # Safety
+///
+/// `func` is a live function object; `views` points to `n` valid views (Rust's
+/// invariants hold for each) that live for the call.
+unsafe fn call_entry(
+    func: ObjHandle,
+    views: *const ObjAny,
+    n: usize,
+    ret: &mut ObjAny,
+) -> Result<i32, Error> {
+    let cell = func.cast_const() as *const ObjFunctionCell;
+    // SAFETY: `func` is a live function object (checked by the caller), whose layout
+    // starts with the header and the entry point (`ObjFunctionCell`, asserted against
+    // `FunctionObj` in `types`).
+    let entry = unsafe { (*cell).call }.ok_or_else(|| null("function entry"))?;
+    *ret = ObjAny::NONE;
+    // SAFETY: the entry's contract: a live function, `n` valid views for the call, a
+    // None return slot.
+    Ok(unsafe { entry(cell, views, n as i32, ret) })
+}
+
+/// `obj_function_call` inside the fence.
+///
+/// # Safety
+///
+/// As `obj_function_call`.
+unsafe fn call_checked(
+    func: ObjHandle,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> Result<i32, Error> {
+    {
         // SAFETY: the caller's guarantee.
         let f = unsafe { borrow(func, "func") }?;
         if f.downcast_ref::<FunctionObj>().is_none() {
@@ -133,37 +205,71 @@ pub unsafe extern "C" fn obj_function_call(
             )));
         }
         let r = out(ret, "ret")?;
-        // SAFETY: the caller's guarantee.
-        let slots: Vec<Slot<'_>> = unsafe { slots_from_c(args, num_args) }?;
-        let mut inline = [AnyView::NONE; INLINE_ARGS];
-        let heap: Vec<AnyView<'_>>;
-        let views: &[AnyView<'_>] = if slots.len() <= INLINE_ARGS {
-            for (v, s) in inline.iter_mut().zip(&slots) {
-                *v = s.view();
-            }
-            &inline[..slots.len()]
+        let n = usize::try_from(num_args)
+            .map_err(|_| Error::value_error(format!("negative count {num_args}")))?;
+        if n > 0 && args.is_null() {
+            return Err(null("args"));
+        }
+        // SAFETY: the caller passes `n` values at `args` (checked non-null when n > 0).
+        let raw: &[ObjAny] = if n == 0 {
+            &[]
         } else {
-            heap = slots.iter().map(Slot::view).collect();
-            &heap
+            unsafe { core::slice::from_raw_parts(args, n) }
         };
-        // The function's own entry: checked views, a None slot; on failure its error is
-        // already in this thread's slot.
-        let cell = func.cast_const() as *const ObjFunctionCell;
-        // SAFETY: `func` is a live function object (checked above), whose layout starts
-        // with the header and the entry point (`ObjFunctionCell`, asserted against
-        // `FunctionObj` in `types`).
-        let entry = unsafe { (*cell).call }.ok_or_else(|| null("function entry"))?;
-        *r = ObjAny::NONE;
-        // SAFETY: the entry's contract: a live function, `views.len()` valid views for
-        // the call (Rust-made from checked values), a None return slot.
-        failed = unsafe { entry(cell, views.as_ptr().cast(), views.len() as i32, r) };
-        Ok(())
-    });
-    if rc != 0 {
-        rc
-    } else {
-        failed
+        // Fast path: values that already are valid views (plain numbers, live objects of
+        // the type they claim) go to the entry as they are, without a copy.
+        if raw.iter().all(is_view_as_is) {
+            // SAFETY: a checked function; each value is a valid view as it is.
+            return unsafe { call_entry(func, raw.as_ptr().cast(), n, r) };
+        }
+        // SAFETY: the caller's guarantees.
+        unsafe { call_converted(func, raw, num_args, r) }
     }
+}
+
+/// [`call_checked`] for values that need converting (strings, tensors, small strings,
+/// values to check): checked copies, out of line.
+///
+/// # Safety
+///
+/// As `obj_function_call`, with `func` checked and the values in `raw`.
+#[cold]
+#[inline(never)]
+unsafe fn call_converted(
+    func: ObjHandle,
+    raw: &[ObjAny],
+    num_args: i32,
+    r: &mut ObjAny,
+) -> Result<i32, Error> {
+    let n = raw.len();
+    let args = raw.as_ptr();
+    // Checked arguments: on the stack for up to `INLINE_ARGS`, else on the heap.
+    let mut inline_slots: [Slot<'_>; INLINE_ARGS] = Default::default();
+    let heap_slots: Vec<Slot<'_>>;
+    let slots: &[Slot<'_>] = if n <= INLINE_ARGS {
+        for (i, (s, a)) in inline_slots.iter_mut().zip(raw).enumerate() {
+            // SAFETY: the caller's guarantee, per value.
+            *s = unsafe { slot_from_c(a) }.map_err(|e| e.with_frame(format!("argument {i}")))?;
+        }
+        &inline_slots[..n]
+    } else {
+        // SAFETY: the caller's guarantee.
+        heap_slots = unsafe { slots_from_c(args, num_args) }?;
+        &heap_slots
+    };
+    let mut inline = [AnyView::NONE; INLINE_ARGS];
+    let heap: Vec<AnyView<'_>>;
+    let views: &[AnyView<'_>] = if slots.len() <= INLINE_ARGS {
+        for (v, s) in inline.iter_mut().zip(slots) {
+            *v = s.view();
+        }
+        &inline[..slots.len()]
+    } else {
+        heap = slots.iter().map(Slot::view).collect();
+        &heap
+    };
+    // SAFETY: a checked function; views made from checked values.
+    unsafe { call_entry(func, views.as_ptr().cast(), views.len(), r) }
 }
 
 /// Registers `func` as the global function `name`. A taken name is an error unless

@@ -29,6 +29,7 @@ pub(crate) fn typed<T: object_core::ObjectType>(
 /// cannot be owned).
 pub(crate) fn owned(slot: Slot<'_>) -> Result<Any, Error> {
     match slot {
+        Slot::Empty => Ok(Any::NONE),
         Slot::Owned(a) => Ok(a),
         Slot::Str(s) => Ok(Any::from(s)),
         Slot::Tensor(_) => Err(Error::type_error(
