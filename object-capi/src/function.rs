@@ -210,10 +210,10 @@ unsafe fn call_checked(
         if n > 0 && args.is_null() {
             return Err(null("args"));
         }
-        // SAFETY: the caller passes `n` values at `args` (checked non-null when n > 0).
         let raw: &[ObjAny] = if n == 0 {
             &[]
         } else {
+            // SAFETY: the caller passes `n` values at `args` (checked non-null).
             unsafe { core::slice::from_raw_parts(args, n) }
         };
         // Fast path: values that already are valid views (plain numbers, live objects of

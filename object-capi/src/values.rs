@@ -184,16 +184,16 @@ pub unsafe extern "C" fn obj_any_from_str(
 #[no_mangle]
 pub unsafe extern "C" fn obj_error_raise(kind: *const c_char, message: *const c_char) -> i32 {
     let rc = guard(|| {
-        // SAFETY: the caller's guarantee.
         let k = if kind.is_null() {
             "Error"
         } else {
+            // SAFETY: the caller's guarantee.
             unsafe { c_str(kind, "kind") }?
         };
-        // SAFETY: the caller's guarantee.
         let m = if message.is_null() {
             ""
         } else {
+            // SAFETY: the caller's guarantee.
             unsafe { c_str(message, "message") }?
         };
         set_last_error(Error::new(k, m));
@@ -420,8 +420,8 @@ unsafe fn owned_items(items: *const ObjAny, n: usize, what: &str) -> Result<Vec<
     items
         .iter()
         .enumerate()
-        // SAFETY: the caller's guarantee, per value.
         .map(|(i, v)| {
+            // SAFETY: the caller's guarantee, per value.
             unsafe { slot_from_c(v) }
                 .and_then(owned)
                 .map_err(|e| e.with_frame(format!("{what}[{i}]")))
