@@ -27,7 +27,8 @@ type TvmFfiFunction = unsafe extern "C" fn(*mut c_void, *const ObjAny, i32, *mut
 /// An opened tvm-ffi-convention library (never unloaded).
 #[derive(Debug)]
 pub struct TvmFfiLibrary {
-    lib: &'static libloading::Library,
+    /// Never closed (`ManuallyDrop`): the functions made from it may outlive this value.
+    lib: core::mem::ManuallyDrop<libloading::Library>,
     path: PathBuf,
 }
 
@@ -47,7 +48,7 @@ impl TvmFfiLibrary {
         let lib = unsafe { libloading::Library::new(&path) }
             .map_err(|e| tvm_error(format!("cannot open `{}`: {e}", path.display())))?;
         Ok(TvmFfiLibrary {
-            lib: Box::leak(Box::new(lib)),
+            lib: core::mem::ManuallyDrop::new(lib),
             path,
         })
     }
