@@ -21,6 +21,46 @@
 //!   argument arrays are borrowed. Strings returned as `ObjStr` are borrowed from the
 //!   object (or type) they came from.
 //!
+//! ## Plugins
+//!
+//! [`load_module`] (`Module::load` through [`ModuleLoad`], `obj_module_load` from C)
+//! opens a shared library and talks to it through one entry symbol,
+//! `obj_plugin_entry`, which returns a static [`ObjPluginDescriptor`]: a magic value,
+//! the ABI major and minor version, the descriptor's size, the layout fingerprint
+//! ([`OBJ_LAYOUT_FINGERPRINT`]: FNV-1a over the sizes and field offsets of the object
+//! header, `ObjAny`, the function cell, `DLTensor` and `ObjFieldInfo`, computed at
+//! compile time, in C by the header's `OBJ_LAYOUT_FINGERPRINT_C` from the C structs),
+//! a name and `init`. A different major version, a newer minor version or a different
+//! fingerprint is refused before any plugin code beyond the entry runs, with a
+//! `PluginError` naming both sides' versions and fingerprints. Then the host calls
+//! `init` with its [`ObjHostApi`]: a size-prefixed, append-only table of host
+//! functions (a plugin checks `size` before using an entry added in a later minor).
+//!
+//! *Adoption.* A Rust plugin links its own copy of `object-core` and
+//! `object-containers`, with their own statics (type registry, thread-local error slot,
+//! global functions). The `init` that [`export_plugin!`] generates first installs the
+//! host's hooks (`object_core::registry::adopt`, `object_containers::adopt`): a
+//! once-set pointer that every registry entry point, the error slot and the global
+//! table of the plugin's copy consult before their own statics. The plugin's own
+//! registry is never built; its types are registered in the host on first use (parent
+//! first), and the host fills the plugin's per-type caches, so its `is::<T>()` stays a
+//! couple of loads and compares and its indices are the host's. Its objects keep their
+//! own deleters; its errors land in the host's slot with their frames; its globals are
+//! the host's. What stays per copy: the deferred-release queue of deep frees (each copy
+//! bounds its own nesting) and the `live-count` counter. The host's `is::<T>()` fast
+//! path and clone/drop do not look at the hooks; the index → entry look-up and the
+//! out-of-range display check pay one load of a once-initialized pointer. Adoption
+//! shares Rust types, so a Rust plugin must come from the same sources and compiler as
+//! the host (`object_core::registry::adopt::BUILD_ID`, compared first). A C plugin
+//! uses the table only and links no copy of the runtime.
+//!
+//! *Unloading:* never. A loaded library's handle is leaked: objects it made (with its
+//! deleters), its functions and its type tables may outlive every handle to its module,
+//! and nothing tracks them all.
+//!
+//! [`tvm::TvmFfiLibrary`] calls libraries written to the tvm-ffi convention
+//! (`__tvm_ffi_<name>`): the 16-byte value is the same for plain kinds and `DLTensor*`.
+//!
 //! ## The unsafe fence
 //!
 //! This crate is the C-ABI fence of the workspace: its whole purpose is to take raw
