@@ -1,6 +1,6 @@
-//! Deep graphs (DESIGN §16): releasing a chain of millions of objects, through every
-//! kind of edge the library has, runs on a 2 MiB thread stack — the release path defers
-//! deleters past a bounded nesting instead of recursing once per level.
+//! Deep graphs: releasing a chain of millions of objects, through every kind of edge
+//! the library has, runs on a 2 MiB thread stack — the release path defers deleters
+//! past a bounded nesting instead of recursing once per level (see ARCHITECTURE.md).
 //!
 //! Depth: 10,000,000 at full scale (`OBJECT_TEST_SCALE` shrinks it for valgrind and
 //! Miri). Each test also checks that every object was freed exactly once.

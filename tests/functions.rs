@@ -20,7 +20,7 @@ use object_containers::{
     Module, String,
 };
 use object_core::{make_object, Any, AnyView, Object, ObjectPtr, TypeError};
-use object_tests::{scaled, DropCounter, Tracked};
+use object_tests::{native_or_miri, scaled, DropCounter, Tracked};
 
 // ---------------------------------------------------------------------------------
 // Leak guard.
@@ -1522,15 +1522,16 @@ fn registry_never_drops_functions_under_its_lock() {
 fn global_registry_races() {
     let _guard = LeakCheck::new();
     static DROPS: DropCounter = DropCounter::new();
-    const WRITERS: usize = 8;
-    const READERS: usize = 4;
+    // Fewer threads under Miri, which runs them one at a time.
+    let writers_n = native_or_miri(8, 3);
+    let readers_n = native_or_miri(4, 2);
     let distinct = scaled(200, 20);
     let same = scaled(100, 10);
     let drops_before = DROPS.get();
     let done = Arc::new(AtomicBool::new(false));
-    let barrier = Arc::new(Barrier::new(WRITERS + READERS));
+    let barrier = Arc::new(Barrier::new(writers_n + readers_n));
     // Each writer registers its own names and tries every shared name.
-    let writers: Vec<_> = (0..WRITERS)
+    let writers: Vec<_> = (0..writers_n)
         .map(|t| {
             let barrier = Arc::clone(&barrier);
             std::thread::spawn(move || {
@@ -1569,7 +1570,7 @@ fn global_registry_races() {
         .collect();
     // Readers look names up while they are being registered: a name, once seen, always
     // resolves to the same function.
-    let readers: Vec<_> = (0..READERS)
+    let readers: Vec<_> = (0..readers_n)
         .map(|r| {
             let barrier = Arc::clone(&barrier);
             let done = Arc::clone(&done);
@@ -1589,14 +1590,18 @@ fn global_registry_races() {
                         assert_eq!(first, winner, "a registered name was replaced");
                         hits += 1;
                     }
-                    let t = k % WRITERS;
-                    let j = (k / WRITERS) % distinct;
+                    let t = k % writers_n;
+                    let j = (k / writers_n) % distinct;
                     if let Some(f) = get_global(&format!("ftest.race.d.{t}.{j}")) {
                         let id = f.typed::<(), i64>().call(()).unwrap();
                         assert_eq!(id, (t * 1_000_000 + j) as i64);
                         hits += 1;
                     }
                     let _ = list_globals();
+                    if cfg!(miri) {
+                        // Let the writers run: Miri runs one thread at a time.
+                        std::thread::yield_now();
+                    }
                     if finished {
                         break;
                     }
@@ -1633,18 +1638,18 @@ fn global_registry_races() {
         .into_iter()
         .filter(|n| n.starts_with("ftest.race."))
         .count();
-    assert_eq!(listed, WRITERS * distinct + same);
+    assert_eq!(listed, writers_n * distinct + same);
     // The losers' functions are gone already.
-    assert_eq!(DROPS.get() - drops_before, (WRITERS - 1) * same);
+    assert_eq!(DROPS.get() - drops_before, (writers_n - 1) * same);
     // Clean up everything registered, concurrently too.
-    let removers: Vec<_> = (0..WRITERS)
+    let removers: Vec<_> = (0..writers_n)
         .map(|t| {
             std::thread::spawn(move || {
                 for i in 0..distinct {
                     assert!(remove_global(&format!("ftest.race.d.{t}.{i}")).is_some());
                 }
                 (t..same)
-                    .step_by(WRITERS)
+                    .step_by(writers_n)
                     .filter(|i| remove_global(&format!("ftest.race.s.{i}")).is_some())
                     .count()
             })
@@ -1655,7 +1660,7 @@ fn global_registry_races() {
     assert!(!list_globals().iter().any(|n| n.starts_with("ftest.race.")));
     assert_eq!(
         DROPS.get() - drops_before,
-        WRITERS * distinct + WRITERS * same,
+        writers_n * distinct + writers_n * same,
         "every function made was dropped exactly once"
     );
 }
@@ -2225,18 +2230,22 @@ fn modules_as_values_and_debug() {
     assert_eq!(made.name(), "generated");
     assert_eq!(made.function_names().collect::<Vec<_>>(), ["id"]);
     // A module used from several threads.
+    let calls = native_or_miri(100, 10) as i64;
     let threads: Vec<_> = (0..4i64)
         .map(|t| {
             let app = app.clone();
             std::thread::spawn(move || {
                 let sq = app.get_function("sq", true).unwrap().typed::<(i64,), i64>();
-                (0..100).map(|i| sq.call((i + t,)).unwrap()).sum::<i64>()
+                (0..calls).map(|i| sq.call((i + t,)).unwrap()).sum::<i64>()
             })
         })
         .collect();
     for (t, h) in threads.into_iter().enumerate() {
         let t = t as i64;
-        assert_eq!(h.join().unwrap(), (0..100).map(|i| (i + t) * (i + t)).sum());
+        assert_eq!(
+            h.join().unwrap(),
+            (0..calls).map(|i| (i + t) * (i + t)).sum()
+        );
     }
     // Debug: the name, the own function names (sorted) and the imports' names.
     let dbg = format!("{app:?}");
@@ -2254,7 +2263,7 @@ fn diamond_imports_are_searched_once_each() {
     let _guard = LeakCheck::new();
     // Level i imports level i - 1 twice (two paths to every lower module, a "diamond"
     // at each level): a search that does not remember visited modules makes 2^k visits.
-    let levels = 64;
+    let levels = native_or_miri(64, 12);
     let bottom = Module::builder("m0")
         .function("found", tagged("m0.found"))
         .build();

@@ -29,6 +29,12 @@ pub fn scaled(n: usize, min: usize) -> usize {
     ((n as f64 * scale()) as usize).max(min)
 }
 
+/// Whether case `i` of an exhaustive loop runs: every case natively, every `every`-th
+/// under Miri (the cases are alike; Miri checks the code paths, not the table).
+pub fn sampled(i: usize, every: usize) -> bool {
+    !cfg!(miri) || i % every == 0
+}
+
 /// The largest floor [`scaled`] keeps under Miri.
 pub const MIRI_FLOOR: usize = 16;
 
@@ -155,8 +161,8 @@ impl Drop for LeakCheck {
     }
 }
 
-/// The stack size deep-graph tests run on: 2 MiB, a common thread default (DESIGN
-/// §16: nothing recurses in proportion to graph depth).
+/// The stack size deep-graph tests run on: 2 MiB, a common thread default (nothing
+/// recurses in proportion to graph depth; see ARCHITECTURE.md).
 pub const SMALL_STACK: usize = 2 << 20;
 
 /// Runs `f` on a fresh thread with a [`SMALL_STACK`], returning its result (and

@@ -201,6 +201,8 @@ impl Device {
     pub const CUDA_HOST: i32 = 3;
     /// `kDLROCM`.
     pub const ROCM: i32 = 10;
+    /// `kDLROCMHost`.
+    pub const ROCM_HOST: i32 = 11;
 
     /// A device from its parts.
     pub const fn new(device_type: i32, device_id: i32) -> Self {
@@ -213,6 +215,24 @@ impl Device {
     pub const fn cpu() -> Self {
         Self::new(Self::CPU, 0)
     }
+    /// Whether the host reads the device's memory directly: the CPU, CUDA pinned host
+    /// memory and ROCm pinned host memory. Only such memory is read or written from Rust
+    /// (an `NDArray`'s contents, a JSON graph's tensor bytes).
+    ///
+    /// ```
+    /// use object_core::Device;
+    /// assert!(Device::cpu().is_host_accessible());
+    /// assert!(Device::new(Device::CUDA_HOST, 0).is_host_accessible());
+    /// assert!(!Device::new(Device::CUDA, 0).is_host_accessible());
+    /// ```
+    #[inline]
+    pub const fn is_host_accessible(&self) -> bool {
+        matches!(
+            self.device_type,
+            Self::CPU | Self::CUDA_HOST | Self::ROCM_HOST
+        )
+    }
+
     /// The device type's name (`cpu`, `cuda`, …), if it is one DLPack defines.
     pub fn type_name(&self) -> Option<&'static str> {
         DEVICE_NAMES

@@ -119,7 +119,7 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
                 .into(),
         ));
     }
-    let device = if host_accessible(device) && device.device_id >= 0 {
+    let device = if device.is_host_accessible() && device.device_id >= 0 {
         Device::cpu()
     } else {
         device // refused by `from_bytes`, with the device in the message
@@ -131,16 +131,4 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
         };
         GraphError::new(kind, e.to_string()).with_source(e)
     })
-}
-
-/// Whether the host reads a device's memory directly (DLPack's `kDLCPU`,
-/// `kDLCUDAHost`, `kDLROCMHost`): the devices [`NDArray::to_bytes`] reads, whose text
-/// loads as a CPU array.
-fn host_accessible(device: Device) -> bool {
-    /// `kDLROCMHost` (DLPack's device types are fixed by the standard).
-    const ROCM_HOST: i32 = 11;
-    matches!(
-        device.device_type,
-        Device::CPU | Device::CUDA_HOST | ROCM_HOST
-    )
 }

@@ -90,12 +90,13 @@ fn the_fast_path_agrees_with_the_general_path() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         ((z ^ (z >> 31)) % n as u64) as usize
     };
-    // Fewer under valgrind (`OBJECT_TEST_SCALE`, as the integration tests read it).
+    // Fewer under valgrind (`OBJECT_TEST_SCALE`, as the integration tests read it), and
+    // fewer still under Miri.
     let scale = std::env::var("OBJECT_TEST_SCALE")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .unwrap_or(1.0);
-    let rounds = ((20_000.0 * scale) as usize).max(1_000);
+    let rounds = ((20_000.0 * scale) as usize).max(if cfg!(miri) { 24 } else { 1_000 });
     let mut fast = 0;
     for round in 0..rounds {
         let mut t = seeds[round % seeds.len()].clone();

@@ -9,9 +9,7 @@ use core::ptr;
 use object_core::Device;
 
 use super::error::NDArrayError;
-use super::layout::{
-    compact_strides, first_element, host_accessible, is_compact, readable, MAX_NDIM,
-};
+use super::layout::{compact_strides, first_element, is_compact, readable, MAX_NDIM};
 use super::object::{allocate_data, new_object, Parts, Storage};
 use super::{NDArray, TensorView};
 
@@ -197,7 +195,7 @@ impl<'a> TensorView<'a> {
     /// the source, after checking that the host reads the data.
     #[allow(clippy::type_complexity)]
     fn copy_plan(&self) -> Result<(usize, Vec<i64>, std::borrow::Cow<'a, [i64]>), NDArrayError> {
-        if !host_accessible(self.device()) {
+        if !self.device().is_host_accessible() {
             return Err(NDArrayError::NotHostAccessible(self.device()));
         }
         // Checked at construction to fit; checked again, as it sizes an allocation.

@@ -13,9 +13,6 @@ use super::error::NDArrayError;
 /// refused.
 pub const MAX_NDIM: usize = 64;
 
-/// `kDLROCMHost`: ROCm pinned host memory.
-const ROCM_HOST: i32 = 11;
-
 /// The highest `DLDataTypeCode` with whole-byte elements (`kDLFloat8_e8m0fnu`); codes
 /// above it are the sub-byte float6/float4 types.
 const MAX_BYTE_TYPE_CODE: u8 = 14;
@@ -56,16 +53,6 @@ pub(super) fn check_device(device: Device) -> Result<(), NDArrayError> {
     } else {
         Err(NDArrayError::UnsupportedDevice(device))
     }
-}
-
-/// Whether the host reads the device's memory directly: CPU, CUDA pinned host memory,
-/// ROCm pinned host memory. Only these are read or written from Rust.
-#[inline]
-pub(crate) fn host_accessible(device: Device) -> bool {
-    matches!(
-        device.device_type,
-        Device::CPU | Device::CUDA_HOST | ROCM_HOST
-    )
 }
 
 /// The element count of a shape; checks the rank and each extent. A shape with a zero
@@ -221,7 +208,7 @@ pub(super) fn check_description<'a>(
     if t.data.is_null() {
         return Err(NDArrayError::NullData { numel });
     }
-    if host_accessible(t.device) {
+    if t.device.is_host_accessible() {
         // Every element's address must be a real address (no wrap-around).
         let first = t.data as usize as i128 + t.byte_offset as i128;
         if first + lo * elem_i < 0 || first + (hi + 1) * elem_i > usize::MAX as i128 {
@@ -247,7 +234,7 @@ pub(super) fn readable(t: &DLTensor, dtype: DataType) -> Result<(), NDArrayError
             actual: t.dtype,
         });
     }
-    if !host_accessible(t.device) {
+    if !t.device.is_host_accessible() {
         return Err(NDArrayError::NotHostAccessible(t.device));
     }
     Ok(())

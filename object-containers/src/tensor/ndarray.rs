@@ -13,7 +13,7 @@ use object_core::{AnyView, DataType, Device, ObjectPtr, TypeError};
 
 use super::dlpack::DLTensor;
 use super::error::NDArrayError;
-use super::layout::{self, check_compact, host_accessible, is_compact, numel_of};
+use super::layout::{self, check_compact, is_compact, numel_of};
 use super::object::{
     allocate_data, bytes_of, new_object, object_address, typed_slice, Element, NDArrayObj, Parts,
     Storage, ALIGNMENT,
@@ -490,7 +490,7 @@ impl NDArray {
     /// ```
     pub fn as_bytes(&self) -> Result<&[u8], NDArrayError> {
         let t = self.as_dl_tensor();
-        if !host_accessible(t.device) {
+        if !t.device.is_host_accessible() {
             return Err(NDArrayError::NotHostAccessible(t.device));
         }
         if !self.is_contiguous() {
@@ -631,7 +631,7 @@ impl NDArray {
         let delta = start as i128 * self.strides()[0] as i128 * self.dtype().bytes() as i128;
         let (data, byte_offset) = if delta == 0 {
             (t.data, t.byte_offset)
-        } else if host_accessible(t.device) {
+        } else if t.device.is_host_accessible() {
             let first = layout::first_element(t).wrapping_offset(delta as isize);
             (first as *mut c_void, 0)
         } else {
