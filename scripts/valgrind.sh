@@ -12,6 +12,9 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 
 export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.01}"
+# The C programs that object-capi's tests compile (object-capi/tests/c/) run under
+# memcheck too, with the same settings: the test prefixes each run with this.
+export OBJECT_CAPI_C_RUNNER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible --error-exitcode=1 --suppressions=$PWD/scripts/valgrind.supp"
 
 # Build once and collect the test executables cargo reports.
 mapfile -t bins < <(

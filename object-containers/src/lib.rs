@@ -85,6 +85,7 @@ pub use container::{
     Array, ArrayError, ArrayObj, BigInt, BigIntObj, Dict, DictObj, IntoIter, Iter, List, ListObj,
     Map, MapObj, ParseBigIntError, Shape, ShapeObj,
 };
+pub use function::adopt;
 pub use function::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,

@@ -128,6 +128,11 @@ impl TypeCache {
     #[cold]
     #[inline(never)]
     fn fill<T: ObjectType>(&'static self) -> u64 {
+        if T::DEPTH > 0 {
+            // The parent first: a type whose link-time registration was not collected
+            // (a plugin's, whose parent may be the plugin's too) finds it registered.
+            let _ = <T::Parent as ObjectType>::type_index();
+        }
         if let Err(e) = registry::resolve_rust_type(T::registration(), self) {
             // A link-time conflict (two Rust types claiming one key, a final parent
             // registered at run time, …) leaves this type without a sound index; going on

@@ -58,6 +58,10 @@ pub struct FunctionObj {
 }
 
 impl FunctionObj {
+    /// Where the C entry point ([`PackedCall`]) sits from the start of the object (the
+    /// "function cell": the header, then the entry), for C callers that call through it.
+    pub const ENTRY_OFFSET: usize = core::mem::offset_of!(FunctionObj, call);
+
     /// The name given at construction, if any.
     #[inline]
     pub fn name(&self) -> Option<&str> {

@@ -23,11 +23,27 @@ std::thread_local! {
 /// assert!(take_last_error().is_none(), "taking empties the slot");
 /// ```
 pub fn set_last_error(e: Error) {
-    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = Some(e));
+    match super::adopt::adopted() {
+        Some(host) => (host.set_last_error)(e),
+        None => set_last_error_here(e),
+    }
 }
 
 /// Takes the error a failed call left in this thread's slot.
 pub fn take_last_error() -> Option<Error> {
+    match super::adopt::adopted() {
+        Some(host) => (host.take_last_error)(),
+        None => take_last_error_here(),
+    }
+}
+
+/// This copy's own slot.
+pub(super) fn set_last_error_here(e: Error) {
+    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = Some(e));
+}
+
+/// This copy's own slot.
+pub(super) fn take_last_error_here() -> Option<Error> {
     LAST_ERROR
         .try_with(|slot| slot.borrow_mut().take())
         .ok()

@@ -27,6 +27,7 @@
 
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
 mod abi;
+pub mod adopt;
 mod convert;
 mod last_error;
 mod module;

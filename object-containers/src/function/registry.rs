@@ -9,6 +9,14 @@ use object_core::Error;
 use super::Function;
 
 fn globals() -> &'static RwLock<BTreeMap<std::string::String, Function>> {
+    match super::adopt::adopted() {
+        Some(host) => (host.globals)(),
+        None => globals_here(),
+    }
+}
+
+/// This copy's own table.
+pub(super) fn globals_here() -> &'static RwLock<BTreeMap<std::string::String, Function>> {
     static GLOBALS: OnceLock<RwLock<BTreeMap<std::string::String, Function>>> = OnceLock::new();
     GLOBALS.get_or_init(|| RwLock::new(BTreeMap::new()))
 }

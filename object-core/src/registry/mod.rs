@@ -60,6 +60,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock, RwLock};
 use crate::object_type::TypeCache;
 use crate::type_index;
 
+pub mod adopt;
 mod build;
 mod error;
 mod info;
@@ -174,12 +175,18 @@ impl Registry {
 /// assert_eq!(object_core::registry::type_info(1).unwrap().key(), "int");
 /// ```
 pub fn type_info(index: u32) -> Option<&'static TypeInfo> {
+    if let Some(host) = adopt::adopted() {
+        return (host.type_info)(index);
+    }
     registry();
     table_get(index)
 }
 
 /// The entry for a type key, if one is registered.
 pub fn type_info_by_key(key: &str) -> Option<&'static TypeInfo> {
+    if let Some(host) = adopt::adopted() {
+        return (host.type_info_by_key)(key);
+    }
     registry().lookup(key)
 }
 
@@ -195,12 +202,13 @@ pub fn type_info_by_key(key: &str) -> Option<&'static TypeInfo> {
 /// assert!(matches!(type_index_of("no.such.Type"), Err(RegistryError::UnknownKey { .. })));
 /// ```
 pub fn type_index_of(key: &str) -> Result<u32, RegistryError> {
-    registry()
-        .keys
-        .get(key)
-        .ok_or_else(|| RegistryError::UnknownKey {
-            key: key.to_owned(),
-        })
+    let found = match adopt::adopted() {
+        Some(host) => (host.type_info_by_key)(key).map(TypeInfo::index),
+        None => registry().keys.get(key),
+    };
+    found.ok_or_else(|| RegistryError::UnknownKey {
+        key: key.to_owned(),
+    })
 }
 
 /// Whether an object whose type index is `index` is an instance of the type at
@@ -214,6 +222,9 @@ pub fn is_instance_of_index(index: u32, target: u32) -> bool {
 
 /// A snapshot of every registered type, in index order.
 pub fn types() -> Vec<&'static TypeInfo> {
+    if let Some(host) = adopt::adopted() {
+        return (host.types)();
+    }
     let reg = registry();
     let mut out: Vec<_> = reg
         .keys
@@ -231,6 +242,9 @@ pub fn types() -> Vec<&'static TypeInfo> {
 /// first use instead of getting an index that would let down-casts confuse it with
 /// another type; a key claimed twice is registered for neither claimant.
 pub fn link_errors() -> Vec<RegistryError> {
+    if let Some(host) = adopt::adopted() {
+        return (host.link_errors)();
+    }
     registry().lock().link_errors.values().cloned().collect()
 }
 

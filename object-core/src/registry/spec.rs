@@ -86,6 +86,9 @@ fn describe(parent: &str, slots: u32, is_final: bool, overflow: bool) -> String 
 /// ));
 /// ```
 pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError> {
+    if let Some(host) = super::adopt::adopted() {
+        return (host.register_type)(spec);
+    }
     let reg = registry();
     let mut w = reg.lock();
     if let Some(existing) = reg.lookup(&spec.key) {
@@ -147,6 +150,20 @@ pub(crate) fn resolve_rust_type(
     r: &'static TypeRegistration,
     cache: &'static TypeCache,
 ) -> Result<&'static TypeInfo, RegistryError> {
+    if let Some(host) = super::adopt::adopted() {
+        return (host.resolve_rust_type)(r, cache);
+    }
+    resolve_rust_type_from(r, cache, false)
+}
+
+/// [`resolve_rust_type`], also for another copy of the type's code (`foreign`: a
+/// plugin's): that copy's `TypeId` may differ from ours (another build of the same
+/// crate), so the same Rust type name claims the same key.
+pub(crate) fn resolve_rust_type_from(
+    r: &'static TypeRegistration,
+    cache: &'static TypeCache,
+    foreign: bool,
+) -> Result<&'static TypeInfo, RegistryError> {
     let reg = registry();
     let mut w = reg.lock();
     if let Some(err) = w.link_errors.get(r.key) {
@@ -195,11 +212,13 @@ pub(crate) fn resolve_rust_type(
         }
     };
     let info = match w.claimed.get(&info.index) {
-        Some(&(held, name)) if held != tid => Err(RegistryError::RustTypeConflict {
-            key: r.key.to_owned(),
-            first: name.to_owned(),
-            second: r.rust_name.to_owned(),
-        }),
+        Some(&(held, name)) if held != tid && !(foreign && name == r.rust_name) => {
+            Err(RegistryError::RustTypeConflict {
+                key: r.key.to_owned(),
+                first: name.to_owned(),
+                second: r.rust_name.to_owned(),
+            })
+        }
         Some(_) => Ok(info),
         None => {
             if !info.claim_rust_layout(r) {

@@ -16,6 +16,9 @@ use super::info::{inline_display, TypeInfo, DISPLAY_INLINE};
 /// one load from a flat table and one compare; otherwise the entry's ancestor array.
 #[inline(always)]
 pub(crate) fn display_check(index: u32, depth: u32, target: u32) -> bool {
+    if let Some(host) = super::adopt::adopted() {
+        return (host.display_check)(index, depth, target);
+    }
     if (index as usize) < CHUNK_LEN && (depth as usize) < DISPLAY_INLINE {
         // Relaxed suffices: the row is written before the type is published, and an
         // object of that type reaches us only through synchronization after that.
@@ -52,6 +55,9 @@ static TABLE: [AtomicPtr<Chunk>; TOP_LEN] =
 /// hold an index that came out of the registry (so it is initialized) or accept `None`.
 #[inline(always)]
 pub(crate) fn table_get(index: u32) -> Option<&'static TypeInfo> {
+    if let Some(host) = super::adopt::adopted() {
+        return (host.type_info)(index);
+    }
     let slot = if (index as usize) < CHUNK_LEN {
         &FIRST[index as usize]
     } else {

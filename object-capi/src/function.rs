@@ -1,0 +1,424 @@
+//! Functions from C callbacks, calls, the global registry, modules.
+
+use core::ffi::{c_char, c_void};
+
+use object_containers::{
+    get_global, list_globals, register_global, register_global_override, remove_global,
+    take_last_error, Array, Function, FunctionObj, Module, ModuleObj,
+};
+use object_core::{Any, AnyView, Error, String};
+
+use crate::fence::{
+    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, view_to_c,
+    Slot,
+};
+use crate::types::*;
+use crate::values::typed;
+
+/// A C callback with its context; the context's deleter runs when the function dies.
+struct CCallback {
+    call: unsafe extern "C" fn(*mut c_void, *const ObjAny, i32, *mut ObjAny) -> i32,
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+    name: std::string::String,
+}
+
+// SAFETY: `obj_function_create`'s contract: the callback may be called from any thread
+// and its context may be freed on any thread (C code that cannot promise that keeps
+// its functions on one thread, as with any C library).
+unsafe impl Send for CCallback {}
+// SAFETY: as above.
+unsafe impl Sync for CCallback {}
+
+impl Drop for CCallback {
+    fn drop(&mut self) {
+        if let Some(d) = self.deleter {
+            // SAFETY: the deleter given with this context, called once, here.
+            unsafe { d(self.ctx) };
+        }
+    }
+}
+
+impl CCallback {
+    fn invoke(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
+        let c_args: Vec<ObjAny> = args.iter().map(|a| view_to_c(*a)).collect();
+        let n =
+            i32::try_from(c_args.len()).map_err(|_| Error::value_error("too many arguments"))?;
+        let mut ret = ObjAny::NONE;
+        // SAFETY: the callback's contract (`ObjCFunction`): borrowed arguments valid for
+        // the call, a return slot initialized to None.
+        let rc = unsafe { (self.call)(self.ctx, c_args.as_ptr(), n, &mut ret) };
+        if rc != 0 {
+            // An owned value written before failing is released.
+            // SAFETY: the callback wrote an owned value or left None.
+            let _ = unsafe { any_from_c_owned(ret) };
+            return Err(take_last_error().unwrap_or_else(|| {
+                Error::new(
+                    "Error",
+                    format!(
+                        "C function `{}` returned {rc} without raising an error",
+                        self.name
+                    ),
+                )
+            }));
+        }
+        // SAFETY: the callback wrote an owned value following the header's rules.
+        unsafe { any_from_c_owned(ret) }
+            .map_err(|e| e.with_frame(format!("the return value of C function `{}`", self.name)))
+    }
+}
+
+/// Makes a function object (`ffi.Function`) that calls `call(ctx, args, num_args, ret)`;
+/// `deleter(ctx)` (if not null) runs once when the function dies. `name` (may be null)
+/// names the function in error frames.
+///
+/// # Safety
+///
+/// `call` may be called from any thread while the function lives, with borrowed
+/// arguments; `ctx` stays valid until `deleter` runs; `name` is null or NUL-terminated;
+/// `out_func` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_create(
+    call: ObjCFunction,
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+    name: *const c_char,
+    out_func: *mut ObjHandle,
+) -> i32 {
+    guard(|| {
+        let o = out(out_func, "out_func")?;
+        let call = call.ok_or_else(|| null("call"))?;
+        let name = if name.is_null() {
+            None
+        } else {
+            // SAFETY: the caller's guarantee.
+            Some(unsafe { c_str(name, "name") }?)
+        };
+        let cb = CCallback {
+            call,
+            ctx,
+            deleter,
+            name: name.unwrap_or("<anonymous>").to_owned(),
+        };
+        let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args));
+        *o = give(f.into_object_ptr());
+        Ok(())
+    })
+}
+
+/// At most this many arguments are checked on the stack; more go to the heap.
+const INLINE_ARGS: usize = 8;
+
+/// Calls a function object with `num_args` C values (checked), writing the owned result
+/// to `ret` (which the caller initializes; its old content is overwritten).
+///
+/// # Safety
+///
+/// `func` is null (an error) or a live object; `args` points to `num_args` values
+/// following the header's rules; `ret` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_call(
+    func: ObjHandle,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> i32 {
+    let mut failed = 0;
+    let rc = crate::fence::guard(|| {
+        // SAFETY: the caller's guarantees.
+        failed = unsafe { call_checked(func, args, num_args, ret) }?;
+        Ok(())
+    });
+    if rc != 0 {
+        rc
+    } else {
+        failed
+    }
+}
+
+/// Whether a C value is already a valid borrowed view: a plain number, or a live object
+/// whose header has the type index the value claims (the object's liveness is the
+/// caller's guarantee, as for every argument).
+#[inline]
+fn is_view_as_is(a: &ObjAny) -> bool {
+    use object_core::type_index as ti;
+    match a.type_index {
+        // Any bits are a valid int or float.
+        ti::INT | ti::FLOAT => true,
+        // SAFETY: the member of bools: the Rust invariant wants 0 or 1.
+        ti::BOOL => matches!(unsafe { a.v.v_int64 }, 0 | 1),
+        // SAFETY: the member of None: the Rust invariant wants zero.
+        ti::NONE => (unsafe { a.v.v_int64 }) == 0,
+        index if index >= ti::STATIC_OBJECT_BEGIN => {
+            // SAFETY: the member of objects.
+            let p = unsafe { a.v.v_obj };
+            // SAFETY: non-null, a live object (the caller's guarantee): its header is
+            // readable.
+            !p.is_null() && unsafe { (*p).type_index } == index
+        }
+        _ => false,
+    }
+}
+
+/// Calls the function's own entry with views, into `*ret`; returns the entry's code
+/// (nonzero: its error is already in this thread's slot).
+///
+/// # Safety
+///
+/// `func` is a live function object; `views` points to `n` valid views (Rust's
+/// invariants hold for each) that live for the call.
+unsafe fn call_entry(
+    func: ObjHandle,
+    views: *const ObjAny,
+    n: usize,
+    ret: &mut ObjAny,
+) -> Result<i32, Error> {
+    let cell = func.cast_const() as *const ObjFunctionCell;
+    // SAFETY: `func` is a live function object (checked by the caller), whose layout
+    // starts with the header and the entry point (`ObjFunctionCell`, asserted against
+    // `FunctionObj` in `types`).
+    let entry = unsafe { (*cell).call }.ok_or_else(|| null("function entry"))?;
+    *ret = ObjAny::NONE;
+    // SAFETY: the entry's contract: a live function, `n` valid views for the call, a
+    // None return slot.
+    Ok(unsafe { entry(cell, views, n as i32, ret) })
+}
+
+/// `obj_function_call` inside the fence.
+///
+/// # Safety
+///
+/// As `obj_function_call`.
+unsafe fn call_checked(
+    func: ObjHandle,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> Result<i32, Error> {
+    {
+        // SAFETY: the caller's guarantee.
+        let f = unsafe { borrow(func, "func") }?;
+        if f.downcast_ref::<FunctionObj>().is_none() {
+            return Err(Error::type_error(format!(
+                "`func` must be a `ffi.Function`, got `{}`",
+                f.type_key()
+            )));
+        }
+        let r = out(ret, "ret")?;
+        let n = usize::try_from(num_args)
+            .map_err(|_| Error::value_error(format!("negative count {num_args}")))?;
+        if n > 0 && args.is_null() {
+            return Err(null("args"));
+        }
+        let raw: &[ObjAny] = if n == 0 {
+            &[]
+        } else {
+            // SAFETY: the caller passes `n` values at `args` (checked non-null).
+            unsafe { core::slice::from_raw_parts(args, n) }
+        };
+        // Fast path: values that already are valid views (plain numbers, live objects of
+        // the type they claim) go to the entry as they are, without a copy.
+        if raw.iter().all(is_view_as_is) {
+            // SAFETY: a checked function; each value is a valid view as it is.
+            return unsafe { call_entry(func, raw.as_ptr().cast(), n, r) };
+        }
+        // SAFETY: the caller's guarantees.
+        unsafe { call_converted(func, raw, num_args, r) }
+    }
+}
+
+/// [`call_checked`] for values that need converting (strings, tensors, small strings,
+/// values to check): checked copies, out of line.
+///
+/// # Safety
+///
+/// As `obj_function_call`, with `func` checked and the values in `raw`.
+#[cold]
+#[inline(never)]
+unsafe fn call_converted(
+    func: ObjHandle,
+    raw: &[ObjAny],
+    num_args: i32,
+    r: &mut ObjAny,
+) -> Result<i32, Error> {
+    let n = raw.len();
+    let args = raw.as_ptr();
+    // Checked arguments: on the stack for up to `INLINE_ARGS`, else on the heap.
+    let mut inline_slots: [Slot<'_>; INLINE_ARGS] = Default::default();
+    let heap_slots: Vec<Slot<'_>>;
+    let slots: &[Slot<'_>] = if n <= INLINE_ARGS {
+        for (i, (s, a)) in inline_slots.iter_mut().zip(raw).enumerate() {
+            // SAFETY: the caller's guarantee, per value.
+            *s = unsafe { slot_from_c(a) }.map_err(|e| e.with_frame(format!("argument {i}")))?;
+        }
+        &inline_slots[..n]
+    } else {
+        // SAFETY: the caller's guarantee.
+        heap_slots = unsafe { slots_from_c(args, num_args) }?;
+        &heap_slots
+    };
+    let mut inline = [AnyView::NONE; INLINE_ARGS];
+    let heap: Vec<AnyView<'_>>;
+    let views: &[AnyView<'_>] = if slots.len() <= INLINE_ARGS {
+        for (v, s) in inline.iter_mut().zip(slots) {
+            *v = s.view();
+        }
+        &inline[..slots.len()]
+    } else {
+        heap = slots.iter().map(Slot::view).collect();
+        &heap
+    };
+    // SAFETY: a checked function; views made from checked values.
+    unsafe { call_entry(func, views.as_ptr().cast(), views.len(), r) }
+}
+
+/// Registers `func` as the global function `name`. A taken name is an error unless
+/// `override_existing` is nonzero.
+///
+/// # Safety
+///
+/// `name` null or NUL-terminated; `func` null (an error) or a live object.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_set(
+    name: *const c_char,
+    func: ObjHandle,
+    override_existing: i32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(func, "func") }?;
+        let f = Function::from_object_ptr(typed::<FunctionObj>(&b, "func")?);
+        if override_existing != 0 {
+            register_global_override(name, f);
+            Ok(())
+        } else {
+            register_global(name, f)
+        }
+    })
+}
+
+/// The global function `name` (a new reference), or null if there is none.
+///
+/// # Safety
+///
+/// `name` null (an error) or NUL-terminated; `out_func` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_get(name: *const c_char, out_func: *mut ObjHandle) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let o = out(out_func, "out_func")?;
+        *o = get_global(name).map_or(core::ptr::null_mut(), |f| give(f.into_object_ptr()));
+        Ok(())
+    })
+}
+
+/// The names of every global function, as an `ffi.Array` of `ffi.String`.
+///
+/// # Safety
+///
+/// `out_array` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_list(out_array: *mut ObjHandle) -> i32 {
+    guard(|| {
+        let o = out(out_array, "out_array")?;
+        let names: Vec<String> = list_globals().iter().map(|n| String::new(n)).collect();
+        *o = give(Array::<String>::from(names).into_object_ptr());
+        Ok(())
+    })
+}
+
+/// Removes the global function `name`; `*out_removed` is 1 if there was one.
+///
+/// # Safety
+///
+/// `name` null (an error) or NUL-terminated; `out_removed` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_remove(name: *const c_char, out_removed: *mut i32) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let removed = remove_global(name).is_some();
+        // SAFETY: null or writable (the caller's guarantee).
+        if let Some(o) = unsafe { out_removed.as_mut() } {
+            *o = removed.into();
+        }
+        Ok(())
+    })
+}
+
+/// Makes a module called `name` from `n` named functions.
+///
+/// # Safety
+///
+/// `name` and each of `names[..n]` NUL-terminated; `funcs[..n]` live function objects;
+/// `out_module` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_module_create(
+    name: *const c_char,
+    names: *const *const c_char,
+    funcs: *const ObjHandle,
+    n: usize,
+    out_module: *mut ObjHandle,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let o = out(out_module, "out_module")?;
+        let mut b = Module::builder(name);
+        if n > 0 {
+            if names.is_null() || funcs.is_null() {
+                return Err(null("names/funcs"));
+            }
+            // SAFETY: the caller's guarantee.
+            let (ns, fs) = unsafe {
+                (
+                    core::slice::from_raw_parts(names, n),
+                    core::slice::from_raw_parts(funcs, n),
+                )
+            };
+            for (nm, f) in ns.iter().zip(fs) {
+                // SAFETY: the caller's guarantee.
+                let nm = unsafe { c_str(*nm, "names[i]") }?;
+                // SAFETY: the caller's guarantee.
+                let fb = unsafe { borrow(*f, "funcs[i]") }?;
+                b = b.function(
+                    nm,
+                    Function::from_object_ptr(typed::<FunctionObj>(&fb, "funcs[i]")?),
+                );
+            }
+        }
+        *o = give(b.build().into_object_ptr());
+        Ok(())
+    })
+}
+
+/// The function `name` of a module (a new reference), searching its imports too when
+/// `query_imports` is nonzero; null if there is none.
+///
+/// # Safety
+///
+/// `module` null (an error) or a live object; `name` NUL-terminated; `out_func`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_module_get_function(
+    module: ObjHandle,
+    name: *const c_char,
+    query_imports: i32,
+    out_func: *mut ObjHandle,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(module, "module") }?;
+        let m = Module::from_object_ptr(typed::<ModuleObj>(&b, "module")?);
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let o = out(out_func, "out_func")?;
+        *o = m
+            .get_function(name, query_imports != 0)
+            .map_or(core::ptr::null_mut(), |f| give(f.into_object_ptr()));
+        Ok(())
+    })
+}

@@ -1,0 +1,97 @@
+//! # object-capi: the C ABI of the unified object protocol
+//!
+//! `extern "C"` functions over `object-core`, `object-containers` and `object-json`,
+//! built as a `cdylib` and a `staticlib` (and an `rlib`, for Rust tests and plugins),
+//! with the C header `include/object_capi.h` generated from this crate by cbindgen
+//! (the `header` test regenerates it and fails on a difference).
+//!
+//! ## Conventions
+//!
+//! - Every symbol is `obj_…`, every type `Obj…`, every constant `OBJ_…`.
+//! - Every function returns an `int32_t`: 0 on success; nonzero (-1) when an error waits
+//!   in the calling thread's error slot, which `obj_error_take` empties (kind, message
+//!   and the call frames the error crossed). Nothing unwinds out of an entry point: a
+//!   panic is caught at the boundary and becomes a `Panic` error.
+//! - Null pointers, bad UTF-8, wrong object types, wrong value kinds are errors, not
+//!   crashes. What C cannot be checked on (a dangling pointer, a freed object) is its
+//!   responsibility, as each function's `# Safety` says.
+//! - An `ObjHandle` (a pointer to the 16-byte header) returned through an `out`
+//!   parameter carries one strong reference (release with `obj_dec_ref`); handles passed
+//!   in are borrowed. An `ObjAny` returned is owned (release with `obj_any_release`);
+//!   argument arrays are borrowed. Strings returned as `ObjStr` are borrowed from the
+//!   object (or type) they came from.
+//!
+//! ## Plugins
+//!
+//! [`load_module`] (`Module::load` through [`ModuleLoad`], `obj_module_load` from C)
+//! opens a shared library and talks to it through one entry symbol,
+//! `obj_plugin_entry`, which returns a static [`ObjPluginDescriptor`]: a magic value,
+//! the ABI major and minor version, the descriptor's size, the layout fingerprint
+//! ([`OBJ_LAYOUT_FINGERPRINT`]: FNV-1a over the sizes and field offsets of the object
+//! header, `ObjAny`, the function cell, `DLTensor` and `ObjFieldInfo`, computed at
+//! compile time, in C by the header's `OBJ_LAYOUT_FINGERPRINT_C` from the C structs),
+//! a name and `init`. A different major version, a newer minor version or a different
+//! fingerprint is refused before any plugin code beyond the entry runs, with a
+//! `PluginError` naming both sides' versions and fingerprints. Then the host calls
+//! `init` with its [`ObjHostApi`]: a size-prefixed, append-only table of host
+//! functions (a plugin checks `size` before using an entry added in a later minor).
+//!
+//! *Adoption.* A Rust plugin links its own copy of `object-core` and
+//! `object-containers`, with their own statics (type registry, thread-local error slot,
+//! global functions). The `init` that [`export_plugin!`] generates first installs the
+//! host's hooks (`object_core::registry::adopt`, `object_containers::adopt`): a
+//! once-set pointer that every registry entry point, the error slot and the global
+//! table of the plugin's copy consult before their own statics. The plugin's own
+//! registry is never built; its types are registered in the host on first use (parent
+//! first), and the host fills the plugin's per-type caches, so its `is::<T>()` stays a
+//! couple of loads and compares and its indices are the host's. Its objects keep their
+//! own deleters; its errors land in the host's slot with their frames; its globals are
+//! the host's. What stays per copy: the deferred-release queue of deep frees (each copy
+//! bounds its own nesting) and the `live-count` counter. The host's `is::<T>()` fast
+//! path and clone/drop do not look at the hooks; the index → entry look-up and the
+//! out-of-range display check pay one load of a once-initialized pointer. Adoption
+//! shares Rust types, so a Rust plugin must come from the same sources and compiler as
+//! the host (`object_core::registry::adopt::BUILD_ID`, compared first). A C plugin
+//! uses the table only and links no copy of the runtime.
+//!
+//! *Unloading:* never. A loaded library's handle is leaked: objects it made (with its
+//! deleters), its functions and its type tables may outlive every handle to its module,
+//! and nothing tracks them all.
+//!
+//! [`tvm::TvmFfiLibrary`] calls libraries written to the tvm-ffi convention
+//! (`__tvm_ffi_<name>`): the 16-byte value is the same for plain kinds and `DLTensor*`.
+//!
+//! ## The unsafe fence
+//!
+//! This crate is the C-ABI fence of the workspace: its whole purpose is to take raw
+//! pointers from C, so `unsafe` is allowed throughout it (the other crates deny it at
+//! their roots). Each raw pointer is checked where it can be (null, UTF-8, the object's
+//! type against what the caller claims) in `fence.rs`, and every `unsafe` block states
+//! the C caller's guarantee it relies on in a `// SAFETY:` comment.
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `types.rs` | the C structs, asserted against the Rust layouts |
+//! | `fence.rs` | the panic/error fence, the checked C ↔ Rust value conversions |
+//! | `object.rs` | counting, types, run-time registration, reflection's field table |
+//! | `values.rs` | `ObjAny` helpers, errors, strings and bytes, arrays and maps |
+//! | `function.rs` | functions from C callbacks, calls, globals, modules |
+//! | `tensor.rs` | NDArray and DLPack, the JSON graph |
+//! | `plugin.rs` | plugins: the handshake, the host table, adoption, loading |
+//! | `tvm.rs` | libraries of tvm-ffi-convention packed functions (`__tvm_ffi_<name>`) |
+
+mod fence;
+mod function;
+mod object;
+mod plugin;
+mod tensor;
+pub mod tvm;
+mod types;
+mod values;
+
+pub use function::*;
+pub use object::*;
+pub use plugin::*;
+pub use tensor::*;
+pub use types::*;
+pub use values::*;

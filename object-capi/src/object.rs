@@ -1,0 +1,361 @@
+//! Counting, the type registry and reflection from C.
+
+use core::ffi::c_char;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+
+use object_core::reflection::{get_attr, FieldFlags, FieldKind};
+use object_core::registry::{self, register_type, type_index_of, TypeSpec};
+use object_core::{Error, Object, ObjectRef};
+
+use crate::fence::{any_to_c, borrow, c_str, guard, interned, null, out};
+use crate::types::*;
+
+/// Adds one strong reference to `obj`.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or a live object.
+#[no_mangle]
+pub unsafe extern "C" fn obj_inc_ref(obj: ObjHandle) -> i32 {
+    guard(|| {
+        if obj.is_null() {
+            return Err(null("obj"));
+        }
+        // SAFETY: a live object (the caller's guarantee); the new reference is C's.
+        let h = unsafe { ObjectRef::clone_from_raw(obj.cast::<Object>()) };
+        core::mem::forget(h);
+        Ok(())
+    })
+}
+
+/// Drops one strong reference to `obj`; the last one runs its deleter.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or a live object on which the caller owns a reference.
+#[no_mangle]
+pub unsafe extern "C" fn obj_dec_ref(obj: ObjHandle) -> i32 {
+    guard(|| {
+        if obj.is_null() {
+            return Err(null("obj"));
+        }
+        // SAFETY: the caller gives up one reference to a live object.
+        drop(unsafe { ObjectRef::from_raw(obj.cast::<Object>()) });
+        Ok(())
+    })
+}
+
+/// Initializes the header of a fresh object that C allocated: type `type_index` (a
+/// registered object type), count 1, and `deleter`, which frees it when the count
+/// drops to zero. The object's layout must start with its parent's layout.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or writable memory for the header that nobody else uses.
+#[no_mangle]
+pub unsafe extern "C" fn obj_object_init(
+    obj: *mut ObjObjectHeader,
+    type_index: u32,
+    deleter: ObjDeleter,
+) -> i32 {
+    guard(|| {
+        let header = out(obj, "obj")?;
+        match registry::type_info(type_index) {
+            Some(t) if t.is_object() => {}
+            _ => {
+                return Err(Error::value_error(format!(
+                    "type index {type_index} is not a registered object type"
+                )))
+            }
+        }
+        header.type_index = type_index;
+        header.ref_count = 1;
+        header.deleter = deleter;
+        Ok(())
+    })
+}
+
+/// The index of the type called `key`.
+///
+/// # Safety
+///
+/// `key` is null (an error) or a NUL-terminated string; `out_index` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_index_of(key: *const c_char, out_index: *mut u32) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let key = unsafe { c_str(key, "key") }?;
+        let o = out(out_index, "out_index")?;
+        *o = type_index_of(key).map_err(|e| Error::new("KeyError", e.to_string()))?;
+        Ok(())
+    })
+}
+
+/// The key of the type at `index` (NUL-terminated, valid for the process).
+///
+/// # Safety
+///
+/// `out_key` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_key_of(index: u32, out_key: *mut ObjStr) -> i32 {
+    guard(|| {
+        let o = out(out_key, "out_key")?;
+        let info = registry::type_info(index)
+            .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+        *o = interned(info.key());
+        Ok(())
+    })
+}
+
+/// Everything the registry knows about the type at `index`.
+///
+/// # Safety
+///
+/// `out_info` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_info(index: u32, out_info: *mut ObjTypeInfo) -> i32 {
+    guard(|| {
+        let o = out(out_info, "out_info")?;
+        let t = registry::type_info(index)
+            .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+        let range = t.range();
+        *o = ObjTypeInfo {
+            index: t.index(),
+            parent_index: t.parent_index().unwrap_or(u32::MAX),
+            depth: t.depth(),
+            range_begin: range.start,
+            range_end: range.end,
+            slots: t.slots(),
+            is_final: t.is_final().into(),
+            allows_overflow: t.allows_overflow().into(),
+            is_object: t.is_object().into(),
+            reserved: 0,
+            num_ancestors: t.ancestors().len() as u32,
+            ancestors: t.ancestors().as_ptr(),
+            key: interned(t.key()),
+        };
+        Ok(())
+    })
+}
+
+/// Whether `obj` is an instance of the type at `target` (or of a subtype): 1 or 0 in
+/// `out_result`. O(1), the same check as Rust's `is::<T>()`.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or a live object; `out_result` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_is_instance(obj: ObjHandle, target: u32, out_result: *mut i32) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let o = unsafe { borrow(obj, "obj") }?;
+        let r = out(out_result, "out_result")?;
+        *r = registry::is_instance_of_index(o.type_index(), target).into();
+        Ok(())
+    })
+}
+
+/// Registers a type at run time under `parent_key` (idempotent for an identical
+/// registration) and writes its index.
+///
+/// # Safety
+///
+/// `key` and `parent_key` are null (an error) or NUL-terminated; `out_index` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_register(
+    key: *const c_char,
+    parent_key: *const c_char,
+    slots: u32,
+    is_final: i32,
+    allow_overflow: i32,
+    out_index: *mut u32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let key = unsafe { c_str(key, "key") }?;
+        // SAFETY: the caller's guarantee.
+        let parent = unsafe { c_str(parent_key, "parent_key") }?;
+        let o = out(out_index, "out_index")?;
+        let spec = TypeSpec::new(key, parent)
+            .slots(slots)
+            .final_type(is_final != 0)
+            .overflow(allow_overflow != 0);
+        let info = register_type(&spec).map_err(|e| Error::new("RegistryError", e.to_string()))?;
+        *o = info.index();
+        Ok(())
+    })
+}
+
+/// The type key of `obj`.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or a live object; `out_key` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_object_type_key(obj: ObjHandle, out_key: *mut ObjStr) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let o = unsafe { borrow(obj, "obj") }?;
+        *out(out_key, "out_key")? = interned(o.type_key());
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Reflection: the field table as C data.
+// ---------------------------------------------------------------------------------
+
+fn field_kind(k: FieldKind) -> u32 {
+    match k {
+        FieldKind::Bool => OBJ_FIELD_KIND_BOOL,
+        FieldKind::Int => OBJ_FIELD_KIND_INT,
+        FieldKind::Float => OBJ_FIELD_KIND_FLOAT,
+        FieldKind::Str => OBJ_FIELD_KIND_STR,
+        FieldKind::DataType => OBJ_FIELD_KIND_DATA_TYPE,
+        FieldKind::Device => OBJ_FIELD_KIND_DEVICE,
+        FieldKind::Object => OBJ_FIELD_KIND_OBJECT,
+        FieldKind::Any => OBJ_FIELD_KIND_ANY,
+        _ => OBJ_FIELD_KIND_OPAQUE,
+    }
+}
+
+/// How many bytes C may read at the field's offset: only for types whose Rust layout is
+/// a plain C scalar or one object pointer; 0 for everything else.
+fn c_size(kind: FieldKind, rust_type: &str) -> u32 {
+    let t: std::string::String = rust_type.chars().filter(|c| !c.is_whitespace()).collect();
+    match kind {
+        FieldKind::Bool if t == "bool" => 1,
+        FieldKind::Int => match t.as_str() {
+            "i8" | "u8" => 1,
+            "i16" | "u16" => 2,
+            "i32" | "u32" => 4,
+            "i64" | "u64" | "isize" | "usize" => 8,
+            _ => 0,
+        },
+        FieldKind::Float => match t.as_str() {
+            "f32" => 4,
+            "f64" => 8,
+            _ => 0,
+        },
+        FieldKind::DataType => 4,
+        FieldKind::Device => 8,
+        FieldKind::Object => {
+            let inner = t
+                .strip_prefix("Option<")
+                .and_then(|s| s.strip_suffix('>'))
+                .unwrap_or(&t);
+            // Handles that are one `repr(transparent)` object pointer.
+            let pointer_like = [
+                "ObjectPtr<",
+                "ObjectRef",
+                "Array<",
+                "Map<",
+                "Function",
+                "Module",
+                "NDArray",
+                "Shape",
+                "Error",
+            ];
+            if pointer_like.iter().any(|p| inner.starts_with(p)) {
+                8
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// A leaked field table (its strings are interned, leaked too: shared, never written).
+#[derive(Clone, Copy)]
+struct Rows(&'static [ObjFieldInfo]);
+
+// SAFETY: the rows and everything they point to are immutable and live for the process.
+unsafe impl Send for Rows {}
+// SAFETY: as above.
+unsafe impl Sync for Rows {}
+
+fn field_table(index: u32) -> Result<&'static [ObjFieldInfo], Error> {
+    static TABLES: OnceLock<Mutex<BTreeMap<u32, Rows>>> = OnceLock::new();
+    let tables = TABLES.get_or_init(Default::default);
+    let mut t = tables.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(done) = t.get(&index) {
+        return Ok(done.0);
+    }
+    let info = registry::type_info(index)
+        .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+    let rows: Vec<ObjFieldInfo> = info
+        .reflection()
+        .fields()
+        .iter()
+        .map(|f| {
+            let size = c_size(f.kind(), f.rust_type());
+            let mut flags = f.flags().bits();
+            if size != 0 && !f.flags().contains(FieldFlags::SKIPPED) {
+                flags |= OBJ_FIELD_C_READABLE;
+            }
+            ObjFieldInfo {
+                name: interned(f.name()),
+                offset: f.offset() as u64,
+                size,
+                kind: field_kind(f.kind()),
+                flags,
+                static_type_index: f.static_type_index().unwrap_or(u32::MAX),
+                static_type_key: interned(f.static_type_key()),
+                rust_type: interned(f.rust_type()),
+            }
+        })
+        .collect();
+    let rows: &'static [ObjFieldInfo] = Box::leak(rows.into_boxed_slice());
+    t.insert(index, Rows(rows));
+    Ok(rows)
+}
+
+/// The field table of the type at `index`: `*out_count` records (parents' fields
+/// first) at `*out_fields`, valid for the process. With it C finds a field by name and,
+/// for fields flagged `OBJ_FIELD_C_READABLE`, reads `size` bytes at `offset` from the
+/// object's header without calling into Rust.
+///
+/// # Safety
+///
+/// `out_fields` and `out_count` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_fields(
+    index: u32,
+    out_fields: *mut *const ObjFieldInfo,
+    out_count: *mut usize,
+) -> i32 {
+    guard(|| {
+        let f = out(out_fields, "out_fields")?;
+        let n = out(out_count, "out_count")?;
+        let rows = field_table(index)?;
+        *f = rows.as_ptr();
+        *n = rows.len();
+        Ok(())
+    })
+}
+
+/// Reads a reflected field by name (any kind), as an owned value.
+///
+/// # Safety
+///
+/// `obj` is null (an error) or a live object; `name` NUL-terminated; `out_value`
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_object_get_attr(
+    obj: ObjHandle,
+    name: *const c_char,
+    out_value: *mut ObjAny,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let o = unsafe { borrow(obj, "obj") }?;
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let slot = out(out_value, "out_value")?;
+        let v = get_attr(&o, name).map_err(|e| Error::new("AttributeError", e.to_string()))?;
+        *slot = any_to_c(v);
+        Ok(())
+    })
+}

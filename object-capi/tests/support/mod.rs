@@ -1,0 +1,91 @@
+//! Shared by the tests that build C programs and plugins: the C compiler, the target
+//! directory, nested cargo builds of workspace libraries, and the optional runner.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// The C compiler (`$CC`, `cc` or `gcc`), or `None` with the reason printed. In CI
+/// (`CI` set) a missing compiler is a failure, not a skip.
+pub fn c_compiler() -> Option<PathBuf> {
+    let candidates = std::env::var_os("CC")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from("cc"), PathBuf::from("gcc")]);
+    for cc in candidates {
+        if Command::new(&cc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(cc);
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no C compiler found (tried $CC, cc, gcc); CI must install gcc"
+    );
+    println!("SKIPPED: no C compiler found (tried $CC, cc, gcc)");
+    None
+}
+
+/// The profile directory the running test binary lives in (`target/debug`).
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test binary sits in <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+/// A scratch directory for built programs.
+pub fn out_dir() -> PathBuf {
+    let d = profile_dir().join("capi-tests");
+    std::fs::create_dir_all(&d).expect("create the scratch directory");
+    d
+}
+
+/// Builds a workspace library package (its cdylib) with the profile the tests use,
+/// into the same target directory, and returns the directory holding it. Builds are
+/// serialized within a test binary; cargo's own lock serializes across processes.
+pub fn build_library(package: &str) -> PathBuf {
+    build_library_with(package, &[], &[])
+}
+
+/// As [`build_library`], with extra cargo arguments and environment.
+pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) -> PathBuf {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let profile = profile_dir();
+    let target = profile.parent().expect("the target directory");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "--profile", "test", "-p", package])
+        .args(args)
+        .arg("--target-dir")
+        .arg(target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let status = cmd.status().expect("run cargo");
+    assert!(status.success(), "cargo build -p {package} failed");
+    profile
+}
+
+/// Runs a program, prefixed by `$OBJECT_CAPI_C_RUNNER` if set (e.g. valgrind).
+pub fn run(exe: &Path) -> Output {
+    let runner = std::env::var("OBJECT_CAPI_C_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    let mut cmd = match words.next() {
+        Some(first) => {
+            let mut c = Command::new(first);
+            c.args(words).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    cmd.output().expect("run the program")
+}

@@ -1,0 +1,146 @@
+//! Adoption: how a second copy of this crate (in a plugin, a shared library with its own
+//! statics) uses the host's registry instead of its own.
+//!
+//! A plugin built from the same source links its own copy of `object-core`: its own
+//! registry statics, its own index table, its own type caches. Left alone it would
+//! number its types independently, and an index would mean different types on the two
+//! sides. So the host hands the plugin its [`RegistryHooks`] ([`host_hooks`]) before
+//! the plugin touches any type, and the plugin calls [`adopt`]: from then on every
+//! registry entry point of the plugin's copy (look-ups by index and key, run-time
+//! registration, the first use of a Rust type, the display check) calls the host's. The
+//! plugin's own registry is never built. Its Rust types are registered in the host on
+//! first use (as types whose link-time registration was not collected), and the host
+//! fills the plugin's per-type caches, so `is::<T>()` in the plugin is the same couple
+//! of loads and compares as in the host.
+//!
+//! Cost on the host: nothing on the `is::<T>()` fast path or on clone/drop (the type
+//! cache and the header do not look here); one load of an initialized-once pointer in
+//! the index → entry look-up and in the out-of-range display check.
+//!
+//! The hooks are Rust function pointers over Rust types (`TypeInfo`, `TypeCache`,
+//! `RegistryError`): both sides must be built from the same `object-core` source with
+//! the same compiler, which [`BUILD_ID`] and the C ABI's layout fingerprint check.
+
+use std::sync::OnceLock;
+
+use super::info::{TypeInfo, TypeRegistration};
+use super::{RegistryError, TypeSpec};
+use crate::object_type::TypeCache;
+
+/// What the two sides compare before adopting: the crate version and the compiler
+/// that built it must be the same for Rust types to be shared.
+pub const BUILD_ID: &str = concat!(
+    "object-core ",
+    env!("CARGO_PKG_VERSION"),
+    " / ",
+    env!("OBJECT_CORE_RUSTC"),
+);
+
+/// The host registry's entry points, as a plugin's copy calls them.
+#[derive(Debug)]
+pub struct RegistryHooks {
+    /// [`BUILD_ID`] of the host.
+    pub build_id: &'static str,
+    /// `type_info`.
+    pub type_info: fn(u32) -> Option<&'static TypeInfo>,
+    /// `type_info_by_key`.
+    pub type_info_by_key: fn(&str) -> Option<&'static TypeInfo>,
+    /// The out-of-range instance check.
+    pub display_check: fn(u32, u32, u32) -> bool,
+    /// `register_type`.
+    pub register_type: fn(&TypeSpec) -> Result<&'static TypeInfo, RegistryError>,
+    /// A Rust type's first use, from another copy of its code.
+    pub resolve_rust_type: fn(
+        &'static TypeRegistration,
+        &'static TypeCache,
+    ) -> Result<&'static TypeInfo, RegistryError>,
+    /// `types`.
+    pub types: fn() -> Vec<&'static TypeInfo>,
+    /// `link_errors`.
+    pub link_errors: fn() -> Vec<RegistryError>,
+}
+
+static HOST_HOOKS: RegistryHooks = RegistryHooks {
+    build_id: BUILD_ID,
+    type_info: super::type_info,
+    type_info_by_key: super::type_info_by_key,
+    display_check: super::table::display_check,
+    register_type: super::register_type,
+    resolve_rust_type: |r, c| super::spec::resolve_rust_type_from(r, c, true),
+    types: super::types,
+    link_errors: super::link_errors,
+};
+
+static ADOPTED: OnceLock<&'static RegistryHooks> = OnceLock::new();
+
+/// This copy's registry entry points, to hand to a plugin.
+pub fn host_hooks() -> &'static RegistryHooks {
+    ADOPTED.get().copied().unwrap_or(&HOST_HOOKS)
+}
+
+/// The host's hooks, if this copy adopted a host registry.
+#[inline(always)]
+pub(crate) fn adopted() -> Option<&'static RegistryHooks> {
+    ADOPTED.get().copied()
+}
+
+/// Why [`adopt`] refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AdoptError {
+    /// The host was built from another `object-core` or by another compiler.
+    BuildMismatch {
+        /// The host's [`BUILD_ID`].
+        host: &'static str,
+        /// Ours.
+        plugin: &'static str,
+    },
+    /// This copy's own registry is already in use (a type was used before adopting).
+    AlreadyInUse,
+}
+
+impl core::fmt::Display for AdoptError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            AdoptError::BuildMismatch { host, plugin } => write!(
+                f,
+                "the host was built as `{host}`, the plugin as `{plugin}`: Rust types cannot be shared"
+            ),
+            AdoptError::AlreadyInUse => {
+                write!(f, "the plugin used its own type registry before adopting the host's")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AdoptError {}
+
+/// Makes this copy of the crate use the host's registry. Call it before anything
+/// touches a type (a plugin's entry point does, first). Adopting the same hooks twice
+/// is a no-op.
+///
+/// # Errors
+///
+/// [`AdoptError`]: a different build, or this copy's registry already in use.
+pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
+    if hooks.build_id != BUILD_ID {
+        return Err(AdoptError::BuildMismatch {
+            host: hooks.build_id,
+            plugin: BUILD_ID,
+        });
+    }
+    if let Some(done) = ADOPTED.get() {
+        return if core::ptr::eq(*done, hooks) {
+            Ok(())
+        } else {
+            Err(AdoptError::AlreadyInUse)
+        };
+    }
+    if core::ptr::eq(hooks, &HOST_HOOKS) {
+        return Ok(()); // our own registry: nothing to route
+    }
+    if super::REGISTRY.get().is_some() {
+        return Err(AdoptError::AlreadyInUse);
+    }
+    ADOPTED.set(hooks).map_err(|_| AdoptError::AlreadyInUse)
+}
