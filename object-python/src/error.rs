@@ -67,6 +67,9 @@ pub(crate) fn pyerr_to_error(py: Python<'_>, err: PyErr) -> Error {
     let message = value.str().map(|s| s.to_string()).unwrap_or_default();
     let mut frames = Vec::new();
     if let Some(tb) = err.traceback(py) {
+        // Before 3.12 a fetched exception's traceback travels beside it: attach it,
+        // so the exception raised again later still shows where it started.
+        let _ = value.setattr("__traceback__", &tb);
         let mut cur = Some(tb);
         while let Some(t) = cur {
             let frame = t.getattr("tb_frame").ok();
