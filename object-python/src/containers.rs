@@ -50,8 +50,8 @@ impl PyArray {
         self.arr.len()
     }
 
-    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        if let Ok(slice) = index.downcast::<PySlice>() {
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(slice) = index.cast::<PySlice>() {
             let ix = slice.indices(self.arr.len() as isize)?;
             let mut items = Vec::with_capacity(ix.slicelength);
             let mut i = ix.start;
@@ -72,7 +72,7 @@ impl PyArray {
         any_to_py(py, self.arr[j as usize].clone())
     }
 
-    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let items = self
             .arr
             .iter()
@@ -122,7 +122,7 @@ impl PyMap {
         self.map.len()
     }
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let k = py_to_any(key)?;
         match self.map.get(AnyView::from(&k)) {
             Some(v) => any_to_py(py, v.clone()),
@@ -135,7 +135,7 @@ impl PyMap {
         Ok(self.map.contains_key(AnyView::from(&k)))
     }
 
-    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(self.keys(py)?.bind(py).try_iter()?.into_any().unbind())
     }
 
@@ -177,8 +177,8 @@ impl PyMap {
         &self,
         py: Python<'_>,
         key: &Bound<'_, PyAny>,
-        default: Option<PyObject>,
-    ) -> PyResult<PyObject> {
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let k = py_to_any(key)?;
         match self.map.get(AnyView::from(&k)) {
             Some(v) => any_to_py(py, v.clone()),

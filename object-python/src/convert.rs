@@ -28,7 +28,7 @@ use crate::values::{PyDataType, PyDevice};
 
 /// A Python value as an `Any`.
 pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
-    if let Ok(o) = obj.downcast::<PyObj>() {
+    if let Ok(o) = obj.cast::<PyObj>() {
         return Ok(Any::from(o.get().obj.clone()));
     }
     if obj.is_none() {
@@ -43,33 +43,33 @@ pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Any::from(obj.extract::<f64>()?));
     }
-    if let Ok(s) = obj.downcast::<PyString>() {
+    if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Any::from(&*s.to_cow()?));
     }
-    if let Ok(b) = obj.downcast::<PyBytes>() {
+    if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(Any::from(Bytes::new(b.as_bytes())));
     }
-    if let Ok(d) = obj.downcast::<PyDataType>() {
+    if let Ok(d) = obj.cast::<PyDataType>() {
         return Ok(Any::from(d.get().0));
     }
-    if let Ok(d) = obj.downcast::<PyDevice>() {
+    if let Ok(d) = obj.cast::<PyDevice>() {
         return Ok(Any::from(d.get().0));
     }
-    if let Ok(l) = obj.downcast::<PyList>() {
+    if let Ok(l) = obj.cast::<PyList>() {
         let items = l
             .iter()
             .map(|x| py_to_any(&x))
             .collect::<PyResult<Vec<Any>>>()?;
         return Ok(Any::from(Array::<Any>::from(items)));
     }
-    if let Ok(t) = obj.downcast::<PyTuple>() {
+    if let Ok(t) = obj.cast::<PyTuple>() {
         let items = t
             .iter()
             .map(|x| py_to_any(&x))
             .collect::<PyResult<Vec<Any>>>()?;
         return Ok(Any::from(Array::<Any>::from(items)));
     }
-    if let Ok(d) = obj.downcast::<PyDict>() {
+    if let Ok(d) = obj.cast::<PyDict>() {
         let mut m: Map<Any, Any> = Map::with_capacity(d.len());
         for (k, v) in d.iter() {
             m.insert(py_to_any(&k)?, py_to_any(&v)?);
@@ -90,7 +90,7 @@ pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
 }
 
 /// An `Any` as a Python value.
-pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<PyObject> {
+pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
     let index = v.type_index();
     match index {
         type_index::NONE => return Ok(py.None()),

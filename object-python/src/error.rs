@@ -88,10 +88,7 @@ pub(crate) fn pyerr_to_error(py: Python<'_>, err: PyErr) -> Error {
                     .unwrap_or_default();
                 frames.push(format!("{name} ({file}:{line})"));
             }
-            cur = t
-                .getattr("tb_next")
-                .ok()
-                .and_then(|n| n.downcast_into().ok());
+            cur = t.getattr("tb_next").ok().and_then(|n| n.cast_into().ok());
         }
     }
     let id = {

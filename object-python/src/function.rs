@@ -55,7 +55,7 @@ impl PyFunction {
     }
 
     #[pyo3(signature = (*args))]
-    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<PyObject> {
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let n = args.len();
         let result = if n <= INLINE_ARGS {
             let mut owned: [Any; INLINE_ARGS] = Default::default();
@@ -65,14 +65,14 @@ impl PyFunction {
             let views: [AnyView<'_>; INLINE_ARGS] =
                 std::array::from_fn(|i| AnyView::from(&owned[i]));
             let views = &views[..n];
-            py.allow_threads(|| self.f.call(views))
+            py.detach(|| self.f.call(views))
         } else {
             let owned = args
                 .iter()
                 .map(|a| py_to_any(&a))
                 .collect::<PyResult<Vec<Any>>>()?;
             let views: Vec<AnyView<'_>> = owned.iter().map(AnyView::from).collect();
-            py.allow_threads(|| self.f.call(&views))
+            py.detach(|| self.f.call(&views))
         };
         match result {
             Ok(v) => any_to_py(py, v),
@@ -89,7 +89,7 @@ impl PyFunction {
 
 /// A Python callable as a `Function` (or the `Function` itself, for one of ours).
 pub(crate) fn function_from_callable(c: &Bound<'_, PyAny>) -> Function {
-    if let Ok(f) = c.downcast::<PyFunction>() {
+    if let Ok(f) = c.cast::<PyFunction>() {
         return f.get().f.clone();
     }
     let name = c
@@ -98,7 +98,7 @@ pub(crate) fn function_from_callable(c: &Bound<'_, PyAny>) -> Function {
         .unwrap_or_else(|_| "<python callable>".to_owned());
     let callable: Py<PyAny> = c.clone().unbind();
     Function::from_packed_named(Some(&name), move |args: &[AnyView<'_>]| {
-        Python::with_gil(|py| -> Result<Any, Error> {
+        Python::attach(|py| -> Result<Any, Error> {
             let converted = args
                 .iter()
                 .map(|a| any_to_py(py, a.to_any()))
@@ -115,7 +115,7 @@ pub(crate) fn function_from_callable(c: &Bound<'_, PyAny>) -> Function {
 
 /// The global function registered under `name`, or `None`.
 #[pyfunction]
-fn get_global(py: Python<'_>, name: &str) -> PyResult<Option<PyObject>> {
+fn get_global(py: Python<'_>, name: &str) -> PyResult<Option<Py<PyAny>>> {
     rust_get_global(name)
         .map(|f| wrap(py, f.as_object_ptr().clone().into_object_ref()))
         .transpose()
@@ -157,7 +157,7 @@ fn remove_global(name: &str) -> bool {
 
 /// A Python callable as a `Function` object.
 #[pyfunction]
-fn as_function(py: Python<'_>, callable: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+fn as_function(py: Python<'_>, callable: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     if !callable.is_callable() {
         return Err(PyTypeError::new_err("as_function needs a callable"));
     }

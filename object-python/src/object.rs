@@ -25,7 +25,7 @@ use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
 use crate::containers::{PyArray, PyMap};
@@ -53,9 +53,9 @@ pub(crate) fn take_pending() -> Option<ObjectRef> {
 /// The classes, by type index.
 static CLASSES: RwLock<Vec<Option<Py<PyType>>>> = RwLock::new(Vec::new());
 /// `object_python.ObjectMeta`, the metaclass of the generated classes.
-static METACLASS: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static METACLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// `_native.load_json_graph`, what pickles call to load.
-static LOADER: GILOnceCell<PyObject> = GILOnceCell::new();
+static LOADER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn err(py: Python<'_>, e: impl Into<Error>) -> PyErr {
     error_to_pyerr(py, e.into())
@@ -150,7 +150,7 @@ impl PyObj {
     /// Whether `other` is the same object (identity).
     fn same_as(&self, other: &Bound<'_, PyAny>) -> bool {
         other
-            .downcast::<PyObj>()
+            .cast::<PyObj>()
             .is_ok_and(|o| ObjectRef::ptr_eq(&self.obj, &o.get().obj))
     }
 
@@ -158,9 +158,9 @@ impl PyObj {
         format!("{:?}", self.obj)
     }
 
-    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyObject {
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
         let py = other.py();
-        let Ok(other) = other.downcast::<PyObj>() else {
+        let Ok(other) = other.cast::<PyObj>() else {
             return py.NotImplemented();
         };
         let same = ObjectRef::ptr_eq(&self.obj, &other.get().obj);
@@ -180,11 +180,11 @@ impl PyObj {
     }
 
     /// Pickling goes through the JSON graph (iterative, sharing preserved).
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(PyObject, (String,))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
         let text = py
-            .allow_threads(|| object_json::to_json_graph(&Any::from(self.obj.clone())))
+            .detach(|| object_json::to_json_graph(&Any::from(self.obj.clone())))
             .map_err(|e| err(py, e))?;
-        let loader = LOADER.get_or_try_init(py, || -> PyResult<PyObject> {
+        let loader = LOADER.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
             Ok(py
                 .import("object_python._native")?
                 .getattr("load_json_graph")?
@@ -207,12 +207,12 @@ impl FieldDescr {
         slf: &Bound<'_, Self>,
         obj: Option<&Bound<'_, PyAny>>,
         _owner: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyObject> {
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let Some(obj) = obj.filter(|o| !o.is_none()) else {
             return Ok(slf.clone().into_any().unbind());
         };
-        let this = obj.downcast::<PyObj>()?;
+        let this = obj.cast::<PyObj>()?;
         let value = get_field(&this.get().obj, slf.get().info).map_err(|e| err(py, e))?;
         any_to_py(py, value)
     }
@@ -351,11 +351,11 @@ fn make_class<'py>(
         None => py.get_type::<PyType>(),
     };
     let bases = PyTuple::new(py, [base])?;
-    Ok(meta.call1((name, bases, ns))?.downcast_into::<PyType>()?)
+    Ok(meta.call1((name, bases, ns))?.cast_into::<PyType>()?)
 }
 
 /// An object in the Python class of its type.
-pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<PyObject> {
+pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<Py<PyAny>> {
     if obj.type_index() == type_index::OBJECT {
         return Ok(Py::new(py, PyObj { obj })?.into_any());
     }
@@ -406,7 +406,7 @@ fn register_type<'py>(
 /// The registry's `is` check: whether `obj` is an object of type `index` or a subtype.
 #[pyfunction]
 fn _is_instance(obj: &Bound<'_, PyAny>, index: u32) -> bool {
-    obj.downcast::<PyObj>()
+    obj.cast::<PyObj>()
         .is_ok_and(|o| registry::is_instance_of_index(o.get().obj.type_index(), index))
 }
 
@@ -421,15 +421,15 @@ fn _set_metaclass(py: Python<'_>, meta: Bound<'_, PyType>) -> PyResult<()> {
 #[pyfunction]
 fn save_json_graph(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
     let v = py_to_any(value)?;
-    py.allow_threads(|| object_json::to_json_graph(&v))
+    py.detach(|| object_json::to_json_graph(&v))
         .map_err(|e| err(py, e))
 }
 
 /// The value a JSON graph text holds.
 #[pyfunction]
-fn load_json_graph(py: Python<'_>, text: &str) -> PyResult<PyObject> {
+fn load_json_graph(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     let v = py
-        .allow_threads(|| object_json::from_json_graph(text))
+        .detach(|| object_json::from_json_graph(text))
         .map_err(|e| err(py, e))?;
     any_to_py(py, v)
 }

@@ -129,7 +129,7 @@ fn init(nd: NDArray) -> PyClassInitializer<PyNDArray> {
 /// Imports anything with `__dlpack__` (a NumPy array, …) without copying; an NDArray
 /// of ours is itself.
 pub(crate) fn ndarray_from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<NDArray> {
-    if let Ok(nd) = obj.downcast::<PyNDArray>() {
+    if let Ok(nd) = obj.cast::<PyNDArray>() {
         return Ok(nd.get().nd.clone());
     }
     let py = obj.py();
@@ -145,8 +145,8 @@ pub(crate) fn ndarray_from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<NDArray> {
 
 /// `from_dlpack(obj)`: an NDArray sharing `obj`'s memory.
 #[pyfunction]
-fn from_dlpack(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-    if obj.downcast::<PyNDArray>().is_ok() {
+fn from_dlpack(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if obj.cast::<PyNDArray>().is_ok() {
         return Ok(obj.clone().unbind());
     }
     let nd = ndarray_from_dlpack(obj)?;
@@ -156,7 +156,7 @@ fn from_dlpack(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PyObject> {
 /// `empty(shape, dtype="float32")`: a new zeroed host NDArray.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = "float32"))]
-fn empty(py: Python<'_>, shape: Vec<i64>, dtype: &str) -> PyResult<PyObject> {
+fn empty(py: Python<'_>, shape: Vec<i64>, dtype: &str) -> PyResult<Py<PyAny>> {
     let dt: DataType = dtype
         .parse()
         .map_err(|e: object_core::ParseDataTypeError| PyValueError::new_err(e.to_string()))?;

@@ -5,7 +5,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// A data type (`DataType("float32")`, `str(dt)`, `code`, `bits`, `lanes`).
-#[pyclass(frozen, eq, hash, module = "object_python", name = "DataType")]
+#[pyclass(
+    frozen,
+    eq,
+    hash,
+    skip_from_py_object,
+    module = "object_python",
+    name = "DataType"
+)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PyDataType(pub(crate) DataType);
 
@@ -41,14 +48,21 @@ impl PyDataType {
         format!("DataType({:?})", self.0.to_string())
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(PyObject, (String,))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
         let cls = py.get_type::<PyDataType>().into_any().unbind();
         Ok((cls, (self.0.to_string(),)))
     }
 }
 
 /// A device (`Device("cpu:0")` or `Device(1, 0)`, `device_type`, `device_id`).
-#[pyclass(frozen, eq, hash, module = "object_python", name = "Device")]
+#[pyclass(
+    frozen,
+    eq,
+    hash,
+    skip_from_py_object,
+    module = "object_python",
+    name = "Device"
+)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PyDevice(pub(crate) Device);
 
@@ -90,7 +104,7 @@ impl PyDevice {
         format!("Device({:?})", self.0.to_string())
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(PyObject, (i32, i32))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (i32, i32))> {
         let cls = py.get_type::<PyDevice>().into_any().unbind();
         Ok((cls, (self.0.device_type, self.0.device_id)))
     }

@@ -120,4 +120,10 @@ def test_wrapping_does_not_leak_references(tour):
     for _ in range(100):
         e.lhs.name
     assert sys.getrefcount(name) == before
+    before = (sys.getrefcount(tour.Var), sys.getrefcount(tour.Add), sys.getrefcount(op.Array))
+    for _ in range(100):
+        e.lhs
+        tour.Add(lhs=x, rhs=x)
+        op.Array([1])
+    assert (sys.getrefcount(tour.Var), sys.getrefcount(tour.Add), sys.getrefcount(op.Array)) == before
     assert isinstance(op.Array([1]), collections.abc.Sequence)
