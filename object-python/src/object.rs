@@ -26,7 +26,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
 use crate::containers::{PyArray, PyMap};
 use crate::convert::{any_to_py, py_to_any};
@@ -69,21 +69,20 @@ fn create_by_keyword(
 ) -> PyResult<ObjectRef> {
     let info = registry::type_info(index)
         .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
-    let mut keys: Vec<String> = Vec::new();
+    let mut keys: Vec<Bound<'_, PyString>> = Vec::new();
     let mut values: Vec<Any> = Vec::new();
     if let Some(kw) = kwargs {
         keys.reserve(kw.len());
         values.reserve(kw.len());
         for (k, v) in kw.iter() {
-            keys.push(k.extract()?);
+            keys.push(k.cast_into::<PyString>()?);
             values.push(py_to_any(&v)?);
         }
     }
-    let mut entries: Vec<(&str, Option<Any>)> = keys
-        .iter()
-        .map(String::as_str)
-        .zip(values.into_iter().map(Some))
-        .collect();
+    let mut entries: Vec<(&str, Option<Any>)> = Vec::with_capacity(keys.len());
+    for (k, v) in keys.iter().zip(values) {
+        entries.push((k.to_str()?, Some(v)));
+    }
     create_from_source(info, &mut FieldSource::new(info.key(), &mut entries))
         .map_err(|e| err(py, e))
 }

@@ -10,7 +10,9 @@
 use object_containers::{NDArray, NDArrayObj};
 use object_core::{DataType, Device};
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::dlpack;
@@ -126,6 +128,9 @@ fn init(nd: NDArray) -> PyClassInitializer<PyNDArray> {
     PyClassInitializer::from(base).add_subclass(PyNDArray { nd })
 }
 
+/// `{"max_version": (1, 1)}`, the keywords of every `__dlpack__` call (never mutated).
+static ASK_VERSIONED: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
 /// Imports anything with `__dlpack__` (a NumPy array, …) without copying; an NDArray
 /// of ours is itself.
 pub(crate) fn ndarray_from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<NDArray> {
@@ -133,11 +138,15 @@ pub(crate) fn ndarray_from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<NDArray> {
         return Ok(nd.get().nd.clone());
     }
     let py = obj.py();
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("max_version", (1u32, 1u32))?;
-    let capsule = match obj.call_method("__dlpack__", (), Some(&kwargs)) {
+    let kwargs = ASK_VERSIONED.get_or_try_init(py, || -> PyResult<Py<PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item(intern!(py, "max_version"), (1u32, 1u32))?;
+        Ok(d.unbind())
+    })?;
+    let name = intern!(py, "__dlpack__");
+    let capsule = match obj.call_method(name, (), Some(kwargs.bind(py))) {
         Ok(c) => c,
-        Err(e) if e.is_instance_of::<PyTypeError>(py) => obj.call_method0("__dlpack__")?,
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => obj.call_method0(name)?,
         Err(e) => return Err(e),
     };
     dlpack::import(&capsule)

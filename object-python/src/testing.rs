@@ -12,6 +12,12 @@ use pyo3::prelude::*;
 #[pyfunction]
 fn _bench_plain_noop() {}
 
+/// A plain pyo3 function that releases and retakes the GIL (what that costs alone).
+#[pyfunction]
+fn _bench_plain_detach(py: Python<'_>) {
+    py.detach(|| ());
+}
+
 /// A plain pyo3 `add(int, int)` (the benchmarks' yardstick).
 #[pyfunction]
 fn _bench_plain_add(a: i64, b: i64) -> i64 {
@@ -23,6 +29,23 @@ fn _bench_plain_add(a: i64, b: i64) -> i64 {
 #[pyfunction]
 fn _bench_plain_len(a: &Bound<'_, PyAny>) -> PyResult<usize> {
     a.len()
+}
+
+/// A plain pyo3 class with one integer field (the yardstick of construction and of a
+/// field read).
+#[pyclass(frozen, module = "object_python", name = "_BenchPlainPoint")]
+struct BenchPlainPoint {
+    #[pyo3(get)]
+    value: i64,
+}
+
+#[pymethods]
+impl BenchPlainPoint {
+    #[new]
+    #[pyo3(signature = (*, value))]
+    fn new(value: i64) -> Self {
+        BenchPlainPoint { value }
+    }
 }
 
 /// Calls `f(t, i)` for `i` in `0..calls` on each of `threads` new Rust threads `t` and
@@ -156,6 +179,8 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_globals();
     m.add_function(wrap_pyfunction!(_bench_plain_noop, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_add, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_plain_detach, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_len, m)?)?;
+    m.add_class::<BenchPlainPoint>()?;
     Ok(())
 }
