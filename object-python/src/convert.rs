@@ -17,7 +17,7 @@
 
 use object_containers::{Array, Map};
 use object_core::{type_index, Any, Bytes, ObjectRef};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRecursionError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -26,8 +26,16 @@ use crate::object::{wrap, PyObj};
 use crate::tensor::ndarray_from_dlpack;
 use crate::values::{PyDataType, PyDevice};
 
+/// How deeply Python lists, tuples and dicts may nest when converted (each level is
+/// one Rust stack frame, so the depth is bounded whatever thread converts).
+pub(crate) const MAX_NESTING: usize = 256;
+
 /// A Python value as an `Any`.
 pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
+    py_to_any_nested(obj, 0)
+}
+
+fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
     if let Ok(o) = obj.cast::<PyObj>() {
         return Ok(Any::from(o.get().obj.clone()));
     }
@@ -55,24 +63,26 @@ pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
     if let Ok(d) = obj.cast::<PyDevice>() {
         return Ok(Any::from(d.get().0));
     }
+    let nested = |x: Bound<'_, PyAny>| {
+        if depth >= MAX_NESTING {
+            return Err(PyRecursionError::new_err(format!(
+                "lists, tuples and dicts nested more than {MAX_NESTING} deep"
+            )));
+        }
+        py_to_any_nested(&x, depth + 1)
+    };
     if let Ok(l) = obj.cast::<PyList>() {
-        let items = l
-            .iter()
-            .map(|x| py_to_any(&x))
-            .collect::<PyResult<Vec<Any>>>()?;
+        let items = l.iter().map(nested).collect::<PyResult<Vec<Any>>>()?;
         return Ok(Any::from(Array::<Any>::from(items)));
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        let items = t
-            .iter()
-            .map(|x| py_to_any(&x))
-            .collect::<PyResult<Vec<Any>>>()?;
+        let items = t.iter().map(nested).collect::<PyResult<Vec<Any>>>()?;
         return Ok(Any::from(Array::<Any>::from(items)));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut m: Map<Any, Any> = Map::with_capacity(d.len());
         for (k, v) in d.iter() {
-            m.insert(py_to_any(&k)?, py_to_any(&v)?);
+            m.insert(nested(k)?, nested(v)?);
         }
         return Ok(Any::from(m));
     }

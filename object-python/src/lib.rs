@@ -28,8 +28,10 @@
 
 mod containers;
 mod convert;
-// The DLPack capsules: raw `PyCapsule` C API calls and the managed tensors they carry.
-#[allow(unsafe_code)]
+#[allow(
+    unsafe_code,
+    reason = "DLPack capsules: raw PyCapsule C API calls, the managed tensors they carry"
+)]
 mod dlpack;
 mod error;
 mod function;
@@ -43,7 +45,6 @@ use pyo3::prelude::*;
 /// The native module, `object_python._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     object::add_to_module(m)?;
     containers::add_to_module(m)?;
     function::add_to_module(m)?;
@@ -52,6 +53,5 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::add_to_module(m)?;
     testing::add_to_module(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    let _ = py;
     Ok(())
 }

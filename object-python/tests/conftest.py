@@ -9,8 +9,7 @@ import object_python as op
 
 
 def _settle():
-    for _ in range(3):
-        gc.collect()
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

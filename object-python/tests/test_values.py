@@ -85,3 +85,15 @@ def test_refcounts_of_values_come_back():
         echo(s)
         echo([s, s])
     assert sys.getrefcount(s) == before
+
+
+def test_deeply_nested_lists_are_refused_not_overflowed():
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        echo(deep)
+    ok = []
+    for _ in range(200):
+        ok = [ok]
+    assert len(echo(ok)) == 1
