@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 venv="${OBJECT_PYTHON_VENV:-target/python-venv}"
 rm -rf "$venv"
 python3 -m venv "$venv"
-py="$(cd "$venv" && pwd)/bin/python"
+bin="$(cd "$venv" && pwd)/bin"
+py="$bin/python"
+# maturin's build backend runs the `maturin` executable from PATH.
+export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 
 "$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
 # The same command a user types (`pip install ./object-python`), with maturin already in
