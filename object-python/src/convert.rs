@@ -36,6 +36,13 @@ pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
 }
 
 fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
+    // The commonest arguments first, by exact type (one pointer compare each).
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(Any::from(obj.extract::<i64>()?));
+    }
+    if obj.is_exact_instance_of::<PyFloat>() {
+        return Ok(Any::from(obj.extract::<f64>()?));
+    }
     if let Ok(o) = obj.cast::<PyObj>() {
         return Ok(Any::from(o.get().obj.clone()));
     }
