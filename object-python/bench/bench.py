@@ -1,0 +1,115 @@
+"""Benchmarks of the Python bindings, each beside a plain pyo3 counterpart built into the
+same extension, in one process and one run.
+
+    python object-python/bench/bench.py            # after a release install
+
+tvm-ffi's Python package is not installed here, so it is not measured.
+"""
+
+import sys
+import time
+
+import numpy as np
+
+import object_python as op
+from object_python import _native
+
+ROUNDS = 7
+
+
+def per_op(fn, n):
+    """The best of ROUNDS runs of ``fn(n)`` (a loop of n operations), in ns per op."""
+    best = float("inf")
+    for _ in range(ROUNDS):
+        t0 = time.perf_counter_ns()
+        fn(n)
+        best = min(best, (time.perf_counter_ns() - t0) / n)
+    return best
+
+
+def loop_empty(n):
+    for _ in range(n):
+        pass
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
+    tour = op.namespace("tour")
+    noop = op.get_global("testing.noop")
+    add = op.get_global("testing.add")
+    data_ptr = op.get_global("testing.tensor_data_ptr")
+    plain_noop = _native._bench_plain_noop
+    plain_add = _native._bench_plain_add
+    plain_len = _native._bench_plain_len
+    Point = _native._BenchPlainPoint
+    IntImm = tour.IntImm
+    p = Point(value=3)
+    imm = IntImm(value=3)
+    a = np.zeros(16, dtype=np.float32)
+
+    def ours_noop(n):
+        for _ in range(n):
+            noop()
+
+    def plain_noop_(n):
+        for _ in range(n):
+            plain_noop()
+
+    def ours_add(n):
+        for _ in range(n):
+            add(1, 2)
+
+    def plain_add_(n):
+        for _ in range(n):
+            plain_add(1, 2)
+
+    def ours_field(n):
+        for _ in range(n):
+            imm.value
+
+    def plain_field(n):
+        for _ in range(n):
+            p.value
+
+    def ours_make(n):
+        for _ in range(n):
+            IntImm(value=3)
+
+    def plain_make(n):
+        for _ in range(n):
+            Point(value=3)
+
+    def ours_array(n):
+        for _ in range(n):
+            data_ptr(a)
+
+    def plain_array(n):
+        for _ in range(n):
+            plain_len(a)
+
+    plain_detach = _native._bench_plain_detach
+
+    def plain_detach_(n):
+        for _ in range(n):
+            plain_detach()
+
+    base = per_op(loop_empty, n)
+    rows = [
+        ("no-op call", ours_noop, plain_noop_),
+        ("add(int, int)", ours_add, plain_add_),
+        ("field read", ours_field, plain_field),
+        ("construct an object", ours_make, plain_make),
+        ("call taking a NumPy array", ours_array, plain_array),
+    ]
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {n} ops per run, best of {ROUNDS}; loop overhead {base:.1f} ns subtracted")
+    print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7}")
+    for name, ours, plain in rows:
+        o = per_op(ours, n) - base
+        q = per_op(plain, n) - base
+        print(f"{name:28} {o:9.1f} {q:14.1f} {o / q:7.2f}")
+    d = per_op(plain_detach_, n) - base
+    print(f"(a plain pyo3 function that only releases and retakes the GIL: {d:.1f} ns)")
+
+
+if __name__ == "__main__":
+    main()

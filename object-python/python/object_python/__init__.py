@@ -1,0 +1,118 @@
+"""Python bindings of the unified object protocol.
+
+Every type in the registry (link-time or registered later, e.g. by a plugin) is a Python
+class, made on first use, whose base is its parent's class: ``isinstance`` is the
+registry's ``is`` check. Reflected fields are read-only attributes, ``repr`` is the
+library's printer, construction is by keyword through reflection, ``==`` is identity.
+
+    >>> import object_python as op
+    >>> tour = op.namespace("tour")
+    >>> x = tour.Var(name="x")
+    >>> e = tour.Add(lhs=x, rhs=tour.IntImm(value=3))
+    >>> isinstance(e, tour.BinOp), e.lhs == x
+    (True, True)
+"""
+
+import collections.abc as _abc
+import types as _types
+
+from . import _native
+from ._native import (
+    ArrayBase,
+    DataType,
+    Device,
+    Field,
+    FunctionBase,
+    MapBase,
+    NDArrayBase,
+    Object,
+    ObjectError,
+    as_function,
+    empty,
+    from_dlpack,
+    get_global,
+    list_globals,
+    load_json_graph,
+    register_global,
+    register_type,
+    remove_global,
+    save_json_graph,
+    type_class,
+    type_keys,
+)
+
+__all__ = [
+    "Array",
+    "DataType",
+    "Device",
+    "Function",
+    "Map",
+    "NDArray",
+    "Object",
+    "ObjectError",
+    "ObjectMeta",
+    "as_function",
+    "empty",
+    "from_dlpack",
+    "get_global",
+    "list_globals",
+    "load",
+    "load_json_graph",
+    "namespace",
+    "register_global",
+    "register_type",
+    "remove_global",
+    "save",
+    "save_json_graph",
+    "type_class",
+    "type_keys",
+]
+
+__version__ = _native.__version__
+
+
+class ObjectMeta(type):
+    """The metaclass of the generated classes: ``isinstance`` asks the registry."""
+
+    def __instancecheck__(cls, obj):
+        if type.__instancecheck__(cls, obj):
+            return True
+        return _native._is_instance(obj, cls._type_index)
+
+    def __repr__(cls):
+        return "<class {!r} (object type {})>".format(cls._type_key, cls._type_index)
+
+
+_native._set_metaclass(ObjectMeta)
+
+Array = type_class("ffi.Array")
+Map = type_class("ffi.Map")
+Function = type_class("ffi.Function")
+NDArray = type_class("ffi.Tensor")
+_abc.Sequence.register(ArrayBase)
+_abc.Mapping.register(MapBase)
+
+
+def namespace(prefix):
+    """The classes of every registered type whose key starts with ``prefix + "."``,
+    by their last name (``namespace("tour").Add`` is the class of ``tour.Add``)."""
+    ns = _types.SimpleNamespace()
+    start = prefix + "."
+    for key in type_keys():
+        if key.startswith(start) and "." not in key[len(start):]:
+            setattr(ns, key[len(start):], type_class(key))
+    return ns
+
+
+def save(value, path):
+    """Writes ``value`` (an object graph, a container, a number, ...) to ``path`` as a
+    JSON graph (tvm-ffi's format)."""
+    text = save_json_graph(value)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def load(path):
+    """Reads the value a JSON graph file holds."""
+    with open(path, encoding="utf-8") as f:
+        return load_json_graph(f.read())

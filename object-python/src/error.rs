@@ -1,0 +1,180 @@
+//! Errors both ways.
+//!
+//! A Rust [`Error`] raised into Python becomes the Python exception its kind names
+//! (`ValueError`, `TypeError`, `KeyError`, `AttributeError`, `IndexError`,
+//! `NotImplementedError`, `RuntimeError`), or else [`ObjectError`]; every one carries
+//! `.kind` and `.frames`.
+//!
+//! A Python exception raised in a callback that Rust called becomes an `Error` whose
+//! kind is the exception's class name and whose message is `str(exc)`; the exception
+//! object itself waits in a side table, named by a frame of the `Error`
+//! (`"<python exception #N>"`), and is raised again, the same object with its own
+//! traceback, when the `Error` comes back to Python. The table holds at most
+//! [`MAX_PENDING`] exceptions: an error that Rust drops without returning it to Python
+//! keeps its exception until it is evicted (oldest first).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use object_core::Error;
+use pyo3::exceptions::{
+    PyAttributeError, PyException, PyIndexError, PyKeyError, PyNotImplementedError, PyRuntimeError,
+    PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+pyo3::create_exception!(
+    object_python,
+    ObjectError,
+    PyException,
+    "An error raised in Rust whose kind has no Python exception of its own; `.kind` names it."
+);
+
+/// The most exceptions the side table keeps.
+pub(crate) const MAX_PENDING: usize = 1024;
+
+const MARKER: &str = "<python exception #";
+
+struct Pending {
+    next: u64,
+    table: BTreeMap<u64, Py<PyAny>>,
+}
+
+static PENDING: Mutex<Pending> = Mutex::new(Pending {
+    next: 0,
+    table: BTreeMap::new(),
+});
+
+fn lock() -> std::sync::MutexGuard<'static, Pending> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The number of Python exceptions waiting in the side table (for the leak tests).
+#[pyfunction]
+fn _pending_exceptions() -> usize {
+    lock().table.len()
+}
+
+/// A Python exception as an `Error` (the exception object kept for its return).
+pub(crate) fn pyerr_to_error(py: Python<'_>, err: PyErr) -> Error {
+    let value = err.value(py);
+    let kind = value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".to_owned());
+    let message = value.str().map(|s| s.to_string()).unwrap_or_default();
+    let mut frames = Vec::new();
+    if let Some(tb) = err.traceback(py) {
+        // Before 3.12 a fetched exception's traceback travels beside it: attach it,
+        // so the exception raised again later still shows where it started.
+        let _ = value.setattr("__traceback__", &tb);
+        let mut cur = Some(tb);
+        while let Some(t) = cur {
+            let frame = t.getattr("tb_frame").ok();
+            let line = t
+                .getattr("tb_lineno")
+                .and_then(|l| l.extract::<i64>())
+                .unwrap_or(0);
+            if let Some(code) = frame.and_then(|f| f.getattr("f_code").ok()) {
+                let name = code
+                    .getattr("co_name")
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                let file = code
+                    .getattr("co_filename")
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                frames.push(format!("{name} ({file}:{line})"));
+            }
+            cur = t.getattr("tb_next").ok().and_then(|n| n.cast_into().ok());
+        }
+    }
+    let id = {
+        let mut p = lock();
+        let id = p.next;
+        p.next += 1;
+        p.table.insert(id, value.clone().into_any().unbind());
+        let evicted = if p.table.len() > MAX_PENDING {
+            p.table.pop_first()
+        } else {
+            None
+        };
+        drop(p);
+        drop(evicted);
+        id
+    };
+    // Innermost Python frame first, as Rust frames are added going outwards; the
+    // marker last, so the frames after it are the Rust ones.
+    let mut e = Error::new(kind, message);
+    for f in frames.into_iter().rev() {
+        e = e.with_frame(f);
+    }
+    e.with_frame(format!("{MARKER}{id}>"))
+}
+
+fn pending_id(frame: &str) -> Option<u64> {
+    frame.strip_prefix(MARKER)?.strip_suffix('>')?.parse().ok()
+}
+
+/// An `Error` as a Python exception: the original one if it started in Python.
+pub(crate) fn error_to_pyerr(py: Python<'_>, e: Error) -> PyErr {
+    if let Some(id) = e.frames().iter().find_map(|f| pending_id(f)) {
+        let original = lock().table.remove(&id);
+        if let Some(exc) = original {
+            let rust_frames: Vec<&str> = e
+                .frames()
+                .iter()
+                .map(|s| s.as_str())
+                .skip_while(|f| pending_id(f).is_none())
+                .skip(1)
+                .collect();
+            let exc = exc.into_bound(py);
+            if let Ok(list) = PyList::new(py, &rust_frames) {
+                // Exceptions whose class refuses attributes just go without them.
+                let _ = exc.setattr("rust_frames", list);
+            }
+            return PyErr::from_value(exc);
+        }
+    }
+    let mut text = e.message().to_owned();
+    for f in e.frames() {
+        text.push_str("\n  in ");
+        text.push_str(f);
+    }
+    let err = match e.kind() {
+        "ValueError" => PyValueError::new_err(text),
+        "TypeError" => PyTypeError::new_err(text),
+        "KeyError" => PyKeyError::new_err(text),
+        "AttributeError" => PyAttributeError::new_err(text),
+        "IndexError" => PyIndexError::new_err(text),
+        "NotImplementedError" => PyNotImplementedError::new_err(text),
+        "RuntimeError" => PyRuntimeError::new_err(text),
+        _ => ObjectError::new_err(text),
+    };
+    let value = err.value(py);
+    let _ = value.setattr("kind", e.kind());
+    if let Ok(list) = PyList::new(py, e.frames()) {
+        let _ = value.setattr("frames", list);
+    }
+    err
+}
+
+/// Raises a Rust `Error` of the given kind (for the tests).
+#[pyfunction]
+#[pyo3(signature = (kind, message, frames = Vec::new()))]
+fn _raise_error(py: Python<'_>, kind: &str, message: &str, frames: Vec<String>) -> PyResult<()> {
+    let mut e = Error::new(kind, message);
+    for f in frames {
+        e = e.with_frame(f);
+    }
+    Err(error_to_pyerr(py, e))
+}
+
+pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ObjectError", m.py().get_type::<ObjectError>())?;
+    m.add_function(wrap_pyfunction!(_pending_exceptions, m)?)?;
+    m.add_function(wrap_pyfunction!(_raise_error, m)?)?;
+    Ok(())
+}

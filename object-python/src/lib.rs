@@ -1,0 +1,57 @@
+//! # object-python
+//!
+//! The Python extension of the unified object protocol: a pyo3 module, `object_python._native`,
+//! wrapped by the pure-Python package `object_python` (`python/object_python/`), built
+//! with maturin (`pip install ./object-python`).
+//!
+//! | module | holds |
+//! | --- | --- |
+//! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling |
+//! | `containers` | `Array` (a read-only sequence) and `Map` (a mapping) |
+//! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
+//! | `convert` | Python values ↔ `Any` |
+//! | `error` | `Error` ↔ Python exceptions, both ways, the original exception kept in a side table |
+//! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
+//! | `values` | `DataType`, `Device` |
+//! | `testing` | the globals the tests and benchmarks call, and the plain pyo3 functions measured beside ours |
+//!
+//! Nothing in the workspace links this crate: it is a `cdylib` only, built with pyo3's
+//! `extension-module` feature, so `cargo build`/`cargo test --workspace` never link
+//! libpython.
+//!
+//! # Unsafe code
+//!
+//! `unsafe_code` is denied here and allowed only in `dlpack`, which hands DLPack
+//! managed tensors to and from `PyCapsule`s through the C API.
+
+#![deny(unsafe_code)]
+
+mod containers;
+mod convert;
+#[allow(
+    unsafe_code,
+    reason = "DLPack capsules: raw PyCapsule C API calls, the managed tensors they carry"
+)]
+mod dlpack;
+mod error;
+mod function;
+mod object;
+mod tensor;
+mod testing;
+mod values;
+
+use pyo3::prelude::*;
+
+/// The native module, `object_python._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    object::add_to_module(m)?;
+    containers::add_to_module(m)?;
+    function::add_to_module(m)?;
+    tensor::add_to_module(m)?;
+    values::add_to_module(m)?;
+    error::add_to_module(m)?;
+    testing::add_to_module(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

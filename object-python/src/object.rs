@@ -1,0 +1,462 @@
+//! Objects as Python objects.
+//!
+//! `Object` (a pyo3 class holding one `ObjectRef`) is the class of `ffi.Object`. Every
+//! other registered type gets its Python class the first time one of its objects (or
+//! the class itself) is asked for: `ObjectMeta(name, (parent_class,), namespace)`,
+//! whose namespace holds one [`FieldDescr`] per reflected field, so attribute reads are
+//! one descriptor call, `dir()` lists the fields, and writes fail. The classes of the
+//! built-ins with behaviour (`ffi.Array`, `ffi.Map`, `ffi.Function`, `ffi.Tensor`) take
+//! the pyo3 class with that behaviour as their base. Types registered later (plugins,
+//! `register_type`) get theirs the same way, lazily, so the Python hierarchy always
+//! follows the registry and `isinstance` is the registry's `is` (the metaclass's
+//! `__instancecheck__` also asks the registry).
+//!
+//! Wrapping an object into its class goes through the class's `__new__` with the
+//! object waiting in a thread-local slot; keyword construction (`Add(lhs=x, rhs=y)`)
+//! goes through reflection's `create_from_source`, with its error messages.
+
+use std::cell::RefCell;
+use std::sync::RwLock;
+
+use object_core::reflection::{create_from_source, get_field, FieldInfo, FieldSource};
+use object_core::registry::{self, TypeSpec};
+use object_core::{type_index, Any, Error, ObjectRef, TypeInfo};
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+
+use crate::containers::{PyArray, PyMap};
+use crate::convert::{any_to_py, py_to_any};
+use crate::error::error_to_pyerr;
+use crate::function::PyFunction;
+use crate::tensor::PyNDArray;
+
+/// The base of every object class: one strong reference to the object.
+#[pyclass(frozen, subclass, weakref, module = "object_python", name = "Object")]
+pub(crate) struct PyObj {
+    pub(crate) obj: ObjectRef,
+}
+
+thread_local! {
+    /// The object being wrapped, between `wrap` and the class's `__new__`.
+    static PENDING_WRAP: RefCell<Option<ObjectRef>> = const { RefCell::new(None) };
+}
+
+/// The object `wrap` is handing to a `__new__`, if any.
+pub(crate) fn take_pending() -> Option<ObjectRef> {
+    PENDING_WRAP.with(|p| p.borrow_mut().take())
+}
+
+/// The classes, by type index.
+static CLASSES: RwLock<Vec<Option<Py<PyType>>>> = RwLock::new(Vec::new());
+/// `object_python.ObjectMeta`, the metaclass of the generated classes.
+static METACLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `_native.load_json_graph`, what pickles call to load.
+static LOADER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn err(py: Python<'_>, e: impl Into<Error>) -> PyErr {
+    error_to_pyerr(py, e.into())
+}
+
+/// Builds an object of the type `index` from keyword arguments, through reflection.
+fn create_by_keyword(
+    py: Python<'_>,
+    index: u32,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ObjectRef> {
+    let info = registry::type_info(index)
+        .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
+    let mut keys: Vec<Bound<'_, PyString>> = Vec::new();
+    let mut values: Vec<Any> = Vec::new();
+    if let Some(kw) = kwargs {
+        keys.reserve(kw.len());
+        values.reserve(kw.len());
+        for (k, v) in kw.iter() {
+            keys.push(k.cast_into::<PyString>()?);
+            values.push(py_to_any(&v)?);
+        }
+    }
+    let mut entries: Vec<(&str, Option<Any>)> = Vec::with_capacity(keys.len());
+    for (k, v) in keys.iter().zip(values) {
+        entries.push((k.to_str()?, Some(v)));
+    }
+    create_from_source(info, &mut FieldSource::new(info.key(), &mut entries))
+        .map_err(|e| err(py, e))
+}
+
+#[pymethods]
+impl PyObj {
+    #[new]
+    #[classmethod]
+    #[pyo3(signature = (*args, **kwargs))]
+    fn new(
+        cls: &Bound<'_, PyType>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let py = cls.py();
+        if args.is_empty() && kwargs.is_none() {
+            if let Some(obj) = take_pending() {
+                return Ok(PyObj { obj });
+            }
+        }
+        let index: u32 = cls.getattr(intern!(py, "_type_index"))?.extract()?;
+        if !args.is_empty() {
+            let key = registry::type_info(index).map_or("?", TypeInfo::key);
+            return Err(PyTypeError::new_err(format!(
+                "`{key}` is built by keyword: {key}(field=value, ...)"
+            )));
+        }
+        Ok(PyObj {
+            obj: create_by_keyword(py, index, kwargs)?,
+        })
+    }
+
+    /// The registry index of `ffi.Object`, the type of this class.
+    #[classattr]
+    #[pyo3(name = "_type_index")]
+    fn type_index_attr() -> u32 {
+        type_index::OBJECT
+    }
+
+    #[classattr]
+    #[pyo3(name = "_type_key")]
+    fn type_key_attr() -> &'static str {
+        type_index::OBJECT_KEY
+    }
+
+    /// The object's type key (`"tour.Add"`).
+    #[getter]
+    fn type_key(&self) -> &'static str {
+        self.obj.type_key()
+    }
+
+    /// The object's type index in the registry.
+    #[getter]
+    fn type_index(&self) -> u32 {
+        self.obj.type_index()
+    }
+
+    /// The object's address (the identity `==` and `hash` use).
+    #[getter]
+    fn address(&self) -> usize {
+        ObjectRef::as_ptr(&self.obj) as usize
+    }
+
+    /// Whether `other` is the same object (identity).
+    fn same_as(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyObj>()
+            .is_ok_and(|o| ObjectRef::ptr_eq(&self.obj, &o.get().obj))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.obj)
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> Py<PyAny> {
+        let py = other.py();
+        let Ok(other) = other.cast::<PyObj>() else {
+            return py.NotImplemented();
+        };
+        let same = ObjectRef::ptr_eq(&self.obj, &other.get().obj);
+        let answer = match op {
+            CompareOp::Eq => same,
+            CompareOp::Ne => !same,
+            _ => return py.NotImplemented(),
+        };
+        pyo3::types::PyBool::new(py, answer)
+            .to_owned()
+            .into_any()
+            .unbind()
+    }
+
+    fn __hash__(&self) -> u64 {
+        (ObjectRef::as_ptr(&self.obj) as usize as u64).rotate_right(4)
+    }
+
+    /// Pickling goes through the JSON graph (iterative, sharing preserved).
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
+        let text = py
+            .detach(|| object_json::to_json_graph(&Any::from(self.obj.clone())))
+            .map_err(|e| err(py, e))?;
+        let loader = LOADER.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py
+                .import("object_python._native")?
+                .getattr("load_json_graph")?
+                .unbind())
+        })?;
+        Ok((loader.clone_ref(py), (text,)))
+    }
+}
+
+/// A reflected field, as a read-only data descriptor on its type's class.
+#[pyclass(frozen, module = "object_python", name = "Field")]
+pub(crate) struct FieldDescr {
+    info: &'static FieldInfo,
+    owner: &'static str,
+}
+
+#[pymethods]
+impl FieldDescr {
+    fn __get__(
+        slf: &Bound<'_, Self>,
+        obj: Option<&Bound<'_, PyAny>>,
+        _owner: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let Some(obj) = obj.filter(|o| !o.is_none()) else {
+            return Ok(slf.clone().into_any().unbind());
+        };
+        let this = obj.cast::<PyObj>()?;
+        let value = get_field(&this.get().obj, slf.get().info).map_err(|e| err(py, e))?;
+        any_to_py(py, value)
+    }
+
+    fn __set__(&self, _obj: &Bound<'_, PyAny>, _value: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(self.read_only())
+    }
+
+    fn __delete__(&self, _obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(self.read_only())
+    }
+
+    /// The field's name.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.info.name()
+    }
+
+    /// The field's static type key (`"ffi.String"`, `"int"`, `"tour.Expr"`, …).
+    #[getter]
+    fn type_key(&self) -> &'static str {
+        self.info.static_type_key()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<field `{}` ({}) of `{}`>",
+            self.info.name(),
+            self.info.static_type_key(),
+            self.owner
+        )
+    }
+}
+
+impl FieldDescr {
+    fn read_only(&self) -> PyErr {
+        PyAttributeError::new_err(format!(
+            "field `{}` of `{}` is read-only (objects are immutable once shared)",
+            self.info.name(),
+            self.owner
+        ))
+    }
+}
+
+fn cached(py: Python<'_>, index: u32) -> Option<Bound<'_, PyType>> {
+    let classes = CLASSES.read().unwrap_or_else(|e| e.into_inner());
+    classes
+        .get(index as usize)
+        .and_then(Option::as_ref)
+        .map(|c| c.bind(py).clone())
+}
+
+/// The Python class of the registered type `index`, made (with its ancestors') on first
+/// use.
+pub(crate) fn class_of(py: Python<'_>, index: u32) -> PyResult<Bound<'_, PyType>> {
+    if let Some(c) = cached(py, index) {
+        return Ok(c);
+    }
+    let info = registry::type_info(index)
+        .filter(|i| i.is_object())
+        .ok_or_else(|| PyTypeError::new_err(format!("no object type has index {index}")))?;
+    // From the root down (the ancestor list is bounded by the registry's depth, not by
+    // any graph), each class made from its parent's.
+    let mut parent: Option<Bound<'_, PyType>> = None;
+    for &idx in info.ancestors() {
+        let cls = match cached(py, idx) {
+            Some(c) => c,
+            None => {
+                let made = make_class(py, idx, parent.as_ref())?;
+                let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
+                if classes.len() <= idx as usize {
+                    classes.resize_with(idx as usize + 1, || None);
+                }
+                // Another thread may have made it meanwhile (class creation runs
+                // Python code, which may let the GIL go): the first one wins.
+                match &classes[idx as usize] {
+                    Some(c) => c.bind(py).clone(),
+                    None => {
+                        classes[idx as usize] = Some(made.clone().unbind());
+                        made
+                    }
+                }
+            }
+        };
+        parent = Some(cls);
+    }
+    parent.ok_or_else(|| PyTypeError::new_err(format!("type {index} has no ancestry")))
+}
+
+fn make_class<'py>(
+    py: Python<'py>,
+    index: u32,
+    parent: Option<&Bound<'py, PyType>>,
+) -> PyResult<Bound<'py, PyType>> {
+    let base = match index {
+        type_index::OBJECT => return Ok(py.get_type::<PyObj>()),
+        type_index::ARRAY => py.get_type::<PyArray>(),
+        type_index::MAP => py.get_type::<PyMap>(),
+        type_index::FUNCTION => py.get_type::<PyFunction>(),
+        type_index::TENSOR => py.get_type::<PyNDArray>(),
+        _ => match parent {
+            Some(p) => p.clone(),
+            None => py.get_type::<PyObj>(),
+        },
+    };
+    let info = registry::type_info(index)
+        .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
+    let key = info.key();
+    let name = key.rsplit('.').next().unwrap_or(key);
+    let ns = PyDict::new(py);
+    ns.set_item("__slots__", PyTuple::empty(py))?;
+    ns.set_item("__module__", "object_python.types")?;
+    ns.set_item("__qualname__", key)?;
+    ns.set_item(
+        "__doc__",
+        format!("The registered type `{key}` (index {index})."),
+    )?;
+    ns.set_item("_type_index", index)?;
+    ns.set_item("_type_key", key)?;
+    if !info.reflection().is_opaque() {
+        for f in info.reflection().reflected_fields() {
+            ns.set_item(
+                f.name(),
+                Bound::new(
+                    py,
+                    FieldDescr {
+                        info: f,
+                        owner: key,
+                    },
+                )?,
+            )?;
+        }
+    }
+    let meta = match METACLASS.get(py) {
+        Some(m) => m.bind(py).clone(),
+        None => py.get_type::<PyType>(),
+    };
+    let bases = PyTuple::new(py, [base])?;
+    Ok(meta.call1((name, bases, ns))?.cast_into::<PyType>()?)
+}
+
+/// An object in the Python class of its type.
+pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<Py<PyAny>> {
+    if obj.type_index() == type_index::OBJECT {
+        return Ok(Py::new(py, PyObj { obj })?.into_any());
+    }
+    let cls = class_of(py, obj.type_index())?;
+    PENDING_WRAP.with(|p| *p.borrow_mut() = Some(obj));
+    let made = cls.call0();
+    take_pending();
+    Ok(made?.unbind())
+}
+
+/// The class of a registered type, by key.
+#[pyfunction]
+fn type_class<'py>(py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyType>> {
+    let index = registry::type_index_of(key).map_err(|e| {
+        pyo3::exceptions::PyKeyError::new_err(format!("no registered type `{key}`: {e}"))
+    })?;
+    class_of(py, index)
+}
+
+/// The keys of every registered object type.
+#[pyfunction]
+fn type_keys() -> Vec<&'static str> {
+    registry::types()
+        .into_iter()
+        .filter(|i| i.is_object())
+        .map(TypeInfo::key)
+        .collect()
+}
+
+/// Registers a type at run time (as a plugin would); returns its class.
+#[pyfunction]
+#[pyo3(signature = (key, parent = "ffi.Object", slots = 0, final_type = false))]
+fn register_type<'py>(
+    py: Python<'py>,
+    key: &str,
+    parent: &str,
+    slots: u32,
+    final_type: bool,
+) -> PyResult<Bound<'py, PyType>> {
+    let spec = TypeSpec::new(key, parent)
+        .slots(slots)
+        .final_type(final_type);
+    let info = registry::register_type(&spec)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    class_of(py, info.index())
+}
+
+/// The registry's `is` check: whether `obj` is an object of type `index` or a subtype.
+#[pyfunction]
+fn _is_instance(obj: &Bound<'_, PyAny>, index: u32) -> bool {
+    obj.cast::<PyObj>()
+        .is_ok_and(|o| registry::is_instance_of_index(o.get().obj.type_index(), index))
+}
+
+#[pyfunction]
+fn _set_metaclass(py: Python<'_>, meta: Bound<'_, PyType>) -> PyResult<()> {
+    METACLASS
+        .set(py, meta.unbind())
+        .map_err(|_| PyTypeError::new_err("the metaclass is set once"))
+}
+
+/// A value (object, container, number, …) as JSON graph text.
+#[pyfunction]
+fn save_json_graph(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = py_to_any(value)?;
+    py.detach(|| object_json::to_json_graph(&v))
+        .map_err(|e| err(py, e))
+}
+
+/// The value a JSON graph text holds.
+#[pyfunction]
+fn load_json_graph(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    let v = py
+        .detach(|| object_json::from_json_graph(text))
+        .map_err(|e| err(py, e))?;
+    any_to_py(py, v)
+}
+
+/// The library's count of live objects (built with the `live-count` feature), else
+/// `None`.
+#[pyfunction]
+fn _live_objects() -> Option<isize> {
+    #[cfg(feature = "live-count")]
+    {
+        Some(object_core::live_objects())
+    }
+    #[cfg(not(feature = "live-count"))]
+    {
+        None
+    }
+}
+
+pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyObj>()?;
+    m.add_class::<FieldDescr>()?;
+    m.add_function(wrap_pyfunction!(type_class, m)?)?;
+    m.add_function(wrap_pyfunction!(type_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(register_type, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_instance, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_metaclass, m)?)?;
+    m.add_function(wrap_pyfunction!(save_json_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(load_json_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(_live_objects, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! What the tests, the benchmarks and the README's example call: a few Rust global
+//! functions (`testing.*`, `tour.*`) and the plain pyo3 functions measured beside ours.
+
+use std::thread;
+
+use object_containers::{register_global_override, Function, Map, NDArray};
+use object_core::{AnyView, Error, ObjectPtr};
+use object_examples::expr::{self, Env, Expr, Var};
+use pyo3::prelude::*;
+
+/// A plain pyo3 function that does nothing (the benchmarks' yardstick).
+#[pyfunction]
+fn _bench_plain_noop() {}
+
+/// A plain pyo3 function that releases and retakes the GIL (what that costs alone).
+#[pyfunction]
+fn _bench_plain_detach(py: Python<'_>) {
+    py.detach(|| ());
+}
+
+/// A plain pyo3 `add(int, int)` (the benchmarks' yardstick).
+#[pyfunction]
+fn _bench_plain_add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// A plain pyo3 function reading a NumPy array's length through the buffer-free
+/// `len()` (the yardstick of a call taking an array).
+#[pyfunction]
+fn _bench_plain_len(a: &Bound<'_, PyAny>) -> PyResult<usize> {
+    a.len()
+}
+
+/// A plain pyo3 class with one integer field (the yardstick of construction and of a
+/// field read).
+#[pyclass(frozen, module = "object_python", name = "_BenchPlainPoint")]
+struct BenchPlainPoint {
+    #[pyo3(get)]
+    value: i64,
+}
+
+#[pymethods]
+impl BenchPlainPoint {
+    #[new]
+    #[pyo3(signature = (*, value))]
+    fn new(value: i64) -> Self {
+        BenchPlainPoint { value }
+    }
+}
+
+/// Calls `f(t, i)` for `i` in `0..calls` on each of `threads` new Rust threads `t` and
+/// sums the (integer) results.
+fn call_in_threads(f: Function, threads: i64, calls: i64) -> Result<i64, Error> {
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let f = f.clone();
+            thread::spawn(move || -> Result<i64, Error> {
+                let mut sum = 0;
+                for i in 0..calls {
+                    let r = f.call(&[AnyView::from(t), AnyView::from(i)])?;
+                    sum += r
+                        .as_int()
+                        .ok_or_else(|| Error::type_error("the callback must return an int"))?;
+                }
+                Ok(sum)
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for h in handles {
+        total += h
+            .join()
+            .map_err(|_| Error::new("RuntimeError", "a calling thread panicked"))??;
+    }
+    Ok(total)
+}
+
+fn tensor_sum(t: NDArray) -> Result<f64, Error> {
+    let dtype = t.dtype().to_string();
+    let err = |e: object_containers::NDArrayError| Error::value_error(e.to_string());
+    match dtype.as_str() {
+        "float64" => Ok(t.as_slice::<f64>().map_err(err)?.iter().sum()),
+        "float32" => Ok(t
+            .as_slice::<f32>()
+            .map_err(err)?
+            .iter()
+            .map(|&x| f64::from(x))
+            .sum()),
+        "int64" => Ok(t
+            .as_slice::<i64>()
+            .map_err(err)?
+            .iter()
+            .map(|&x| x as f64)
+            .sum()),
+        "int32" => Ok(t
+            .as_slice::<i32>()
+            .map_err(err)?
+            .iter()
+            .map(|&x| f64::from(x))
+            .sum()),
+        _ => Err(Error::type_error(format!(
+            "tensor_sum: unsupported dtype {dtype}"
+        ))),
+    }
+}
+
+/// Registers the globals (idempotent: a second import overrides with the same).
+fn register_globals() {
+    let globals: Vec<(&str, Function)> = vec![
+        (
+            "testing.noop",
+            Function::from_typed_named("testing.noop", || {}),
+        ),
+        (
+            "testing.add",
+            Function::from_typed_named("testing.add", |a: i64, b: i64| a + b),
+        ),
+        (
+            "testing.tensor_sum",
+            Function::from_typed_named("testing.tensor_sum", tensor_sum),
+        ),
+        (
+            "testing.tensor_data_ptr",
+            Function::from_typed_named("testing.tensor_data_ptr", |t: NDArray| {
+                t.data_ptr() as usize as i64
+            }),
+        ),
+        (
+            "testing.tensor_read_only",
+            Function::from_typed_named("testing.tensor_read_only", |t: NDArray| t.is_read_only()),
+        ),
+        (
+            "testing.call",
+            Function::from_packed_named(Some("testing.call"), |args| {
+                let (f, rest) = args
+                    .split_first()
+                    .ok_or_else(|| Error::type_error("testing.call(f, *args)"))?;
+                let f = Function::try_from(f.to_any())?;
+                f.call(rest)
+            }),
+        ),
+        (
+            "testing.call_in_threads",
+            Function::from_typed_named("testing.call_in_threads", call_in_threads),
+        ),
+        (
+            "testing.raise",
+            Function::from_typed_named("testing.raise", |kind: String, message: String| {
+                Err::<(), Error>(Error::new(kind, message))
+            }),
+        ),
+        (
+            "testing.echo",
+            Function::from_packed_named(Some("testing.echo"), |args| {
+                Ok(args.first().map(AnyView::to_any).unwrap_or_default())
+            }),
+        ),
+        (
+            "tour.print",
+            Function::from_typed_named("tour.print", |e: ObjectPtr<Expr>| expr::print(&e)),
+        ),
+        (
+            "tour.eval",
+            Function::from_typed_named(
+                "tour.eval",
+                |e: ObjectPtr<Expr>, env: Map<ObjectPtr<Var>, i64>| -> Result<i64, Error> {
+                    let env = env.iter().fold(Env::new(), |acc, (v, x)| acc.bind(v, *x));
+                    expr::eval(&e, &env).map_err(|e| Error::value_error(e.to_string()))
+                },
+            ),
+        ),
+    ];
+    for (name, f) in globals {
+        drop(register_global_override(name, f));
+    }
+}
+
+pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    register_globals();
+    m.add_function(wrap_pyfunction!(_bench_plain_noop, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_plain_add, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_plain_detach, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_plain_len, m)?)?;
+    m.add_class::<BenchPlainPoint>()?;
+    Ok(())
+}

@@ -1,0 +1,135 @@
+import sys
+import threading
+
+import pytest
+
+import object_python as op
+
+add = op.get_global("testing.add")
+call = op.get_global("testing.call")
+raise_ = op.get_global("testing.raise")
+
+
+def test_call_and_globals():
+    assert add(40, 2) == 42 and add.name == "testing.add"
+    assert isinstance(add, op.Function) and callable(add)
+    assert "testing.add" in op.list_globals()
+    assert op.get_global("no.such.function") is None
+    assert op.get_global("testing.noop")() is None
+    with pytest.raises(TypeError) as e:
+        add(1)
+    assert e.value.kind == "TypeError"
+
+
+def test_python_callables_become_functions():
+    def twice(v):
+        return v * 2
+
+    before = sys.getrefcount(twice)
+    f = op.as_function(twice)
+    assert isinstance(f, op.Function) and f(21) == 42 and f.name.endswith("twice")
+    assert call(twice, 4) == 8  # converted on the way in
+    op.register_global("pytest.twice", twice)
+    try:
+        with pytest.raises(Exception):
+            op.register_global("pytest.twice", twice)
+        op.register_global("pytest.twice", lambda v: v * 3, override=True)
+        assert call(op.get_global("pytest.twice"), 2) == 6
+        assert "pytest.twice" in op.list_globals()
+    finally:
+        assert op.remove_global("pytest.twice")
+    stored = op.Array([f, twice])
+    assert stored[1](5) == 10
+    del f, stored
+    assert sys.getrefcount(twice) == before
+
+
+def test_function_from_eight_python_threads():
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(2000):
+                assert add(k, i) == k + i
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_python_callback_from_rust_threads():
+    seen = set()
+    lock = threading.Lock()
+
+    def cb(t, i):
+        with lock:
+            seen.add(threading.get_ident())
+        return t * 1000 + i
+
+    before = sys.getrefcount(cb)
+    total = op.get_global("testing.call_in_threads")(cb, 4, 50)
+    assert total == sum(t * 1000 + i for t in range(4) for i in range(50))
+    assert len(seen) == 4 and threading.get_ident() not in seen
+    assert sys.getrefcount(cb) == before
+
+
+@pytest.mark.parametrize(
+    "kind,exc",
+    [
+        ("ValueError", ValueError),
+        ("TypeError", TypeError),
+        ("KeyError", KeyError),
+        ("AttributeError", AttributeError),
+        ("IndexError", IndexError),
+        ("ShapeError", op.ObjectError),
+    ],
+)
+def test_rust_errors_become_python_exceptions(kind, exc):
+    with pytest.raises(exc) as e:
+        raise_(kind, "went wrong")
+    assert e.value.kind == kind and "went wrong" in str(e.value)
+    assert e.value.frames == ["testing.raise"]
+
+
+def test_python_exceptions_cross_rust_and_come_back_as_themselves():
+    class Custom(Exception):
+        pass
+
+    raised = Custom("mine")
+
+    def fail(*_):
+        raise raised
+
+    with pytest.raises(Custom) as e:
+        call(fail, 1)
+    assert e.value is raised
+    assert e.value.__traceback__ is not None
+    assert e.value.rust_frames[-1] == "testing.call"
+    assert any("fail" in f for f in [t.name for t in __import__("traceback").extract_tb(e.value.__traceback__)])
+    del e
+
+
+def test_python_exception_seen_from_rust_threads():
+    def fail(t, i):
+        if t == 1:
+            raise ValueError("from a Rust thread")
+        return 0
+
+    with pytest.raises(ValueError, match="from a Rust thread"):
+        op.get_global("testing.call_in_threads")(fail, 3, 2)
+
+
+def test_python_exception_in_a_nested_call():
+    def inner():
+        raise KeyError("deep")
+
+    def outer():
+        return call(inner)
+
+    with pytest.raises(KeyError, match="deep"):
+        call(outer)

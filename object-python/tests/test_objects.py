@@ -1,0 +1,129 @@
+import collections.abc
+import copy
+import pickle
+import sys
+import weakref
+
+import pytest
+
+import object_python as op
+
+
+def test_classes_follow_the_registry(tour):
+    assert tour.Add.__mro__[:4] == (tour.Add, tour.BinOp, tour.Expr, op.Object)
+    assert issubclass(tour.IntImm, tour.Expr)
+    assert op.type_class("tour.Add") is tour.Add
+    assert tour.Add._type_key == "tour.Add"
+    assert op.Array is op.type_class("ffi.Array")
+    assert issubclass(op.Array, op.ArrayBase) and issubclass(op.Array, op.Object)
+
+
+def test_isinstance_is_the_registry_check(tour):
+    x = tour.Var(name="x")
+    e = tour.Add(lhs=x, rhs=tour.IntImm(value=3))
+    assert type(e) is tour.Add
+    assert isinstance(e, tour.BinOp) and isinstance(e, tour.Expr) and isinstance(e, op.Object)
+    assert not isinstance(e, tour.Mul) and not isinstance(x, tour.BinOp)
+    assert op._native._is_instance(e, tour.BinOp._type_index)
+    assert not isinstance(3, tour.Expr)
+
+
+def test_types_registered_later_get_classes(tour):
+    Neg = op.register_type("pytest.Pow", "tour.BinOp")
+    assert Neg.__mro__[1] is tour.BinOp
+    assert op.register_type("pytest.Pow", "tour.BinOp") is Neg  # idempotent
+    n = Neg(lhs=tour.IntImm(value=2), rhs=tour.IntImm(value=5))
+    assert type(n) is Neg and isinstance(n, tour.BinOp) and not isinstance(n, tour.Add)
+    assert n.lhs.value == 2
+    assert "pytest.Pow" in op.type_keys()
+    with pytest.raises(ValueError):
+        op.register_type("pytest.Bad", "tour.Add")  # a final parent
+
+
+def test_fields_are_read_only_attributes(tour):
+    x = tour.Var(name="x")
+    e = tour.Mul(lhs=x, rhs=tour.IntImm(value=7))
+    assert e.lhs == x and e.rhs.value == 7 and x.name == "x"
+    assert {"lhs", "rhs", "type_key"} <= set(dir(e))
+    assert isinstance(tour.Add.lhs, op.Field) and tour.Add.lhs.name == "lhs"
+    with pytest.raises(AttributeError, match="read-only"):
+        e.lhs = x
+    with pytest.raises(AttributeError, match="read-only"):
+        del e.rhs
+    with pytest.raises(AttributeError):
+        e.nope
+    with pytest.raises(AttributeError):
+        e.other = 1  # no __dict__
+
+
+def test_repr_is_the_printer(tour):
+    x = tour.Var(name="x")
+    e = tour.Add(lhs=x, rhs=x)
+    assert repr(e) == 'tour.Add { lhs: tour.Var #1 { name: "x" }, rhs: #1 }'
+    assert op.get_global("tour.print")(e) == "(x + x)"
+
+
+def test_keyword_construction_errors(tour):
+    with pytest.raises(Exception) as missing:
+        tour.Var()
+    assert str(missing.value) == "missing field `name` (ffi.String) of `tour.Var`"
+    with pytest.raises(Exception) as extra:
+        tour.Var(name="x", nope=1)
+    assert "nope" in str(extra.value)
+    with pytest.raises(TypeError) as wrong:
+        tour.IntImm(value="three")
+    assert "value" in str(wrong.value)
+    with pytest.raises(TypeError, match="by keyword"):
+        tour.Var("x")
+
+
+def test_identity_equality_hash_and_weakref(tour):
+    x = tour.Var(name="x")
+    y = tour.Var(name="x")
+    e = tour.Add(lhs=x, rhs=x)
+    assert e.lhs == e.rhs and e.lhs is not e.rhs  # two wrappers, one object
+    assert e.lhs == x and x != y
+    assert hash(e.lhs) == hash(x)
+    assert len({x, e.lhs, y}) == 2
+    r = weakref.ref(x)
+    assert r() is x
+    del x
+    assert r() is None
+
+
+def test_pickle_and_copy_through_the_json_graph(tour):
+    x = tour.Var(name="x")
+    e = tour.Add(lhs=x, rhs=tour.Mul(lhs=x, rhs=tour.IntImm(value=2)))
+    back = pickle.loads(pickle.dumps(e))
+    assert back != e and repr(back) == repr(e)
+    assert back.lhs == back.rhs.lhs  # sharing preserved
+    assert repr(copy.deepcopy(e)) == repr(e)
+
+
+def test_deep_graphs_do_not_recurse(tour):
+    e = tour.IntImm(value=0)
+    one = tour.IntImm(value=1)
+    for _ in range(20000):
+        e = tour.Add(lhs=e, rhs=one)
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is tour.Add and back.rhs == back.rhs
+    assert repr(back).startswith("tour.Add")
+
+
+def test_wrapping_does_not_leak_references(tour):
+    x = tour.Var(name="x")
+    e = tour.Add(lhs=x, rhs=x)
+    r = weakref.ref(e.lhs)
+    assert r() is None  # the wrapper went with its last reference
+    name = x.name
+    before = sys.getrefcount(name)
+    for _ in range(100):
+        e.lhs.name
+    assert sys.getrefcount(name) == before
+    before = (sys.getrefcount(tour.Var), sys.getrefcount(tour.Add), sys.getrefcount(op.Array))
+    for _ in range(100):
+        e.lhs
+        tour.Add(lhs=x, rhs=x)
+        op.Array([1])
+    assert (sys.getrefcount(tour.Var), sys.getrefcount(tour.Add), sys.getrefcount(op.Array)) == before
+    assert isinstance(op.Array([1]), collections.abc.Sequence)
