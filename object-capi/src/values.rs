@@ -114,10 +114,8 @@ pub unsafe extern "C" fn obj_any_get_str(value: *const ObjAny, out_str: *mut Obj
                 // `v_bytes` is the member of inline strings; the pointer is to the
                 // caller's value itself.
                 let p = core::ptr::addr_of!(v.v.v_bytes);
-                let b = unsafe {
-                    // SAFETY: `small` (at most 7) of the 8 inline bytes.
-                    core::slice::from_raw_parts(p.cast::<u8>(), v.small as usize)
-                };
+                // SAFETY: `small` (at most 7) of the 8 inline bytes.
+                let b = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), v.small as usize) };
                 core::str::from_utf8(b).map_err(|e| Error::value_error(e.to_string()))?;
                 *o = ObjStr {
                     data: p.cast(),

@@ -339,10 +339,10 @@ impl<T: ObjectType> ObjectPtr<T> {
         T: FieldsMut,
     {
         if Self::strong_count(this) == 1 {
-            // SAFETY: the count is one and we hold `&mut` to the only handle, so no other
-            // reference to the object exists for the borrow (Acquire in `strong_count`
-            // orders us after the other handles' last uses); the pointer came from the
-            // allocator, with provenance over the whole object.
+            // The count is one and we hold `&mut` to the only handle (Acquire in
+            // `strong_count` orders us after the other handles' last uses).
+            // SAFETY: so no other reference to the object exists for the borrow; the
+            // pointer came from the allocator, with provenance over the whole object.
             Some(unsafe { T::project(this.ptr) })
         } else {
             None

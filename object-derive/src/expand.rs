@@ -111,6 +111,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             // parent's own fields, disjoint from ours.
             quote!(#id: unsafe { <#parent as #krate::FieldsMut>::project(this.cast::<#parent>()) })
         } else {
+            // SAFETY (generated): each own field is a disjoint place in the object.
             quote!(#id: unsafe { &mut *::core::ptr::addr_of_mut!((*__p).#id) })
         }
     });

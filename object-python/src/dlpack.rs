@@ -25,9 +25,9 @@ const VERSIONED_USED: &CStr = c"used_dltensor_versioned";
 
 /// The destructor of an exported legacy capsule.
 unsafe extern "C" fn legacy_capsule_destructor(capsule: *mut ffi::PyObject) {
-    // SAFETY: CPython calls a capsule's destructor with the capsule, holding the GIL.
-    // `PyCapsule_IsValid` sets no exception; a capsule still named "dltensor" was not
-    // consumed, so its pointer is the managed tensor this module exported and still
+    // CPython calls a capsule's destructor with the capsule, holding the GIL; a capsule
+    // still named "dltensor" was not consumed (`PyCapsule_IsValid` sets no exception).
+    // SAFETY: so its pointer is the managed tensor this module exported and still
     // owns, whose deleter is called once, here.
     unsafe {
         if ffi::PyCapsule_IsValid(capsule, LEGACY.as_ptr()) == 1 {

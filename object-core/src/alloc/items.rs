@@ -177,10 +177,10 @@ impl<T: InlineItems> ObjectPtr<T> {
     /// The initialized trailing items.
     #[inline]
     pub fn items(this: &Self) -> &[T::Item] {
-        // SAFETY: objects of an `InlineItems` type are made by `make_object_with_items`,
-        // so `item_len` initialized items follow at `items_offset`; the pointer is the
-        // handle's, with provenance over the whole block (not from a `&T`, which would
-        // cover the value only); the borrow is tied to the handle.
+        // Objects of an `InlineItems` type are made by `make_object_with_items`, so
+        // `item_len` initialized items follow at `items_offset`.
+        // SAFETY: as said; the pointer is the handle's, with provenance over the whole
+        // block (not a `&T`'s, which covers the value only); the borrow is the handle's.
         unsafe { core::slice::from_raw_parts(Self::items_base(this), this.item_len()) }
     }
 

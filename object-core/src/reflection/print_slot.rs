@@ -44,10 +44,10 @@ pub(super) fn with_state<R>(f: impl FnOnce(Option<&mut PrintState>) -> R) -> Opt
     if p.is_null() {
         return Some(f(None));
     }
-    // SAFETY: a non-null pointer is set only by `with_installed`, to a state that
-    // outlives its call, and reset to null before that call returns (on unwinding too);
-    // everything that reaches here runs inside that call, on the same thread. The state
-    // is only borrowed here, for `f`, which calls no `Debug` impl.
+    // A non-null pointer is set only by `with_installed`, to a state that outlives its
+    // call, and reset to null before that call returns (on unwinding too).
+    // SAFETY: so, inside that call on this thread, the state lives; it is only borrowed
+    // here, for `f`, which calls no `Debug` impl.
     let state = unsafe { &*p };
     let mut s = state.borrow_mut();
     Some(f(Some(&mut s)))

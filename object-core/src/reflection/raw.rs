@@ -370,10 +370,10 @@ impl<'a> Described<'a> {
         let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
         self.refl.fields.iter().filter_map(move |field| {
             let view = field.view?;
-            // SAFETY: `field` is an entry of the table describing the object's layout
-            // (`self.refl`, see `describe`), so an initialized value of its Rust type lies
-            // at `offset` in the object, which `self.obj: &'a ObjectRef` keeps alive (and
-            // unchanged: fields change only through a unique handle) for `'a`.
+            // `field` is an entry of the table describing the object's layout
+            // (`self.refl`, see `describe`).
+            // SAFETY: so a value of its Rust type lies at `offset`, kept alive and
+            // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
             Some((field, unsafe { view(base.add(field.offset), PhantomData) }))
         })
     }
