@@ -143,18 +143,26 @@ impl Object {
 
     /// Drops one strong reference; returns `true` when it was the last one, in which
     /// case the caller must run the deleter (all earlier uses happen-before it).
+    ///
+    /// A raw pointer, not `&self`: once our decrement is done, another thread may free
+    /// the object while this function is still running, and a reference argument would
+    /// be protected for the whole call (the memory models forbid freeing it then; `Arc`
+    /// avoids the same trap).
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a live object of which the caller owns one reference.
     #[inline]
-    pub(crate) fn dec_ref(&self) -> bool {
-        // A count of one seen with Acquire means we hold the only handle: nobody else
-        // can reach the object to add a reference, and every other handle's Release
-        // decrement happens-before this load, so the object is ours to free without a
-        // read-modify-write.
-        if self.ref_count.load(Ordering::Acquire) == 1 {
+    pub(crate) unsafe fn dec_ref(this: *const Object) -> bool {
+        // SAFETY: the caller's reference keeps the object alive until the decrement;
+        // only the count is borrowed, and not past the atomic operations.
+        let ref_count = unsafe { &*core::ptr::addr_of!((*this).ref_count) };
+        if ref_count.load(Ordering::Acquire) == 1 {
             return true;
         }
         // Release so our uses of the object happen-before the deleter on whichever
         // thread ends up running it.
-        if self.ref_count.fetch_sub(1, Ordering::Release) != 1 {
+        if ref_count.fetch_sub(1, Ordering::Release) != 1 {
             return false;
         }
         // Pairs with the Release decrements of every other handle.
@@ -314,7 +322,9 @@ mod tests {
         unsafe { Object::init(&mut h, 64, None) };
         h.inc_ref();
         assert_eq!(h.strong_count(), 2);
-        assert!(!h.dec_ref());
-        assert!(h.dec_ref());
+        // SAFETY: `h` is live and we own both of its references.
+        assert!(!unsafe { Object::dec_ref(&h) });
+        // SAFETY: as above, the last one.
+        assert!(unsafe { Object::dec_ref(&h) });
     }
 }

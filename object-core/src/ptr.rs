@@ -410,7 +410,8 @@ impl<T: ObjectType> Clone for ObjectPtr<T> {
 impl<T: ObjectType> Drop for ObjectPtr<T> {
     #[inline]
     fn drop(&mut self) {
-        if self.header().dec_ref() {
+        // SAFETY: this handle owns one reference to a live object.
+        if unsafe { Object::dec_ref(self.ptr.as_ptr() as *const Object) } {
             #[cfg(feature = "live-count")]
             crate::header::LIVE.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
             // SAFETY: this was the last reference, so nobody else can reach the object;
