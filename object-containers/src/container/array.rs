@@ -767,27 +767,7 @@ impl From<ArrayError> for Error {
     }
 }
 
-impl<T: AnyItem> object_core::reflection::FieldValue for Array<T> {
-    const KIND: object_core::reflection::FieldKind = object_core::reflection::FieldKind::Object;
-    const STATIC_TYPE_KEY: &'static str = "ffi.Array";
-    fn to_any(&self) -> Result<Any, TypeError> {
-        Ok(Any::from(self.clone()))
-    }
-    fn from_any(value: Any) -> Result<Self, TypeError> {
-        Array::try_from(value)
-    }
-    fn visit(
-        &self,
-        field: &object_core::reflection::FieldInfo,
-        v: &mut dyn object_core::reflection::AttrVisitor,
-    ) {
-        v.visit_object(field, Some(self.obj.as_object_ref()));
-    }
-    #[inline]
-    fn borrow_value(&self) -> object_core::reflection::ValueRef<'_> {
-        object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
-    }
-}
+super::view_field_value!(Array<T>, "ffi.Array");
 
 crate::function::impl_call_traits!(impl<T: AnyItem> Array<T>);
 

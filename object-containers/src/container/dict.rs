@@ -370,26 +370,6 @@ unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Dict<K, V> {
     }
 }
 
-impl<K: AnyItem, V: AnyItem> object_core::reflection::FieldValue for Dict<K, V> {
-    const KIND: object_core::reflection::FieldKind = object_core::reflection::FieldKind::Object;
-    const STATIC_TYPE_KEY: &'static str = "ffi.Dict";
-    fn to_any(&self) -> Result<Any, TypeError> {
-        Ok(Any::from(self.clone()))
-    }
-    fn from_any(value: Any) -> Result<Self, TypeError> {
-        Dict::try_from(value)
-    }
-    fn visit(
-        &self,
-        field: &object_core::reflection::FieldInfo,
-        v: &mut dyn object_core::reflection::AttrVisitor,
-    ) {
-        v.visit_object(field, Some(self.obj.as_object_ref()));
-    }
-    #[inline]
-    fn borrow_value(&self) -> object_core::reflection::ValueRef<'_> {
-        object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
-    }
-}
+super::view_field_value!(Dict<K, V>, "ffi.Dict");
 
 crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Dict<K, V>);

@@ -420,26 +420,6 @@ unsafe impl<T: AnyItem> AnyItem for List<T> {
     }
 }
 
-impl<T: AnyItem> object_core::reflection::FieldValue for List<T> {
-    const KIND: object_core::reflection::FieldKind = object_core::reflection::FieldKind::Object;
-    const STATIC_TYPE_KEY: &'static str = "ffi.List";
-    fn to_any(&self) -> Result<Any, TypeError> {
-        Ok(Any::from(self.clone()))
-    }
-    fn from_any(value: Any) -> Result<Self, TypeError> {
-        List::try_from(value)
-    }
-    fn visit(
-        &self,
-        field: &object_core::reflection::FieldInfo,
-        v: &mut dyn object_core::reflection::AttrVisitor,
-    ) {
-        v.visit_object(field, Some(self.obj.as_object_ref()));
-    }
-    #[inline]
-    fn borrow_value(&self) -> object_core::reflection::ValueRef<'_> {
-        object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
-    }
-}
+super::view_field_value!(List<T>, "ffi.List");
 
 crate::function::impl_call_traits!(impl<T: AnyItem> List<T>);

@@ -36,3 +36,36 @@ pub use dict::{Dict, DictObj};
 pub use list::{List, ListObj};
 pub use map::{Map, MapObj};
 pub use shape::{Shape, ShapeObj};
+
+/// The `FieldValue` impl of a typed container view (`Array`, `Map`, `List`, `Dict`): a
+/// reflected field holding one is an object field of the container's key, converted
+/// through the view's checked `TryFrom<Any>`.
+macro_rules! view_field_value {
+    ($ty:ident<$($g:ident),+>, $key:literal) => {
+        impl<$($g: ::object_core::AnyItem),+> ::object_core::reflection::FieldValue
+            for $ty<$($g),+>
+        {
+            const KIND: ::object_core::reflection::FieldKind =
+                ::object_core::reflection::FieldKind::Object;
+            const STATIC_TYPE_KEY: &'static str = $key;
+            fn to_any(&self) -> Result<::object_core::Any, ::object_core::TypeError> {
+                Ok(::object_core::Any::from(self.clone()))
+            }
+            fn from_any(value: ::object_core::Any) -> Result<Self, ::object_core::TypeError> {
+                $ty::try_from(value)
+            }
+            fn visit(
+                &self,
+                field: &::object_core::reflection::FieldInfo,
+                v: &mut dyn ::object_core::reflection::AttrVisitor,
+            ) {
+                v.visit_object(field, Some(self.obj.as_object_ref()));
+            }
+            #[inline]
+            fn borrow_value(&self) -> ::object_core::reflection::ValueRef<'_> {
+                ::object_core::reflection::ValueRef::Object(self.obj.as_object_ref())
+            }
+        }
+    };
+}
+pub(crate) use view_field_value;
