@@ -1733,10 +1733,14 @@ fn deep_nesting_is_elided_without_overflowing_the_stack() {
     let tail = format!("depth: {}, next: rtest.Chain {{ … }}", depth - 96);
     assert!(shown.contains(&tail), "{}", &shown[shown.len() - 200..]);
     assert!(shown.ends_with(&format!("{}{}", "{ … }", " }".repeat(96))));
-    // Pretty printing too.
-    let pretty = format!("{head:#?}");
-    assert_eq!(pretty.matches("rtest.Chain {\n").count(), 96);
-    assert!(pretty.contains("next: rtest.Chain { … },"));
+    // Pretty printing too. (Not under Miri: std's indenting adapter passes each byte
+    // through one layer per open level, 96 deep here, which takes Miri many minutes;
+    // shallow pretty printing is checked above.)
+    if !cfg!(miri) {
+        let pretty = format!("{head:#?}");
+        assert_eq!(pretty.matches("rtest.Chain {\n").count(), 96);
+        assert!(pretty.contains("next: rtest.Chain { … },"));
+    }
     // Inside arrays, each nested level counts.
     let mut nested: Array<Any> = Array::new();
     for _ in 0..200 {
