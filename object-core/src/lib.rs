@@ -99,6 +99,16 @@ pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
 
+/// The constructor list of the root `Object` (empty), for the generated constructors of
+/// its direct children. Not public API: see `object-derive`'s `ctor.rs`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __object_ctor_root {
+    ([$($krate:tt)*] $($rest:tt)*) => {
+        $($krate)*::__private::object_ctor! { [] [$($krate)*] $($rest)* }
+    };
+}
+
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;
 
@@ -152,6 +162,49 @@ pub mod __private {
     // rather than only the missing `Send` or `Sync` of one field.
     #[diagnostic::do_not_recommend]
     impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
+
+    pub use object_derive::__object_ctor as object_ctor;
+
+    /// The type of an object type's constructor field at position `N` (in its struct).
+    /// Written by the derive; generated constructors name ancestors' field types
+    /// through it.
+    pub trait FieldType<const N: usize> {
+        /// The field's type.
+        type Type;
+    }
+
+    /// The declared default (`#[object(default)]`) of the field at position `N`.
+    pub trait FieldDefault<const N: usize>: FieldType<N> {
+        /// A fresh default value.
+        fn default_value() -> Self::Type;
+    }
+
+    /// `ObjectPtr<T>` → `T`: what an object field's constructor parameter up-casts to.
+    pub trait PtrTarget {
+        /// The pointee type.
+        type Target: crate::ObjectType;
+    }
+    impl<T: crate::ObjectType> PtrTarget for crate::ObjectPtr<T> {
+        type Target = T;
+    }
+
+    /// A constructor parameter of a field that is not an object pointer: anything that
+    /// converts `Into` the field's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be used for a field of type `{T}`",
+        label = "expected something that converts into `{T}`",
+        note = "a generated constructor takes a value of the field's type, or one that converts into it with `Into`"
+    )]
+    pub trait IntoField<T> {
+        /// Converts.
+        fn into_field(self) -> T;
+    }
+    impl<T, X: Into<T>> IntoField<T> for X {
+        #[inline(always)]
+        fn into_field(self) -> T {
+            self.into()
+        }
+    }
 
     pub const fn assert_first_field(offset: usize) {
         assert!(offset == 0, "the parent field must be at offset 0");

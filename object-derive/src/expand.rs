@@ -116,6 +116,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
+    let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -192,7 +193,11 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                     #proj { #(#proj_init,)* }
                 }
             }
+
+            #ctor_inside
         };
+
+        #ctor_beside
     }
 }
 
@@ -211,6 +216,7 @@ fn reflection(
     let private = quote!(#krate::__private);
     let opaque = a.opaque.is_some();
     let custom_debug = a.custom_debug.is_some();
+    let is_abstract = a.is_abstract.is_some();
     let parent_fields = respan(
         quote!(#private::probe::ParentProbe::<#parent>::FIELDS),
         parent_span,
@@ -431,6 +437,7 @@ fn reflection(
                 #private::debug_entry::<#name>,
             )
             .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
+            .with_abstract(#is_abstract)
         };
 
         #debug

@@ -64,6 +64,7 @@
 mod ast;
 mod attr;
 mod check;
+mod ctor;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -77,6 +78,17 @@ pub fn derive_object(input: TokenStream) -> TokenStream {
         .and_then(|(parsed, errors)| {
             check::validate(&parsed, errors).map(|()| expand::expand(&parsed))
         })
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Writes a type's generated constructors and its constructor-list macro, from its
+/// parent's list. Not public API: the expansion of `#[derive(Object)]` reaches it through
+/// the parent's list macro (see `ctor.rs`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __object_ctor(input: TokenStream) -> TokenStream {
+    ctor::object_ctor(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -62,6 +62,8 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 ///   extra, given twice or of the wrong kind (the errors of
 ///   [`create`](object_core::reflection::create), with [`field`](GraphError::field));
 ///   a field left out that has a declared default (`#[object(default)]`) takes it;
+/// - [`Abstract`](GraphErrorKind::Abstract) for a node of an `#[object(abstract)]`
+///   type;
 /// - [`Memory`](GraphErrorKind::Memory) when a tensor cannot be allocated.
 ///
 /// Every error after the JSON is read names the [`node`](GraphError::node) (and its
@@ -717,6 +719,7 @@ fn no_field(info: &TypeInfo, name: &str) -> GraphError {
 fn field_error(e: ReflectError) -> GraphError {
     let kind = match e.kind() {
         ReflectErrorKind::UnknownType => GraphErrorKind::UnknownType,
+        ReflectErrorKind::Abstract => GraphErrorKind::Abstract,
         _ => GraphErrorKind::Field,
     };
     let field = e.field().map(str::to_owned);
