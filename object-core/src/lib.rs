@@ -165,10 +165,28 @@ pub mod __private {
 
     pub use object_derive::__object_ctor as object_ctor;
 
+    /// Builds a value of an object type from its parent's value and its own constructor
+    /// fields (skipped fields are `Default::default()`). Written by the derive (in the
+    /// type's module, so private fields are fine); generated constructors call it for
+    /// each level.
+    pub trait ObjectInit: crate::ObjectType {
+        /// The own constructor fields, in declaration order.
+        type Own;
+        /// The value.
+        fn __object_init(base: Self::Parent, own: Self::Own) -> Self;
+    }
+
     /// The type of an object type's constructor field at position `N` (in its struct).
     /// Written by the derive; generated constructors name ancestors' field types
     /// through it.
     pub trait FieldType<const N: usize> {
+        /// The field's type.
+        type Type;
+    }
+
+    /// The type of the constructor field at position `N` of the ancestor `L` levels
+    /// up (0: the type itself), as the type's own constructors name it.
+    pub trait FieldTypeAt<const L: usize, const N: usize> {
         /// The field's type.
         type Type;
     }

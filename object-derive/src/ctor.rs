@@ -243,12 +243,22 @@ fn constructors(
     let mut params_all = Vec::new();
     let mut names_req = Vec::new();
     let mut names_def = Vec::new();
+    let mut field_impls = Vec::new();
     for (level, entries) in levels.iter().enumerate().rev() {
         let lty = level_ty(krate, name, level);
+        let lvl = LitInt::new(&level.to_string(), Span::call_site());
         for e in entries {
             let id = &e.ident;
             let pos = &e.pos;
-            let fty = quote!(<#lty as #private::FieldType<#pos>>::Type);
+            // Named through `name` itself, so that the signature names no ancestor (a
+            // private ancestor would otherwise be a private type in a public interface).
+            field_impls.push(quote! {
+                #[automatically_derived]
+                impl #private::FieldTypeAt<#lvl, #pos> for #name {
+                    type Type = <#lty as #private::FieldType<#pos>>::Type;
+                }
+            });
+            let fty = quote!(<#name as #private::FieldTypeAt<#lvl, #pos>>::Type);
             let pty = if e.is_obj {
                 quote!(impl #krate::IntoObjectPtr<<#fty as #private::PtrTarget>::Target>)
             } else {
@@ -284,7 +294,7 @@ fn constructors(
                     quote!(#private::IntoField::into_field(#id))
                 }
             });
-            value = quote!(<#lty>::__object_init(#value #(, #args)*));
+            value = quote!(<#lty as #private::ObjectInit>::__object_init(#value, (#(#args,)*)));
         }
         value
     };
@@ -323,6 +333,8 @@ fn constructors(
          (`ObjectPool::make`, `make_object_as`): the same parameters as `{ctor}`."
     );
     let mut out = quote! {
+        #(#field_impls)*
+
         #[automatically_derived]
         impl #name {
             #[doc = #doc_new]
@@ -423,7 +435,7 @@ pub fn support(input: &Input<'_>, krate: &TokenStream, parent: &TokenStream) -> 
             continue;
         }
         let pos = LitInt::new(&i.to_string(), Span::call_site());
-        params.push(quote!(#id: #ty));
+        params.push(quote!(#id));
         inits.push(quote!(#id));
         impls.push(quote! {
             #[automatically_derived]
@@ -455,16 +467,21 @@ pub fn support(input: &Input<'_>, krate: &TokenStream, parent: &TokenStream) -> 
             .to_tokens(),
         );
     }
+    let own_tys = input
+        .fields
+        .iter()
+        .skip(1)
+        .filter(|f| f.attrs.skip.is_none())
+        .map(|f| &f.field.ty);
     let inside = quote! {
         #[automatically_derived]
-        impl #name {
-            /// The value of this type from its parent's value and its own constructor
-            /// fields (skipped ones are `Default::default()`). Used by generated
-            /// constructors.
-            #[doc(hidden)]
+        impl #private::ObjectInit for #name {
+            type Own = (#(#own_tys,)*);
             #[inline(always)]
-            #[allow(clippy::too_many_arguments)]
-            #vis fn __object_init(base: #parent #(, #params)*) -> Self {
+            fn __object_init(
+                base: #parent,
+                (#(#params,)*): Self::Own,
+            ) -> Self {
                 #name { #first_ident: base, #(#inits,)* }
             }
         }

@@ -616,7 +616,8 @@ impl<'d, 'a> Loader<'d, 'a> {
 ///
 /// [`UnknownType`](GraphErrorKind::UnknownType) for a key that is not registered,
 /// [`Unsupported`](GraphErrorKind::Unsupported) for a type that cannot be built from
-/// fields (functions, modules, errors, opaque types); the caller names the node.
+/// fields (functions, modules, errors, opaque types), [`Abstract`](GraphErrorKind::Abstract)
+/// for an `#[object(abstract)]` type; the caller names the node.
 fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
     let Some(info) = registry::type_info_by_key(key) else {
         return Err(GraphError::new(
@@ -630,6 +631,13 @@ fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
         return Err(GraphError::new(
             GraphErrorKind::Unsupported,
             format!("`{key}` cannot be loaded from a JSON graph"),
+        )
+        .with_type_key(key));
+    }
+    if info.is_abstract() {
+        return Err(GraphError::new(
+            GraphErrorKind::Abstract,
+            format!("`{key}` is abstract: a graph holds only its subtypes"),
         )
         .with_type_key(key));
     }

@@ -289,10 +289,11 @@ impl TypeReflection {
         self.opaque
     }
 
-    /// Whether [`create`](super::create) can build objects of this type (`false` for
-    /// `opaque` built-ins and `abstract` bases).
+    /// Whether the table can build objects from fields (`false` for `opaque`
+    /// built-ins). An `abstract` type's table can (for its run-time descendants), while
+    /// [`create`](super::create) refuses the abstract type itself.
     pub fn can_create(&self) -> bool {
-        self.create.is_some() && !self.is_abstract
+        self.create.is_some()
     }
 
     /// Whether the type is declared `#[object(abstract)]`: a base that is never
