@@ -82,6 +82,9 @@ mod root;
 mod string;
 pub mod structural;
 pub mod type_index;
+// Views: the unchecked reference of the variant the view's table chose.
+#[allow(unsafe_code)]
+pub mod view;
 
 pub use crate::alloc::{
     drop_object_in_place, make_object, make_object_as, make_object_with_extra,
@@ -111,6 +114,9 @@ macro_rules! __object_ctor_root {
 
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;
+
+/// Declares an exhaustive view of a base type: see [`view`].
+pub use object_derive::object_view;
 
 /// The names most code needs: `use object_core::prelude::*;`.
 ///
@@ -164,6 +170,10 @@ pub mod __private {
     impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
 
     pub use object_derive::__object_ctor as object_ctor;
+    pub use crate::view::{
+        assert_exhaustive as view_assert_exhaustive, unlisted as view_unlisted, view_cast,
+        ViewTable,
+    };
 
     /// Builds a value of an object type from its parent's value and its own constructor
     /// fields (skipped fields are `Default::default()`). Written by the derive (in the

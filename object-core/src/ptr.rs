@@ -296,6 +296,17 @@ impl<T: ObjectType> ObjectPtr<T> {
         let _ = this;
     }
 
+    /// The exhaustive view of the object (an `enum` of the base type's listed subtypes,
+    /// declared with [`object_view!`](crate::object_view)), to `match` on. O(1).
+    /// See [`view`](crate::view) for an example.
+    #[inline]
+    pub fn view(&self) -> T::View<'_>
+    where
+        T: crate::view::HasView,
+    {
+        T::view_of(self)
+    }
+
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {

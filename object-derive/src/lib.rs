@@ -66,6 +66,7 @@ mod attr;
 mod check;
 mod ctor;
 mod expand;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -89,6 +90,16 @@ pub fn derive_object(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __object_ctor(input: TokenStream) -> TokenStream {
     ctor::object_ctor(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Declares an exhaustive view of a base object type: an `enum` with one variant per
+/// listed subtype (a reference to it) and `Other`, built in O(1) by `View::of(&ptr)` or
+/// `ptr.view()`. See `object_core::view` for the semantics and an example.
+#[proc_macro]
+pub fn object_view(input: TokenStream) -> TokenStream {
+    view::object_view(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -1,0 +1,223 @@
+//! Exhaustive views: an `enum` of a base type's subtypes that a pass can `match`, so
+//! that adding a node type makes the compiler point at every pass that must handle it.
+//!
+//! Declare the family once with [`object_view!`](crate::object_view):
+//!
+//! ```
+//! use object_core::prelude::*;
+//! use object_core::object_view;
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.view.Expr", abstract, slots = 4)]
+//! pub struct Expr { base: Object }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.view.Int", parent = Expr, final)]
+//! pub struct Int { base: Expr, value: i64 }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.view.BinOp", parent = Expr, abstract)]
+//! pub struct BinOp { base: Expr, lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr> }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.view.Add", parent = BinOp, final)]
+//! pub struct Add { base: BinOp }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "doc.view.Mul", parent = BinOp, final)]
+//! pub struct Mul { base: BinOp }
+//!
+//! object_view! {
+//!     /// What an `Expr` is.
+//!     pub enum ExprView for Expr { Int, BinOp, Add, Mul }
+//! }
+//!
+//! fn eval(e: &ObjectPtr<Expr>) -> i64 {
+//!     match e.view() {
+//!         ExprView::Int(i) => i.value,
+//!         ExprView::Add(a) => eval(&a.base.lhs) + eval(&a.base.rhs),
+//!         ExprView::Mul(m) => eval(&m.base.lhs) * eval(&m.base.rhs),
+//!         // Any other `BinOp` (a plugin's, say): the most derived listed type wins.
+//!         ExprView::BinOp(_) => 0,
+//!         ExprView::Other(_) => 0,
+//!     }
+//! }
+//!
+//! let e = Add::new(Int::new(2), Mul::new(Int::new(3), Int::new(4)));
+//! assert_eq!(eval(&e.upcast()), 14);
+//! // In a test: every concrete subtype of `Expr` in this crate has a variant.
+//! assert!(ExprView::unlisted().is_empty());
+//! ```
+//!
+//! Matching is O(1): the view keeps a table, built lazily (one entry per index of the
+//! base's range, filled on first sight of each type), from the object's type index to
+//! its variant; the variant's reference is then made without a further check. Objects
+//! of types outside the base's range (run-time descendants that overflowed its reserved
+//! slots) are classified through the registry on each visit.
+
+use core::sync::atomic::{AtomicU16, Ordering};
+use std::sync::OnceLock;
+
+use crate::object_type::ObjectType;
+use crate::ptr::ObjectPtr;
+use crate::registry::{self, TypeInfo};
+
+/// A base type with an exhaustive view (written by [`object_view!`](crate::object_view)),
+/// so that `ptr.view()` works on `ObjectPtr<Base>`.
+pub trait HasView: ObjectType {
+    /// The view enum.
+    type View<'a>;
+    /// The view of `ptr`.
+    fn view_of(ptr: &ObjectPtr<Self>) -> Self::View<'_>;
+}
+
+/// An entry that was not looked at yet.
+const UNKNOWN: u16 = u16::MAX;
+
+/// The lazily built table of a view: type index − the base's index → variant (0 for
+/// `Other`, `k + 1` for the `k`-th listed type). Written by `object_view!`.
+#[derive(Debug)]
+pub struct ViewTable {
+    table: OnceLock<Table>,
+}
+
+#[derive(Debug)]
+struct Table {
+    begin: u32,
+    entries: Box<[AtomicU16]>,
+}
+
+impl ViewTable {
+    /// An empty table.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        ViewTable {
+            table: OnceLock::new(),
+        }
+    }
+
+    /// The variant of an object of type `index` that is a `B`: 0 for none of
+    /// `variants`, else 1 + the position of the most derived of `variants` it is an
+    /// instance of.
+    #[inline(always)]
+    pub fn classify<B: ObjectType>(
+        &'static self,
+        index: u32,
+        variants: &'static [fn() -> &'static TypeInfo],
+    ) -> usize {
+        if let Some(t) = self.table.get() {
+            let off = index.wrapping_sub(t.begin) as usize;
+            if let Some(e) = t.entries.get(off) {
+                // Relaxed: the value is a pure function of the (immutable) registry
+                // entries of `index` and the variants; any thread stores the same one.
+                let v = e.load(Ordering::Relaxed);
+                if v != UNKNOWN {
+                    return usize::from(v);
+                }
+            }
+        }
+        self.classify_slow::<B>(index, variants)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn classify_slow<B: ObjectType>(
+        &'static self,
+        index: u32,
+        variants: &'static [fn() -> &'static TypeInfo],
+    ) -> usize {
+        let t = self.table.get_or_init(|| {
+            let range = B::type_info().range();
+            let len = range.end.saturating_sub(range.start) as usize;
+            Table {
+                begin: range.start,
+                entries: (0..len).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+            }
+        });
+        let v = variant_of(index, variants);
+        let off = index.wrapping_sub(t.begin) as usize;
+        if let Some(e) = t.entries.get(off) {
+            // `v` fits: `object_view!` refuses more than `u16::MAX - 1` variants.
+            e.store(v as u16, Ordering::Relaxed);
+        }
+        v
+    }
+}
+
+/// The most derived of `variants` that `index` is an instance of (1-based), or 0.
+fn variant_of(index: u32, variants: &[fn() -> &'static TypeInfo]) -> usize {
+    let mut best = 0;
+    let mut best_depth = 0;
+    for (k, v) in variants.iter().enumerate() {
+        let info = v();
+        if info.is_ancestor_or_self_of(index) && (best == 0 || info.depth() > best_depth) {
+            best = k + 1;
+            best_depth = info.depth();
+        }
+    }
+    best
+}
+
+/// The registered Rust types of crate `krate` that are concrete (not `abstract`)
+/// subtypes of `B` (or `B` itself) and are not listed in `variants` by exact type: what
+/// a view's `unlisted` reports. Written for `object_view!`.
+pub fn unlisted<B: ObjectType>(
+    variants: &[fn() -> &'static TypeInfo],
+    krate: &str,
+) -> Vec<&'static TypeInfo> {
+    let base = B::type_info();
+    let listed: Vec<u32> = variants.iter().map(|v| v().index()).collect();
+    let prefix = format!("{krate}::");
+    let mut out: Vec<&'static TypeInfo> = registry::types()
+        .into_iter()
+        .filter(|t| {
+            t.is_object()
+                && base.is_ancestor_or_self_of(t.index())
+                && !t.is_abstract()
+                && !listed.contains(&t.index())
+                && t.rust_name().is_some_and(|n| n.starts_with(&prefix))
+        })
+        .collect();
+    out.sort_by_key(|t| t.key());
+    out
+}
+
+/// Panics naming the types [`unlisted`] reports, for a view's `assert_exhaustive`.
+#[track_caller]
+pub fn assert_exhaustive<B: ObjectType>(
+    view: &str,
+    variants: &[fn() -> &'static TypeInfo],
+    krate: &str,
+) {
+    let missing = unlisted::<B>(variants, krate);
+    if !missing.is_empty() {
+        let names: Vec<String> = missing
+            .iter()
+            .map(|t| format!("{} ({})", t.rust_name().unwrap_or("?"), t.key()))
+            .collect();
+        panic!(
+            "the view `{view}` of `{}` lists no variant for: {}; add them to its `object_view!`",
+            B::TYPE_KEY,
+            names.join(", ")
+        );
+    }
+}
+
+/// The reference to the object as a `U`, for a variant the table chose. Not public API.
+///
+/// # Safety
+///
+/// The object must be a `U` (or a subtype): `object_view!` calls it only for the variant
+/// that [`ViewTable::classify`] returned, whose type the object is an instance of.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn view_cast<T: ObjectType, U: ObjectType>(ptr: &ObjectPtr<T>) -> &U {
+    // SAFETY: the caller guarantees the object is a `U`; by `ObjectType`'s layout
+    // contract its address is then a valid `U`, alive while `ptr` is borrowed.
+    unsafe { &*(ObjectPtr::as_ptr(ptr) as *const U) }
+}
