@@ -60,8 +60,7 @@
 //! of types outside the base's range (run-time descendants that overflowed its reserved
 //! slots) are classified through the registry on each visit.
 
-use core::sync::atomic::{AtomicU16, Ordering};
-use std::sync::OnceLock;
+use core::sync::atomic::{AtomicPtr, AtomicU16, Ordering};
 
 use crate::object_type::ObjectType;
 use crate::ptr::ObjectPtr;
@@ -83,7 +82,8 @@ const UNKNOWN: u16 = u16::MAX;
 /// `Other`, `k + 1` for the `k`-th listed type). Written by `object_view!`.
 #[derive(Debug)]
 pub struct ViewTable {
-    table: OnceLock<Table>,
+    /// Null until first use, then a leaked `Table` (one per view, never freed).
+    table: AtomicPtr<Table>,
 }
 
 #[derive(Debug)]
@@ -97,7 +97,7 @@ impl ViewTable {
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         ViewTable {
-            table: OnceLock::new(),
+            table: AtomicPtr::new(core::ptr::null_mut()),
         }
     }
 
@@ -110,7 +110,7 @@ impl ViewTable {
         index: u32,
         variants: &'static [fn() -> &'static TypeInfo],
     ) -> usize {
-        if let Some(t) = self.table.get() {
+        if let Some(t) = self.get() {
             let off = index.wrapping_sub(t.begin) as usize;
             if let Some(e) = t.entries.get(off) {
                 // Relaxed: the value is a pure function of the (immutable) registry
@@ -131,14 +131,36 @@ impl ViewTable {
         index: u32,
         variants: &'static [fn() -> &'static TypeInfo],
     ) -> usize {
-        let t = self.table.get_or_init(|| {
-            let range = B::type_info().range();
-            let len = range.end.saturating_sub(range.start) as usize;
-            Table {
-                begin: range.start,
-                entries: (0..len).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+        let t = match self.get() {
+            Some(t) => t,
+            None => {
+                let range = B::type_info().range();
+                let len = range.end.saturating_sub(range.start) as usize;
+                let fresh = Box::into_raw(Box::new(Table {
+                    begin: range.start,
+                    entries: (0..len).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+                }));
+                // Release publishes the table's contents to the Acquire in `get`.
+                match self.table.compare_exchange(
+                    core::ptr::null_mut(),
+                    fresh,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => {}
+                    Err(_) => {
+                        // Another thread published first: ours was never shared.
+                        // SAFETY: `fresh` came from `Box::into_raw` just above and
+                        // nothing else has seen it.
+                        drop(unsafe { Box::from_raw(fresh) });
+                    }
+                }
+                match self.get() {
+                    Some(t) => t,
+                    None => return variant_of(index, variants),
+                }
             }
-        });
+        };
         let v = variant_of(index, variants);
         let off = index.wrapping_sub(t.begin) as usize;
         if let Some(e) = t.entries.get(off) {
@@ -146,6 +168,16 @@ impl ViewTable {
             e.store(v as u16, Ordering::Relaxed);
         }
         v
+    }
+}
+
+impl ViewTable {
+    #[inline(always)]
+    fn get(&self) -> Option<&Table> {
+        let p = self.table.load(Ordering::Acquire);
+        // SAFETY: non-null values are leaked `Box<Table>`s published with Release in
+        // `classify_slow` and never freed or mutated except through their atomics.
+        unsafe { p.as_ref() }
     }
 }
 
