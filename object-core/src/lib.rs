@@ -98,7 +98,9 @@ pub use crate::error::{Error, ErrorObj};
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType};
-pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
+pub use crate::ptr::{
+    IntoObjectPtr, NotUnique, NotUniqueReason, ObjectPtr, ObjectRef, UniqueAccessThroughGetMut,
+};
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
 

@@ -151,6 +151,25 @@ impl<T: ObjectType> ObjectPtr<T> {
         this.ptr.as_ptr() as *const u8 == other.ptr.as_ptr() as *const u8
     }
 
+    /// Whether `self` and `other` (of any types) are the same object: identity, as
+    /// TVM's `same_as`. On `ObjectPtr`, `==` is identity too; on handles whose `==`
+    /// compares values (`String`, `Array`, `Map`, …) `same_as` is how to ask for
+    /// identity, and it reads the same everywhere. (A method, unlike
+    /// [`ptr_eq`](Self::ptr_eq), so it can shadow a `same_as` of `T`'s: name that one
+    /// through `(*ptr).same_as(…)`.)
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let b = a.clone();
+    /// assert!(a.same_as(&b));
+    /// assert!(!a.same_as(&make_object(Object::new())));
+    /// ```
+    #[inline]
+    pub fn same_as<U: ObjectType>(&self, other: &ObjectPtr<U>) -> bool {
+        Self::ptr_eq(self, other)
+    }
+
     /// The number of strong references (a snapshot).
     #[inline]
     pub fn strong_count(this: &Self) -> u32 {
@@ -360,6 +379,74 @@ impl<T: ObjectType> ObjectPtr<T> {
         }
     }
 
+    /// [`get_mut`](Self::get_mut), saying why when there is no unique access: a
+    /// [`NotUnique`] with the number of handles at the time.
+    ///
+    /// # Errors
+    ///
+    /// [`NotUniqueReason::Shared`] when other handles exist.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::NotUniqueReason;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Tally")]
+    /// struct Tally { base: Object, n: u32 }
+    ///
+    /// let mut a = Tally::new(0);
+    /// *ObjectPtr::try_get_mut(&mut a).unwrap().n += 1;
+    /// let b = a.clone();
+    /// let e = ObjectPtr::try_get_mut(&mut a).unwrap_err();
+    /// assert_eq!((e.reason(), e.strong_count()), (NotUniqueReason::Shared, 2));
+    /// assert_eq!(e.to_string(), "no unique access to a `doc.ptr.Tally`: 2 handles share it");
+    /// ```
+    #[inline]
+    pub fn try_get_mut(this: &mut Self) -> Result<T::Mut<'_>, NotUnique>
+    where
+        T: FieldsMut,
+    {
+        let count = Self::strong_count(this);
+        if count == 1 {
+            // SAFETY: as in `get_mut`: the count is one and we hold `&mut` to the only
+            // handle, so nothing else reaches the object for the borrow.
+            Ok(unsafe { T::project(this.ptr) })
+        } else {
+            Err(NotUnique {
+                reason: NotUniqueReason::Shared,
+                strong_count: count,
+                type_key: this.type_key(),
+            })
+        }
+    }
+
+    /// [`make_mut`](Self::make_mut), saying why when it cannot copy: the object is
+    /// shared and its dynamic type is a strict subtype of `T`, so copying the `T` part
+    /// would change its type.
+    ///
+    /// # Errors
+    ///
+    /// [`NotUniqueReason::SharedSubtype`], with the number of handles and the dynamic
+    /// type's key.
+    pub fn try_make_mut(this: &mut Self) -> Result<T::Mut<'_>, NotUnique>
+    where
+        T: FieldsMut + Clone,
+    {
+        let count = Self::strong_count(this);
+        if count != 1 {
+            if this.type_index() != T::type_index() {
+                return Err(NotUnique {
+                    reason: NotUniqueReason::SharedSubtype,
+                    strong_count: count,
+                    type_key: this.type_key(),
+                });
+            }
+            *this = crate::alloc::make_object(T::clone(this));
+        }
+        Self::try_get_mut(this)
+    }
+
     /// Copy-on-write: unique access to the fields (as [`ObjectPtr::get_mut`]), cloning the
     /// object into a fresh one first if it is shared.
     ///
@@ -442,6 +529,33 @@ impl<T: ObjectType> Deref for ObjectPtr<T> {
     }
 }
 
+/// Never implemented (sealed): the bound of `ObjectPtr`'s `DerefMut`, which therefore
+/// never applies. It exists for its message: assigning to a field through a shared
+/// handle (`ptr.value = 2`) reports this instead of a bare "`DerefMut` is not
+/// implemented".
+#[diagnostic::on_unimplemented(
+    message = "cannot change a field of a shared object through `ObjectPtr<{Self}>`",
+    label = "an `ObjectPtr` gives `&{Self}` only: other handles may see the object",
+    note = "for unique access use `ObjectPtr::get_mut(&mut ptr)` (when it is the only handle; `try_get_mut` says why not) or `ObjectPtr::make_mut(&mut ptr)` (copy-on-write), which give `&mut` to each field: `*ObjectPtr::get_mut(&mut ptr).unwrap().value = 2`"
+)]
+pub trait UniqueAccessThroughGetMut: sealed::Never {}
+
+mod sealed {
+    /// Implemented by no type, so neither is `UniqueAccessThroughGetMut`.
+    #[allow(unnameable_types)]
+    pub trait Never {}
+}
+
+/// Never applies: `T: UniqueAccessThroughGetMut` holds for no type (the trait is
+/// sealed and implemented by none). Shared handles give `&T` only; see
+/// [`ObjectPtr::get_mut`]. The impl is here for the compile error it yields.
+impl<T: ObjectType + UniqueAccessThroughGetMut> core::ops::DerefMut for ObjectPtr<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // No `T` satisfies the bound, so this is never instantiated.
+        unreachable!("`UniqueAccessThroughGetMut` has no implementations")
+    }
+}
+
 impl<T: ObjectType> AsRef<T> for ObjectPtr<T> {
     fn as_ref(&self) -> &T {
         self
@@ -475,6 +589,60 @@ impl<T: ObjectType> fmt::Pointer for ObjectPtr<T> {
     }
 }
 
+/// Why [`ObjectPtr::try_get_mut`] / [`ObjectPtr::try_make_mut`] gave no unique access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NotUniqueReason {
+    /// Other handles to the object exist.
+    Shared,
+    /// Other handles exist and the object's dynamic type is a strict subtype of the
+    /// handle's, so a copy of the handle's type would change the object's type.
+    SharedSubtype,
+}
+
+/// The error of [`ObjectPtr::try_get_mut`] / [`ObjectPtr::try_make_mut`]: the
+/// [`reason`](Self::reason), the number of handles then, and the object's type key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotUnique {
+    reason: NotUniqueReason,
+    strong_count: u32,
+    type_key: &'static str,
+}
+
+impl NotUnique {
+    /// Why.
+    pub fn reason(&self) -> NotUniqueReason {
+        self.reason
+    }
+    /// The number of handles to the object when access was refused (a snapshot).
+    pub fn strong_count(&self) -> u32 {
+        self.strong_count
+    }
+    /// The object's dynamic type key.
+    pub fn type_key(&self) -> &'static str {
+        self.type_key
+    }
+}
+
+impl fmt::Display for NotUnique {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason {
+            NotUniqueReason::Shared => write!(
+                f,
+                "no unique access to a `{}`: {} handles share it",
+                self.type_key, self.strong_count
+            ),
+            NotUniqueReason::SharedSubtype => write!(
+                f,
+                "cannot copy a shared `{}` ({} handles) through a handle to one of its ancestors: the copy would lose its type",
+                self.type_key, self.strong_count
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NotUnique {}
+
 /// Conversion into a handle of an ancestor type (or the same type), for APIs that take
 /// "any object that is a `U`".
 ///
@@ -492,6 +660,12 @@ impl<T: ObjectType> fmt::Pointer for ObjectPtr<T> {
 /// keep(&mut all, make_object(Object::new()));
 /// assert_eq!(all.len(), 1);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as an `ObjectPtr<{U}>`",
+    label = "expected a handle to a `{U}` or to one of its subtypes",
+    note = "a handle to a subtype of `{U}` converts for free: pass it to any `impl IntoObjectPtr<{U}>` parameter (generated constructors take them), or call `.upcast::<{U}>()`",
+    note = "a handle to an ancestor or an unrelated type needs the checked `.downcast::<{U}>()`"
+)]
 pub trait IntoObjectPtr<U: ObjectType> {
     /// Converts, for free.
     fn into_object_ptr(self) -> ObjectPtr<U>;
