@@ -137,7 +137,10 @@ fn defaults_skips_and_three_levels() {
     // Root's fields (`id`, `next`), Mid's (`label`; `weight` defaulted), Leaf's (`tag`).
     let leaf = Leaf::new(1, Some(tail.clone()), "name", 9);
     assert_eq!(leaf.base.base.id, 1);
-    assert!(ObjectPtr::ptr_eq(leaf.base.base.next.as_ref().unwrap(), &tail));
+    assert!(ObjectPtr::ptr_eq(
+        leaf.base.base.next.as_ref().unwrap(),
+        &tail
+    ));
     assert_eq!(leaf.base.label.as_str(), "name");
     assert_eq!(leaf.base.weight, 7);
     assert_eq!(leaf.base.cache, 0);
@@ -229,7 +232,10 @@ fn abstract_types_are_refused_by_create_and_the_loader() {
     assert!(node.as_object_ref().is::<BinOp>());
     let made = create(
         "test.ctor.RtBinOp",
-        [("lhs", Any::from(expr::int(1))), ("rhs", Any::from(expr::int(2)))],
+        [
+            ("lhs", Any::from(expr::int(1))),
+            ("rhs", Any::from(expr::int(2))),
+        ],
     )
     .unwrap();
     assert_eq!(made.type_key(), "test.ctor.RtBinOp");

@@ -90,7 +90,10 @@ fn most_derived_listed_type_wins() {
     assert_eq!(name(&e), "add");
     assert_eq!(name(&Mul::new(two.clone(), two.clone()).upcast()), "mul");
     // A `BinOp` that is none of the listed subtypes.
-    assert_eq!(name(&BinOp::new(two.clone(), two.clone()).upcast()), "binop");
+    assert_eq!(
+        name(&BinOp::new(two.clone(), two.clone()).upcast()),
+        "binop"
+    );
     assert_eq!(name(&Neg::new(two.clone()).upcast()), "other");
     // The view borrows the very object.
     let two_expr = two.clone().upcast::<Expr>();
@@ -113,8 +116,7 @@ fn most_derived_listed_type_wins() {
 fn run_time_descendants_in_slots_and_overflowed() {
     // In BinOp's reserved slot, then past it (overflow), then a run-time `Mul`.
     let in_slot = register_type(&TypeSpec::new("test.view.rt.Shl", "test.view.BinOp")).unwrap();
-    let overflowed =
-        register_type(&TypeSpec::new("test.view.rt.Shr", "test.view.BinOp")).unwrap();
+    let overflowed = register_type(&TypeSpec::new("test.view.rt.Shr", "test.view.BinOp")).unwrap();
     let rt_mul = register_type(&TypeSpec::new("test.view.rt.Mul2", "test.view.Mul")).unwrap();
     let rt_expr = register_type(&TypeSpec::new("test.view.rt.Hole", "test.view.Expr")).unwrap();
     assert!(BinOp::type_info().range().contains(&in_slot.index()));

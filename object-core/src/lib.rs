@@ -98,9 +98,7 @@ pub use crate::error::{Error, ErrorObj};
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType};
-pub use crate::ptr::{
-    IntoObjectPtr, NotUnique, NotUniqueReason, ObjectPtr, ObjectRef, UniqueAccessThroughGetMut,
-};
+pub use crate::ptr::{IntoObjectPtr, NotUnique, NotUniqueReason, ObjectPtr, ObjectRef};
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
 
@@ -136,7 +134,7 @@ pub mod prelude {
 /// Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::object_type::{AncestorAt, DepthSub, Succ, TypeCache, Zero};
+    pub use crate::object_type::{AncestorAt, AncestorIs, DepthSub, SameType, Succ, TypeCache, Zero};
     pub use crate::reflection::create::{finish_create, not_creatable, probe};
     pub use crate::reflection::field::{concat_fields, has_reflected_field};
     pub use crate::reflection::print::debug_reflected;
@@ -156,8 +154,16 @@ pub mod __private {
         label = "expected `{P}` here",
         note = "object structs embed their parent as their first field, so a pointer to the object is a pointer to the parent"
     )]
-    pub trait FirstFieldIs<P> {}
-    impl<P> FirstFieldIs<P> for P {}
+    pub trait FirstFieldIs<P>: Sized {
+        /// The first field's value from the parent's (the identity).
+        fn from_parent(p: P) -> Self;
+    }
+    impl<P> FirstFieldIs<P> for P {
+        #[inline(always)]
+        fn from_parent(p: P) -> Self {
+            p
+        }
+    }
 
     /// Compile-time check that object types can be shared across threads.
     #[diagnostic::on_unimplemented(
@@ -171,21 +177,26 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
 
-    pub use object_derive::__object_ctor as object_ctor;
     pub use crate::view::{
         assert_exhaustive as view_assert_exhaustive, unlisted as view_unlisted, view_cast,
         ViewTable,
     };
+    pub use object_derive::__object_ctor as object_ctor;
 
     /// Builds a value of an object type from its parent's value and its own constructor
     /// fields (skipped fields are `Default::default()`). Written by the derive (in the
     /// type's module, so private fields are fine); generated constructors call it for
     /// each level.
-    pub trait ObjectInit: crate::ObjectType {
+    ///
+    /// (No `ObjectType` supertrait, so that a type failing its own checks is not
+    /// reported again here.)
+    pub trait ObjectInit: Sized {
+        /// The parent type.
+        type Base;
         /// The own constructor fields, in declaration order.
         type Own;
         /// The value.
-        fn __object_init(base: Self::Parent, own: Self::Own) -> Self;
+        fn __object_init(base: Self::Base, own: Self::Own) -> Self;
     }
 
     /// The type of an object type's constructor field at position `N` (in its struct).

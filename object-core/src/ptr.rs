@@ -529,33 +529,6 @@ impl<T: ObjectType> Deref for ObjectPtr<T> {
     }
 }
 
-/// Never implemented (sealed): the bound of `ObjectPtr`'s `DerefMut`, which therefore
-/// never applies. It exists for its message: assigning to a field through a shared
-/// handle (`ptr.value = 2`) reports this instead of a bare "`DerefMut` is not
-/// implemented".
-#[diagnostic::on_unimplemented(
-    message = "cannot change a field of a shared object through `ObjectPtr<{Self}>`",
-    label = "an `ObjectPtr` gives `&{Self}` only: other handles may see the object",
-    note = "for unique access use `ObjectPtr::get_mut(&mut ptr)` (when it is the only handle; `try_get_mut` says why not) or `ObjectPtr::make_mut(&mut ptr)` (copy-on-write), which give `&mut` to each field: `*ObjectPtr::get_mut(&mut ptr).unwrap().value = 2`"
-)]
-pub trait UniqueAccessThroughGetMut: sealed::Never {}
-
-mod sealed {
-    /// Implemented by no type, so neither is `UniqueAccessThroughGetMut`.
-    #[allow(unnameable_types)]
-    pub trait Never {}
-}
-
-/// Never applies: `T: UniqueAccessThroughGetMut` holds for no type (the trait is
-/// sealed and implemented by none). Shared handles give `&T` only; see
-/// [`ObjectPtr::get_mut`]. The impl is here for the compile error it yields.
-impl<T: ObjectType + UniqueAccessThroughGetMut> core::ops::DerefMut for ObjectPtr<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // No `T` satisfies the bound, so this is never instantiated.
-        unreachable!("`UniqueAccessThroughGetMut` has no implementations")
-    }
-}
-
 impl<T: ObjectType> AsRef<T> for ObjectPtr<T> {
     fn as_ref(&self) -> &T {
         self

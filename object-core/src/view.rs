@@ -54,6 +54,16 @@
 //! assert!(ExprView::unlisted().is_empty());
 //! ```
 //!
+//! What `object_view!` writes: the enum (`Variant(&'a Type)` for each listed type, and
+//! `Other(&'a ObjectPtr<Base>)`), `View::of(&ObjectPtr<Base>)`, `View::unlisted()`,
+//! `View::assert_exhaustive()`, and [`HasView`] for the base, so that
+//! `ObjectPtr::<Base>::view()` works; that impl must live in the base's crate (the
+//! orphan rule), so a view is declared beside its family. A listed type that is not a
+//! subtype of the base is a compile error at that type. Listing an abstract
+//! intermediate (`BinOp`) gives a variant for its subtypes that no more derived variant
+//! lists: those of other crates, plugins' and run-time ones; `unlisted` still reports
+//! the concrete types of the view's own crate that are not listed by exact type.
+//!
 //! Matching is O(1): the view keeps a table, built lazily (one entry per index of the
 //! base's range, filled on first sight of each type), from the object's type index to
 //! its variant; the variant's reference is then made without a further check. Objects

@@ -122,10 +122,8 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
                     ));
                 }
                 if let Some(ab) = &a.is_abstract {
-                    let mut e = Error::new_spanned(
-                        name,
-                        "an `abstract` type has no constructor to name",
-                    );
+                    let mut e =
+                        Error::new_spanned(name, "an `abstract` type has no constructor to name");
                     e.combine(Error::new(ab.span, "declared `abstract` here"));
                     errors.push(e);
                 }

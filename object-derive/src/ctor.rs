@@ -24,6 +24,7 @@
 use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
 use syn::{braced, bracketed, parenthesized, LitInt, LitStr, Token, Visibility};
 
 use crate::ast::Input;
@@ -63,7 +64,11 @@ impl Entry {
             has_default,
         } = self;
         let kind = if *is_obj { quote!(obj) } else { quote!(val) };
-        let def = if *has_default { quote!(def) } else { quote!(req) };
+        let def = if *has_default {
+            quote!(def)
+        } else {
+            quote!(req)
+        };
         quote!((#ident #pos #kind #def))
     }
 }
@@ -179,7 +184,9 @@ pub fn object_ctor(input: TokenStream) -> syn::Result<TokenStream> {
     };
     let define = list_macro(&name, &vis, &key, &list_tokens(&list));
     let ctors = match (&list, ctor) {
-        (List::Levels(levels), Some(ctor)) => constructors(&krate, &name, &vis, &key, levels, &ctor),
+        (List::Levels(levels), Some(ctor)) => {
+            constructors(&krate, &name, &vis, &key, levels, &ctor)
+        }
         _ => TokenStream::new(),
     };
     Ok(quote! { #define #ctors })
@@ -402,7 +409,11 @@ fn is_object_ptr(ty: &syn::Type) -> bool {
 /// goes in the derive's `const _` block (the hidden `__object_init`, the `FieldType` and
 /// `FieldDefault` impls) and `beside` next to the type (the call of the parent's list
 /// macro, which defines `T`'s own and its constructors).
-pub fn support(input: &Input<'_>, krate: &TokenStream, parent: &TokenStream) -> (TokenStream, TokenStream) {
+pub fn support(
+    input: &Input<'_>,
+    krate: &TokenStream,
+    parent: &TokenStream,
+) -> (TokenStream, TokenStream) {
     let a = &input.attrs;
     let name = input.ident;
     let vis = input.vis;
@@ -416,12 +427,22 @@ pub fn support(input: &Input<'_>, krate: &TokenStream, parent: &TokenStream) -> 
     };
     if a.opaque.is_some() {
         // No reflected fields to build from: no constructor, nor any for descendants.
-        return (TokenStream::new(), list_macro(name, vis, &key, &quote!([opaque])));
+        return (
+            TokenStream::new(),
+            list_macro(name, vis, &key, &quote!([opaque])),
+        );
     }
     let Some(first) = input.fields.first() else {
         return (TokenStream::new(), TokenStream::new());
     };
     let first_ident = first.ident;
+    let first_ty = &first.field.ty;
+    // Through `FirstFieldIs` (spanned at the first field's type): a first field that is
+    // not the parent is then the same error as the derive's own check, reported once.
+    let first_init = crate::expand::respan(
+        quote!(<#first_ty as #private::FirstFieldIs<#parent>>::from_parent(__object_base)),
+        first_ty.span(),
+    );
 
     let mut params = Vec::new();
     let mut inits = Vec::new();
@@ -476,13 +497,14 @@ pub fn support(input: &Input<'_>, krate: &TokenStream, parent: &TokenStream) -> 
     let inside = quote! {
         #[automatically_derived]
         impl #private::ObjectInit for #name {
+            type Base = #parent;
             type Own = (#(#own_tys,)*);
             #[inline(always)]
             fn __object_init(
-                base: #parent,
+                __object_base: #parent,
                 (#(#params,)*): Self::Own,
             ) -> Self {
-                #name { #first_ident: base, #(#inits,)* }
+                #name { #first_ident: #first_init, #(#inits,)* }
             }
         }
         #(#impls)*

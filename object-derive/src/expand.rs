@@ -445,7 +445,7 @@ fn reflection(
 }
 
 /// `tokens` with every token (inside groups too) given `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
