@@ -134,7 +134,9 @@ pub mod prelude {
 /// Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::object_type::{AncestorAt, AncestorIs, DepthSub, SameType, Succ, TypeCache, Zero};
+    pub use crate::object_type::{
+        AncestorAt, AncestorIs, DepthSub, SameType, Succ, TypeCache, Zero,
+    };
     pub use crate::reflection::create::{finish_create, not_creatable, probe};
     pub use crate::reflection::field::{concat_fields, has_reflected_field};
     pub use crate::reflection::print::debug_reflected;

@@ -200,8 +200,13 @@ pub fn list_macro(name: &Ident, vis: &Visibility, key: &LitStr, list: &TokenStre
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     let unraw = syn::ext::IdentExt::unraw(name);
+    // The key is unique among the types that get an index, but two Rust types may
+    // claim one key (a conflict the registry reports at run time, not a compile error),
+    // so a per-compilation counter keeps the crate-root names of exported macros apart.
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let hidden = Ident::new(
-        &format!("__object_ctor_{sanitized}_{unraw}"),
+        &format!("__object_ctor_{sanitized}_{unraw}_{n}"),
         Span::call_site(),
     );
     let d = Punct::new('$', Spacing::Alone);

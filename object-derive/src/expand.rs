@@ -178,6 +178,15 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 #(#proj_fields,)*
             }
 
+            // Opaque (the fields may not be `Debug`), so that `Result`s holding a
+            // projection can be unwrapped.
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #proj<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(::core::concat!("<fields of ", ::core::stringify!(#name), ">"))
+                }
+            }
+
             // SAFETY: the projection holds the parent's projection (which reaches no
             // header, by the parent's own impl) and `&mut` to each of this type's own
             // fields, disjoint from each other and from the parent part.
