@@ -65,6 +65,7 @@ pub struct Counter {
 }
 
 impl Counter {
+    #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         Counter::make_zero()
     }
