@@ -241,3 +241,20 @@ fn abstract_types_are_refused_by_create_and_the_loader() {
     .unwrap();
     assert_eq!(made.type_key(), "test.ctor.RtBinOp");
 }
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "test.ctor.Flags")]
+pub struct Flags {
+    base: Object,
+    bits: u8,
+    on: bool,
+    ratio: f32,
+}
+
+#[test]
+fn primitive_fields_take_literals() {
+    // A primitive field's parameter is its own type, so literals infer to it.
+    let f = Flags::new(3, true, 0.5);
+    assert_eq!((f.bits, f.on, f.ratio), (3, true, 0.5));
+}

@@ -34,8 +34,20 @@ use crate::attr::Constructor;
 struct Entry {
     ident: Ident,
     pos: LitInt,
-    is_obj: bool,
+    kind: Kind,
     has_default: bool,
+}
+
+/// How a constructor parameter takes its field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `ObjectPtr<U>` / `ObjectRef`: `impl IntoObjectPtr<U>`.
+    Obj,
+    /// A primitive (integer, float, `bool`, `char`): the field's type itself, so that
+    /// literals take it (`Node::new(3)` for a `u32`).
+    Exact,
+    /// Anything else: `impl Into<F>`.
+    Into,
 }
 
 impl Parse for Entry {
@@ -46,10 +58,17 @@ impl Parse for Entry {
         let pos: LitInt = content.parse()?;
         let kind: Ident = content.parse()?;
         let default: Ident = content.parse()?;
+        let kind = if kind == "obj" {
+            Kind::Obj
+        } else if kind == "exact" {
+            Kind::Exact
+        } else {
+            Kind::Into
+        };
         Ok(Entry {
             ident,
             pos,
-            is_obj: kind == "obj",
+            kind,
             has_default: default == "def",
         })
     }
@@ -60,10 +79,14 @@ impl Entry {
         let Entry {
             ident,
             pos,
-            is_obj,
+            kind,
             has_default,
         } = self;
-        let kind = if *is_obj { quote!(obj) } else { quote!(val) };
+        let kind = match kind {
+            Kind::Obj => quote!(obj),
+            Kind::Exact => quote!(exact),
+            Kind::Into => quote!(val),
+        };
         let def = if *has_default {
             quote!(def)
         } else {
@@ -271,10 +294,12 @@ fn constructors(
                 }
             });
             let fty = quote!(<#name as #private::FieldTypeAt<#lvl, #pos>>::Type);
-            let pty = if e.is_obj {
-                quote!(impl #krate::IntoObjectPtr<<#fty as #private::PtrTarget>::Target>)
-            } else {
-                quote!(impl #private::IntoField<#fty>)
+            let pty = match e.kind {
+                Kind::Obj => {
+                    quote!(impl #krate::IntoObjectPtr<<#fty as #private::PtrTarget>::Target>)
+                }
+                Kind::Exact => fty.clone(),
+                Kind::Into => quote!(impl #private::IntoField<#fty>),
             };
             let p = quote!(#id: #pty);
             params_all.push(p.clone());
@@ -300,10 +325,12 @@ fn constructors(
                 let pos = &e.pos;
                 if e.has_default && defaults {
                     quote!(<#lty as #private::FieldDefault<#pos>>::default_value())
-                } else if e.is_obj {
-                    quote!(#krate::IntoObjectPtr::into_object_ptr(#id))
                 } else {
-                    quote!(#private::IntoField::into_field(#id))
+                    match e.kind {
+                        Kind::Obj => quote!(#krate::IntoObjectPtr::into_object_ptr(#id)),
+                        Kind::Exact => quote!(#id),
+                        Kind::Into => quote!(#private::IntoField::into_field(#id)),
+                    }
                 }
             });
             value = quote!(<#lty as #private::ObjectInit>::__object_init(#value, (#(#args,)*)));
@@ -389,6 +416,23 @@ fn constructors(
         });
     }
     out
+}
+
+/// How a field's constructor parameter takes it, from how its type is written.
+fn field_kind(ty: &syn::Type) -> Kind {
+    const PRIMITIVES: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+        "f32", "f64", "bool", "char",
+    ];
+    if is_object_ptr(ty) {
+        return Kind::Obj;
+    }
+    if let syn::Type::Path(p) = ty {
+        if p.qself.is_none() && PRIMITIVES.iter().any(|n| p.path.is_ident(n)) {
+            return Kind::Exact;
+        }
+    }
+    Kind::Into
 }
 
 /// Whether a field's type is written as an object pointer (`ObjectPtr<T>` or
@@ -487,7 +531,7 @@ pub fn support(
             Entry {
                 ident: id.clone(),
                 pos,
-                is_obj: is_object_ptr(ty),
+                kind: field_kind(ty),
                 has_default,
             }
             .to_tokens(),

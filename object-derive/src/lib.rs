@@ -62,8 +62,9 @@
 //! - `T::new(…) -> ObjectPtr<T>`: one parameter per reflected field *without* a declared
 //!   default, the ancestors' fields first (root-most first), then the type's own, each in
 //!   declaration order. A parameter for a field written `ObjectPtr<U>` (or `ObjectRef`)
-//!   takes `impl IntoObjectPtr<U>`, so any subtype's handle goes in as it is; other
-//!   fields take `impl Into<F>` (`&str` for a `String` field, …). Fields with a declared
+//!   takes `impl IntoObjectPtr<U>`, so any subtype's handle goes in as it is; a field of
+//!   a primitive type (integers, floats, `bool`, `char`) takes that type, so literals
+//!   fit; other fields take `impl Into<F>` (`&str` for a `String` field, …). Fields with a declared
 //!   default (`#[object(default)]`) take it; `skip` fields are `Default::default()`.
 //! - `T::new_value(…) -> T`: the same, as a value, for other allocators
 //!   (`ObjectPool::make`, `make_object_as`).
