@@ -16,6 +16,13 @@
 //!
 //! Groups `views_1024` (a sequence the branch predictor can learn) and `views_65536`
 //! (one it cannot: every dispatch mispredicts about as often in all three).
+//!
+//! Measured (2 shared cores, three runs, per 1024 / 65536 elements): `view_match`
+//! 12.3–24 µs / 0.92–1.85 ms, `enum_match` 9.7–18 µs / 0.76–1.80 ms, `downcast_chain`
+//! 4.1–7.5 µs / 0.72–1.6 ms: the view costs about 1.2–1.35× the `enum` (one more
+//! dependent load: the table entry after the header's type index); the chain of final
+//! types, one compare each, is fastest on this data, but grows with the family and
+//! does not make the compiler flag a missing case.
 
 use std::hint::black_box;
 use std::sync::Arc;
