@@ -216,3 +216,39 @@ fn debug_output() {
     let o: ObjectRef = make_object(Object::new());
     assert!(format!("{o:?}").contains("ffi.Object"));
 }
+
+#[test]
+fn unique_access_says_why_not() {
+    use object_core::{NotUniqueReason, String as ObjString};
+
+    let mut a = int(1);
+    assert!(ObjectPtr::try_get_mut(&mut a).is_ok());
+    let b = a.clone();
+    let c = a.clone();
+    let e = ObjectPtr::try_get_mut(&mut a).unwrap_err();
+    assert_eq!(e.reason(), NotUniqueReason::Shared);
+    assert_eq!(e.strong_count(), 3);
+    assert_eq!(e.type_key(), "ptr.Int");
+    assert_eq!(
+        e.to_string(),
+        "no unique access to a `ptr.Int`: 3 handles share it"
+    );
+    drop(c);
+
+    // Copy-on-write through the exact type copies; through a base it cannot.
+    let mut same = b.clone();
+    assert!(ObjectPtr::try_make_mut(&mut same).is_ok());
+    assert!(!same.same_as(&b));
+    let mut base: ObjectPtr<Expr> = b.clone().upcast();
+    let e = ObjectPtr::try_make_mut(&mut base).unwrap_err();
+    assert_eq!(e.reason(), NotUniqueReason::SharedSubtype);
+    assert_eq!(e.type_key(), "ptr.Int");
+    assert!(e.to_string().contains("would lose its type"), "{e}");
+    assert!(base.same_as(&b), "left as it was");
+
+    // `same_as` is identity where `==` compares values.
+    let s1 = ObjString::from("a string long enough to be an object");
+    let s2 = ObjString::from("a string long enough to be an object");
+    assert!(s1 == s2 && !s1.same_as(&s2));
+    assert!(s1.same_as(&s1.clone()));
+}

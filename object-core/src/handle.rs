@@ -60,6 +60,13 @@ macro_rules! __object_handle {
             pub fn ptr_eq(this: &Self, other: &Self) -> bool {
                 $crate::ObjectPtr::ptr_eq(&this.0, &other.0)
             }
+
+            /// Whether `self` and `other` are the same object (identity, as TVM's
+            /// `same_as`), whatever `==` compares.
+            #[inline]
+            pub fn same_as(&self, other: &Self) -> bool {
+                $crate::ObjectPtr::ptr_eq(&self.0, &other.0)
+            }
         }
 
         impl ::core::convert::From<$handle> for $crate::ObjectRef {

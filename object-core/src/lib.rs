@@ -82,6 +82,9 @@ mod root;
 mod string;
 pub mod structural;
 pub mod type_index;
+// Views: the unchecked reference of the variant the view's table chose.
+#[allow(unsafe_code)]
+pub mod view;
 
 pub use crate::alloc::{
     drop_object_in_place, make_object, make_object_as, make_object_with_extra,
@@ -95,12 +98,25 @@ pub use crate::error::{Error, ErrorObj};
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType};
-pub use crate::ptr::{IntoObjectPtr, ObjectPtr, ObjectRef};
+pub use crate::ptr::{IntoObjectPtr, NotUnique, NotUniqueReason, ObjectPtr, ObjectRef};
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
 
+/// The constructor list of the root `Object` (empty), for the generated constructors of
+/// its direct children. Not public API: see `object-derive`'s `ctor.rs`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __object_ctor_root {
+    ([$($krate:tt)*] $($rest:tt)*) => {
+        $($krate)*::__private::object_ctor! { [] [$($krate)*] $($rest)* }
+    };
+}
+
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;
+
+/// Declares an exhaustive view of a base type: see [`view`].
+pub use object_derive::object_view;
 
 /// The names most code needs: `use object_core::prelude::*;`.
 ///
@@ -118,7 +134,9 @@ pub mod prelude {
 /// Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::object_type::{AncestorAt, DepthSub, Succ, TypeCache, Zero};
+    pub use crate::object_type::{
+        AncestorAt, AncestorIs, DepthSub, SameType, Succ, TypeCache, Zero,
+    };
     pub use crate::reflection::create::{finish_create, not_creatable, probe};
     pub use crate::reflection::field::{concat_fields, has_reflected_field};
     pub use crate::reflection::print::debug_reflected;
@@ -138,8 +156,16 @@ pub mod __private {
         label = "expected `{P}` here",
         note = "object structs embed their parent as their first field, so a pointer to the object is a pointer to the parent"
     )]
-    pub trait FirstFieldIs<P> {}
-    impl<P> FirstFieldIs<P> for P {}
+    pub trait FirstFieldIs<P>: Sized {
+        /// The first field's value from the parent's (the identity).
+        fn from_parent(p: P) -> Self;
+    }
+    impl<P> FirstFieldIs<P> for P {
+        #[inline(always)]
+        fn from_parent(p: P) -> Self {
+            p
+        }
+    }
 
     /// Compile-time check that object types can be shared across threads.
     #[diagnostic::on_unimplemented(
@@ -152,6 +178,76 @@ pub mod __private {
     // rather than only the missing `Send` or `Sync` of one field.
     #[diagnostic::do_not_recommend]
     impl<T: Send + Sync + ?Sized> ThreadSafe for T {}
+
+    pub use crate::view::{
+        assert_exhaustive as view_assert_exhaustive, unlisted as view_unlisted, view_cast,
+        ViewTable,
+    };
+    pub use object_derive::__object_ctor as object_ctor;
+
+    /// Builds a value of an object type from its parent's value and its own constructor
+    /// fields (skipped fields are `Default::default()`). Written by the derive (in the
+    /// type's module, so private fields are fine); generated constructors call it for
+    /// each level.
+    ///
+    /// (No `ObjectType` supertrait, so that a type failing its own checks is not
+    /// reported again here.)
+    pub trait ObjectInit: Sized {
+        /// The parent type.
+        type Base;
+        /// The own constructor fields, in declaration order.
+        type Own;
+        /// The value.
+        fn __object_init(base: Self::Base, own: Self::Own) -> Self;
+    }
+
+    /// The type of an object type's constructor field at position `N` (in its struct).
+    /// Written by the derive; generated constructors name ancestors' field types
+    /// through it.
+    pub trait FieldType<const N: usize> {
+        /// The field's type.
+        type Type;
+    }
+
+    /// The type of the constructor field at position `N` of the ancestor `L` levels
+    /// up (0: the type itself), as the type's own constructors name it.
+    pub trait FieldTypeAt<const L: usize, const N: usize> {
+        /// The field's type.
+        type Type;
+    }
+
+    /// The declared default (`#[object(default)]`) of the field at position `N`.
+    pub trait FieldDefault<const N: usize>: FieldType<N> {
+        /// A fresh default value.
+        fn default_value() -> Self::Type;
+    }
+
+    /// `ObjectPtr<T>` → `T`: what an object field's constructor parameter up-casts to.
+    pub trait PtrTarget {
+        /// The pointee type.
+        type Target: crate::ObjectType;
+    }
+    impl<T: crate::ObjectType> PtrTarget for crate::ObjectPtr<T> {
+        type Target = T;
+    }
+
+    /// A constructor parameter of a field that is not an object pointer: anything that
+    /// converts `Into` the field's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be used for a field of type `{T}`",
+        label = "expected something that converts into `{T}`",
+        note = "a generated constructor takes a value of the field's type, or one that converts into it with `Into`"
+    )]
+    pub trait IntoField<T> {
+        /// Converts.
+        fn into_field(self) -> T;
+    }
+    impl<T, X: Into<T>> IntoField<T> for X {
+        #[inline(always)]
+        fn into_field(self) -> T {
+            self.into()
+        }
+    }
 
     pub const fn assert_first_field(offset: usize) {
         assert!(offset == 0, "the parent field must be at offset 0");

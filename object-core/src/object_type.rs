@@ -196,6 +196,10 @@ pub struct Succ<D>(PhantomData<D>);
 
 /// Type-level subtraction of depths; defined only when `Self >= D`.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "an object type is not a subtype of a type deeper in the hierarchy than itself",
+    note = "up-casts go from a type to one of its ancestors; a handle to a base converts to a subtype with the checked `.downcast::<T>()`"
+)]
 pub trait DepthSub<D> {
     type Output;
 }
@@ -221,6 +225,19 @@ where
     type Output = <T::Parent as AncestorAt<K>>::Output;
 }
 
+/// `Self` is `U`: the last step of [`IsA`], where the ancestor of `From` at `U`'s depth
+/// is compared with `U`. A trait (not a type equality) so that a failed up-cast is
+/// reported with this message, naming both types, rather than as a mismatch of
+/// type-level numbers.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{From}` is not a subtype of `{U}`",
+    label = "`{U}` is not an ancestor of `{From}`",
+    note = "a handle to a subtype converts to an ancestor's for free (`.upcast::<Ancestor>()`, or any `impl IntoObjectPtr<Ancestor>` parameter); between unrelated types, or from a base to a subtype, use the checked `.downcast::<T>()`"
+)]
+pub trait SameType<U, From> {}
+impl<U, From> SameType<U, From> for U {}
+
 /// `T: IsA<U>` holds when `U` is `T` or one of its ancestors, so a `T` can be used as a
 /// `U` for free. It is implemented for every such pair; there is nothing to implement.
 ///
@@ -240,7 +257,18 @@ where
     T: ObjectType,
     U: ObjectType,
     T::Depth: DepthSub<U::Depth>,
-    T: AncestorAt<<T::Depth as DepthSub<U::Depth>>::Output, Output = U>,
+    T: AncestorIs<<T::Depth as DepthSub<U::Depth>>::Output, U>,
+{
+}
+
+/// `Self`'s ancestor `K` levels up is `U` (checked through [`SameType`], for its
+/// message).
+#[doc(hidden)]
+pub trait AncestorIs<K, U> {}
+impl<T, K, U> AncestorIs<K, U> for T
+where
+    T: AncestorAt<K>,
+    <T as AncestorAt<K>>::Output: SameType<U, T>,
 {
 }
 

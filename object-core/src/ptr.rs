@@ -151,6 +151,25 @@ impl<T: ObjectType> ObjectPtr<T> {
         this.ptr.as_ptr() as *const u8 == other.ptr.as_ptr() as *const u8
     }
 
+    /// Whether `self` and `other` (of any types) are the same object: identity, as
+    /// TVM's `same_as`. On `ObjectPtr`, `==` is identity too; on handles whose `==`
+    /// compares values (`String`, `Array`, `Map`, …) `same_as` is how to ask for
+    /// identity, and it reads the same everywhere. (A method, unlike
+    /// [`ptr_eq`](Self::ptr_eq), so it can shadow a `same_as` of `T`'s: name that one
+    /// through `(*ptr).same_as(…)`.)
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let b = a.clone();
+    /// assert!(a.same_as(&b));
+    /// assert!(!a.same_as(&make_object(Object::new())));
+    /// ```
+    #[inline]
+    pub fn same_as<U: ObjectType>(&self, other: &ObjectPtr<U>) -> bool {
+        Self::ptr_eq(self, other)
+    }
+
     /// The number of strong references (a snapshot).
     #[inline]
     pub fn strong_count(this: &Self) -> u32 {
@@ -296,6 +315,17 @@ impl<T: ObjectType> ObjectPtr<T> {
         let _ = this;
     }
 
+    /// The exhaustive view of the object (an `enum` of the base type's listed subtypes,
+    /// declared with [`object_view!`](crate::object_view)), to `match` on. O(1).
+    /// See [`view`](crate::view) for an example.
+    #[inline]
+    pub fn view(&self) -> T::View<'_>
+    where
+        T: crate::view::HasView,
+    {
+        T::view_of(self)
+    }
+
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {
@@ -347,6 +377,74 @@ impl<T: ObjectType> ObjectPtr<T> {
         } else {
             None
         }
+    }
+
+    /// [`get_mut`](Self::get_mut), saying why when there is no unique access: a
+    /// [`NotUnique`] with the number of handles at the time.
+    ///
+    /// # Errors
+    ///
+    /// [`NotUniqueReason::Shared`] when other handles exist.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::NotUniqueReason;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Tally")]
+    /// struct Tally { base: Object, n: u32 }
+    ///
+    /// let mut a = Tally::new(0);
+    /// *ObjectPtr::try_get_mut(&mut a).unwrap().n += 1;
+    /// let b = a.clone();
+    /// let e = ObjectPtr::try_get_mut(&mut a).unwrap_err();
+    /// assert_eq!((e.reason(), e.strong_count()), (NotUniqueReason::Shared, 2));
+    /// assert_eq!(e.to_string(), "no unique access to a `doc.ptr.Tally`: 2 handles share it");
+    /// ```
+    #[inline]
+    pub fn try_get_mut(this: &mut Self) -> Result<T::Mut<'_>, NotUnique>
+    where
+        T: FieldsMut,
+    {
+        let count = Self::strong_count(this);
+        if count == 1 {
+            // SAFETY: as in `get_mut`: the count is one and we hold `&mut` to the only
+            // handle, so nothing else reaches the object for the borrow.
+            Ok(unsafe { T::project(this.ptr) })
+        } else {
+            Err(NotUnique {
+                reason: NotUniqueReason::Shared,
+                strong_count: count,
+                type_key: this.type_key(),
+            })
+        }
+    }
+
+    /// [`make_mut`](Self::make_mut), saying why when it cannot copy: the object is
+    /// shared and its dynamic type is a strict subtype of `T`, so copying the `T` part
+    /// would change its type.
+    ///
+    /// # Errors
+    ///
+    /// [`NotUniqueReason::SharedSubtype`], with the number of handles and the dynamic
+    /// type's key.
+    pub fn try_make_mut(this: &mut Self) -> Result<T::Mut<'_>, NotUnique>
+    where
+        T: FieldsMut + Clone,
+    {
+        let count = Self::strong_count(this);
+        if count != 1 {
+            if this.type_index() != T::type_index() {
+                return Err(NotUnique {
+                    reason: NotUniqueReason::SharedSubtype,
+                    strong_count: count,
+                    type_key: this.type_key(),
+                });
+            }
+            *this = crate::alloc::make_object(T::clone(this));
+        }
+        Self::try_get_mut(this)
     }
 
     /// Copy-on-write: unique access to the fields (as [`ObjectPtr::get_mut`]), cloning the
@@ -464,6 +562,60 @@ impl<T: ObjectType> fmt::Pointer for ObjectPtr<T> {
     }
 }
 
+/// Why [`ObjectPtr::try_get_mut`] / [`ObjectPtr::try_make_mut`] gave no unique access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NotUniqueReason {
+    /// Other handles to the object exist.
+    Shared,
+    /// Other handles exist and the object's dynamic type is a strict subtype of the
+    /// handle's, so a copy of the handle's type would change the object's type.
+    SharedSubtype,
+}
+
+/// The error of [`ObjectPtr::try_get_mut`] / [`ObjectPtr::try_make_mut`]: the
+/// [`reason`](Self::reason), the number of handles then, and the object's type key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotUnique {
+    reason: NotUniqueReason,
+    strong_count: u32,
+    type_key: &'static str,
+}
+
+impl NotUnique {
+    /// Why.
+    pub fn reason(&self) -> NotUniqueReason {
+        self.reason
+    }
+    /// The number of handles to the object when access was refused (a snapshot).
+    pub fn strong_count(&self) -> u32 {
+        self.strong_count
+    }
+    /// The object's dynamic type key.
+    pub fn type_key(&self) -> &'static str {
+        self.type_key
+    }
+}
+
+impl fmt::Display for NotUnique {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason {
+            NotUniqueReason::Shared => write!(
+                f,
+                "no unique access to a `{}`: {} handles share it",
+                self.type_key, self.strong_count
+            ),
+            NotUniqueReason::SharedSubtype => write!(
+                f,
+                "cannot copy a shared `{}` ({} handles) through a handle to one of its ancestors: the copy would lose its type",
+                self.type_key, self.strong_count
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NotUnique {}
+
 /// Conversion into a handle of an ancestor type (or the same type), for APIs that take
 /// "any object that is a `U`".
 ///
@@ -481,6 +633,12 @@ impl<T: ObjectType> fmt::Pointer for ObjectPtr<T> {
 /// keep(&mut all, make_object(Object::new()));
 /// assert_eq!(all.len(), 1);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as an `ObjectPtr<{U}>`",
+    label = "expected a handle to a `{U}` or to one of its subtypes",
+    note = "a handle to a subtype of `{U}` converts for free: pass it to any `impl IntoObjectPtr<{U}>` parameter (generated constructors take them), or call `.upcast::<{U}>()`",
+    note = "a handle to an ancestor or an unrelated type needs the checked `.downcast::<{U}>()`"
+)]
 pub trait IntoObjectPtr<U: ObjectType> {
     /// Converts, for free.
     fn into_object_ptr(self) -> ObjectPtr<U>;

@@ -20,6 +20,8 @@ pub const OPAQUE: &str = "opaque";
 pub const CUSTOM_DEBUG: &str = "custom_debug";
 pub const STRUCTURAL: &str = "structural";
 pub const STRUCTURAL_HOOKS: &str = "structural_hooks";
+pub const ABSTRACT: &str = "abstract";
+pub const CONSTRUCTOR: &str = "constructor";
 /// The values `structural = "…"` accepts.
 pub const STRUCTURAL_KINDS: &[&str] = &["tree", "dag", "var", "identity"];
 const CONTAINER_KEYS: &[&str] = &[
@@ -34,6 +36,8 @@ const CONTAINER_KEYS: &[&str] = &[
     CUSTOM_DEBUG,
     STRUCTURAL,
     STRUCTURAL_HOOKS,
+    ABSTRACT,
+    CONSTRUCTOR,
 ];
 
 /// Field attribute keys.
@@ -44,6 +48,14 @@ pub const NO_EQ: &str = "no_eq";
 pub const DEF: &str = "def";
 pub const DEFAULT: &str = "default";
 const FIELD_KEYS: &[&str] = &[SKIP, RENAME, READ_ONLY, NO_EQ, DEF, DEFAULT];
+
+/// What `constructor = …` says.
+pub enum Constructor {
+    /// `constructor = false` (`true` is the default, `new`).
+    Enabled(LitBool),
+    /// `constructor = "name"`: the constructor's name (checked in `check.rs`).
+    Named(LitStr),
+}
 
 /// A parsed value with the span of the attribute key that set it.
 pub struct Located<T> {
@@ -71,6 +83,10 @@ pub struct ContainerAttrs {
     /// `structural = "tree" | "dag" | "var" | "identity"` (checked in `check.rs`).
     pub structural: Option<Located<LitStr>>,
     pub structural_hooks: Option<Located<Path>>,
+    /// `abstract`: never instantiated itself.
+    pub is_abstract: Option<Located<()>>,
+    /// `constructor = false` (no constructor) or `constructor = "name"` (renamed).
+    pub constructor: Option<Located<Constructor>>,
     /// An `#[object(...)]` failed to parse (reported); keys after the error are unknown.
     pub malformed: bool,
 }
@@ -193,6 +209,16 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
             } else if path.is_ident(STRUCTURAL_HOOKS) {
                 let p: Path = meta.value()?.parse()?;
                 set(&mut out.structural_hooks, p, path, errors);
+            } else if path.is_ident(ABSTRACT) {
+                set(&mut out.is_abstract, (), path, errors);
+            } else if path.is_ident(CONSTRUCTOR) {
+                let value = meta.value()?;
+                let c = if value.peek(LitStr) {
+                    Constructor::Named(value.parse()?)
+                } else {
+                    Constructor::Enabled(value.parse()?)
+                };
+                set(&mut out.constructor, c, path, errors);
             } else {
                 // Skip a value if one follows, so parsing can go on to the next key.
                 if meta.input.peek(syn::Token![=]) {

@@ -7,7 +7,7 @@
 use syn::Error;
 
 use crate::ast::Input;
-use crate::attr::{Errors, KeyValue, STRUCTURAL_KINDS};
+use crate::attr::{Constructor, Errors, KeyValue, STRUCTURAL_KINDS};
 
 /// Static indices the derive accepts: the reserved range above `ffi.Object`.
 const STATIC_BEGIN: u32 = 65;
@@ -101,6 +101,49 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
                     STRUCTURAL_KINDS.join(", ")
                 ),
             ));
+        }
+    }
+
+    if let (Some(ab), Some(f)) = (&a.is_abstract, &a.is_final) {
+        let mut e = Error::new(
+            ab.span,
+            "an `abstract` type is only instantiated through its subtypes, which a `final` type cannot have",
+        );
+        e.combine(Error::new(f.span, "declared `final` here"));
+        errors.push(e);
+    }
+    if let Some(c) = &a.constructor {
+        match &c.value {
+            Constructor::Named(name) => {
+                if syn::parse_str::<syn::Ident>(&name.value()).is_err() {
+                    errors.push(Error::new_spanned(
+                        name,
+                        "the constructor's name must be an identifier, e.g. `constructor = \"make\"`",
+                    ));
+                }
+                if let Some(ab) = &a.is_abstract {
+                    let mut e =
+                        Error::new_spanned(name, "an `abstract` type has no constructor to name");
+                    e.combine(Error::new(ab.span, "declared `abstract` here"));
+                    errors.push(e);
+                }
+            }
+            Constructor::Enabled(b) if b.value => {
+                if let Some(ab) = &a.is_abstract {
+                    let mut e = Error::new_spanned(b, "an `abstract` type has no constructor");
+                    e.combine(Error::new(ab.span, "declared `abstract` here"));
+                    errors.push(e);
+                }
+            }
+            Constructor::Enabled(_) => {}
+        }
+        if let Some(o) = &a.opaque {
+            let mut e = Error::new(
+                c.span,
+                "an `opaque` type has no generated constructor (its fields are not reflected)",
+            );
+            e.combine(Error::new(o.span, "declared `opaque` here"));
+            errors.push(e);
         }
     }
 

@@ -116,6 +116,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
+    let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -177,6 +178,15 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 #(#proj_fields,)*
             }
 
+            // Opaque (the fields may not be `Debug`), so that `Result`s holding a
+            // projection can be unwrapped.
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #proj<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(::core::concat!("<fields of ", ::core::stringify!(#name), ">"))
+                }
+            }
+
             // SAFETY: the projection holds the parent's projection (which reaches no
             // header, by the parent's own impl) and `&mut` to each of this type's own
             // fields, disjoint from each other and from the parent part.
@@ -192,7 +202,11 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                     #proj { #(#proj_init,)* }
                 }
             }
+
+            #ctor_inside
         };
+
+        #ctor_beside
     }
 }
 
@@ -211,6 +225,7 @@ fn reflection(
     let private = quote!(#krate::__private);
     let opaque = a.opaque.is_some();
     let custom_debug = a.custom_debug.is_some();
+    let is_abstract = a.is_abstract.is_some();
     let parent_fields = respan(
         quote!(#private::probe::ParentProbe::<#parent>::FIELDS),
         parent_span,
@@ -431,6 +446,7 @@ fn reflection(
                 #private::debug_entry::<#name>,
             )
             .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
+            .with_abstract(#is_abstract)
         };
 
         #debug
@@ -438,7 +454,7 @@ fn reflection(
 }
 
 /// `tokens` with every token (inside groups too) given `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {

@@ -23,6 +23,9 @@
 //! | `custom_debug` | the type writes its own `Debug`, which the printer then uses too |
 //! | `structural = "…"` | how structural equality and hashing treat the type: `"tree"` (by fields, the default), `"dag"` (sharing must correspond), `"var"` (a variable, by binding), `"identity"` (only the same object); a subtype takes its parent's unless it says otherwise |
 //! | `structural_hooks = PATH` | a `static object_core::structural::StructuralHooks` showing an `opaque` built-in's contents to structural equality |
+//! | `abstract` | a base that is never instantiated itself: no generated constructor, `create` and the JSON graph loader refuse it (`ReflectErrorKind::Abstract`, `GraphErrorKind::Abstract`), `TypeInfo::is_abstract` says so; its subtypes (link-time or run-time) are instantiated as usual |
+//! | `constructor = false` | no generated constructor (for a type with a `new` of another meaning) |
+//! | `constructor = "name"` | the constructor is `name` (and `name_value`, `name_all`) instead of `new` |
 //!
 //! Field attributes:
 //!
@@ -51,6 +54,47 @@
 //! // create("demo.Conv", [("channels", Any::from(8))]) has stride 1.
 //! ```
 //!
+//! # Constructors
+//!
+//! Unless the type is `abstract`, `opaque` or says `constructor = false`, the derive
+//! writes
+//!
+//! - `T::new(…) -> ObjectPtr<T>`: one parameter per reflected field *without* a declared
+//!   default, the ancestors' fields first (root-most first), then the type's own, each in
+//!   declaration order. A parameter for a field written `ObjectPtr<U>` (or `ObjectRef`)
+//!   takes `impl IntoObjectPtr<U>`, so any subtype's handle goes in as it is; a field of
+//!   a primitive type (integers, floats, `bool`, `char`) takes that type, so literals
+//!   fit; other fields take `impl Into<F>` (`&str` for a `String` field, …). Fields with a declared
+//!   default (`#[object(default)]`) take it; `skip` fields are `Default::default()`.
+//! - `T::new_value(…) -> T`: the same, as a value, for other allocators
+//!   (`ObjectPool::make`, `make_object_as`).
+//! - `T::new_all(…) -> ObjectPtr<T>` when some field has a default: every field,
+//!   defaulted ones included, in the same order.
+//!
+//! ```ignore
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "tour.BinOp", parent = Expr, abstract)]
+//! pub struct BinOp { base: Expr, pub lhs: ObjectPtr<Expr>, pub rhs: ObjectPtr<Expr> }
+//!
+//! #[derive(Object)]
+//! #[repr(C)]
+//! #[object(key = "tour.Add", parent = BinOp, final)]
+//! pub struct Add { base: BinOp }
+//!
+//! let e: ObjectPtr<Add> = Add::new(IntImm::new(1), Var::new("x"));
+//! ```
+//!
+//! A derive cannot see its parent's fields, so each derive also writes, beside the type,
+//! a hidden macro holding its constructor fields (and its ancestors'), re-exported under
+//! the type's own name in the macro namespace: wherever the path `parent = …` names the
+//! parent type, it names that macro too, in this crate or another (a `pub` type's macro
+//! is `#[macro_export]`ed under a name derived from its key). The child's derive calls
+//! it, and it writes the child's constructors. Consequences: the parent path must name
+//! the type itself (not a `type` alias); a parent named `Object` is taken to be the
+//! root; a type's name must not clash with a macro in its module (a type named like
+//! a derive, e.g. `Debug`, would shadow it).
+//!
 //! Besides `ObjectType`, the derive implements `Reflect` (the static field table, the
 //! parent's fields first), registers the type's reflection, and writes a `Debug` that
 //! prints through it.
@@ -64,7 +108,9 @@
 mod ast;
 mod attr;
 mod check;
+mod ctor;
 mod expand;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -77,6 +123,27 @@ pub fn derive_object(input: TokenStream) -> TokenStream {
         .and_then(|(parsed, errors)| {
             check::validate(&parsed, errors).map(|()| expand::expand(&parsed))
         })
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Writes a type's generated constructors and its constructor-list macro, from its
+/// parent's list. Not public API: the expansion of `#[derive(Object)]` reaches it through
+/// the parent's list macro (see `ctor.rs`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __object_ctor(input: TokenStream) -> TokenStream {
+    ctor::object_ctor(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Declares an exhaustive view of a base object type: an `enum` with one variant per
+/// listed subtype (a reference to it) and `Other`, built in O(1) by `View::of(&ptr)` or
+/// `ptr.view()`. See `object_core::view` for the semantics and an example.
+#[proc_macro]
+pub fn object_view(input: TokenStream) -> TokenStream {
+    view::object_view(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

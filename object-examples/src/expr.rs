@@ -6,22 +6,15 @@
 use std::fmt;
 
 use object_containers::Array;
-use object_core::{make_object, IntoObjectPtr, Object, ObjectPtr, ObjectRef};
+use object_core::{IntoObjectPtr, Object, ObjectPtr, ObjectRef};
 
-/// The base of every expression. `slots = 16` leaves room for run-time node kinds.
+/// The base of every expression. `slots = 16` leaves room for run-time node kinds;
+/// `abstract`: only its subtypes are ever instantiated.
 #[derive(Object, Clone)]
 #[repr(C)]
-#[object(key = "tour.Expr", slots = 16)]
+#[object(key = "tour.Expr", slots = 16, abstract)]
 pub struct Expr {
     base: Object,
-}
-
-impl Expr {
-    fn new() -> Self {
-        Expr {
-            base: Object::new(),
-        }
-    }
 }
 
 /// A variable, compared by identity (two `Var("x")` objects are different variables);
@@ -47,20 +40,12 @@ pub struct IntImm {
     pub value: i64,
 }
 
-impl IntImm {
-    /// An `IntImm` value, to be placed in an object by an allocator.
-    pub fn new(value: i64) -> Self {
-        IntImm {
-            base: Expr::new(),
-            value,
-        }
-    }
-}
-
-/// The base of binary operators; `is::<BinOp>()` is true for all of them.
+/// The base of binary operators; `is::<BinOp>()` is true for all of them. Abstract:
+/// a `BinOp` object is always one of its subtypes (possibly one registered at run time,
+/// built from [`BinOp::value`]).
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "tour.BinOp", parent = Expr, slots = 2)]
+#[object(key = "tour.BinOp", parent = Expr, slots = 2, abstract)]
 pub struct BinOp {
     base: Expr,
     /// Left operand.
@@ -70,11 +55,13 @@ pub struct BinOp {
 }
 
 impl BinOp {
-    /// A `BinOp` value: the common part of every binary operator, and the whole of
-    /// operators that plugins register at run time.
-    pub fn new(lhs: impl IntoObjectPtr<Expr>, rhs: impl IntoObjectPtr<Expr>) -> Self {
+    /// A `BinOp` value (not an object): the whole of an operator that a plugin
+    /// registers at run time, to be placed in an object with `make_object_as`.
+    pub fn value(lhs: impl IntoObjectPtr<Expr>, rhs: impl IntoObjectPtr<Expr>) -> Self {
         BinOp {
-            base: Expr::new(),
+            base: Expr {
+                base: Object::new(),
+            },
             lhs: lhs.into_object_ptr(),
             rhs: rhs.into_object_ptr(),
         }
@@ -98,7 +85,7 @@ macro_rules! binop {
 
         #[doc = concat!("Builds `lhs ", $sym, " rhs`.")]
         pub fn $ctor(lhs: impl IntoObjectPtr<Expr>, rhs: impl IntoObjectPtr<Expr>) -> ObjectPtr<Expr> {
-            make_object($name { base: BinOp::new(lhs, rhs) }).upcast()
+            $name::new(lhs, rhs).upcast()
         }
     };
 }
@@ -131,15 +118,12 @@ pub struct Function {
 
 /// A fresh variable.
 pub fn var(name: &str) -> ObjectPtr<Var> {
-    make_object(Var {
-        base: Expr::new(),
-        name: name.to_owned(),
-    })
+    Var::new(name)
 }
 
 /// An integer constant.
 pub fn int(value: i64) -> ObjectPtr<Expr> {
-    make_object(IntImm::new(value)).upcast()
+    IntImm::new(value).upcast()
 }
 
 /// A function.
@@ -147,11 +131,7 @@ pub fn function(
     params: impl IntoIterator<Item = ObjectPtr<Var>>,
     body: impl IntoObjectPtr<Expr>,
 ) -> ObjectPtr<Function> {
-    make_object(Function {
-        base: Expr::new(),
-        params: params.into_iter().collect(),
-        body: body.into_object_ptr(),
-    })
+    Function::new(params.into_iter().collect::<Array<_>>(), body)
 }
 
 /// Prints an expression by matching on its dynamic type.

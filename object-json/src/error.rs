@@ -53,6 +53,9 @@ pub enum GraphErrorKind {
     /// for a node's member). A field given twice in an object's `data` is a
     /// [`Field`](Self::Field) error instead.
     DuplicateMember,
+    /// A node whose type is declared `#[object(abstract)]`: a base that only its
+    /// subtypes instantiate.
+    Abstract,
 }
 
 /// An error of [`to_json_graph`](crate::to_json_graph) or
@@ -261,7 +264,9 @@ impl GraphError {
 fn default_error_kind(kind: GraphErrorKind) -> &'static str {
     match kind {
         GraphErrorKind::UnknownType => "KeyError",
-        GraphErrorKind::Unsupported | GraphErrorKind::Metadata => "TypeError",
+        GraphErrorKind::Unsupported | GraphErrorKind::Metadata | GraphErrorKind::Abstract => {
+            "TypeError"
+        }
         GraphErrorKind::Memory => "MemoryError",
         GraphErrorKind::Syntax
         | GraphErrorKind::Document

@@ -62,6 +62,8 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 ///   extra, given twice or of the wrong kind (the errors of
 ///   [`create`](object_core::reflection::create), with [`field`](GraphError::field));
 ///   a field left out that has a declared default (`#[object(default)]`) takes it;
+/// - [`Abstract`](GraphErrorKind::Abstract) for a node of an `#[object(abstract)]`
+///   type;
 /// - [`Memory`](GraphErrorKind::Memory) when a tensor cannot be allocated.
 ///
 /// Every error after the JSON is read names the [`node`](GraphError::node) (and its
@@ -614,7 +616,8 @@ impl<'d, 'a> Loader<'d, 'a> {
 ///
 /// [`UnknownType`](GraphErrorKind::UnknownType) for a key that is not registered,
 /// [`Unsupported`](GraphErrorKind::Unsupported) for a type that cannot be built from
-/// fields (functions, modules, errors, opaque types); the caller names the node.
+/// fields (functions, modules, errors, opaque types), [`Abstract`](GraphErrorKind::Abstract)
+/// for an `#[object(abstract)]` type; the caller names the node.
 fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
     let Some(info) = registry::type_info_by_key(key) else {
         return Err(GraphError::new(
@@ -628,6 +631,13 @@ fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
         return Err(GraphError::new(
             GraphErrorKind::Unsupported,
             format!("`{key}` cannot be loaded from a JSON graph"),
+        )
+        .with_type_key(key));
+    }
+    if info.is_abstract() {
+        return Err(GraphError::new(
+            GraphErrorKind::Abstract,
+            format!("`{key}` is abstract: a graph holds only its subtypes"),
         )
         .with_type_key(key));
     }
@@ -717,6 +727,7 @@ fn no_field(info: &TypeInfo, name: &str) -> GraphError {
 fn field_error(e: ReflectError) -> GraphError {
     let kind = match e.kind() {
         ReflectErrorKind::UnknownType => GraphErrorKind::UnknownType,
+        ReflectErrorKind::Abstract => GraphErrorKind::Abstract,
         _ => GraphErrorKind::Field,
     };
     let field = e.field().map(str::to_owned);

@@ -520,6 +520,20 @@ impl<T: AnyItem> Array<T> {
         ObjectPtr::ptr_eq(&this.obj, &other.obj)
     }
 
+    /// Whether `self` and `other` are the same array object (identity, as TVM's
+    /// `same_as`); `==` compares items.
+    ///
+    /// ```
+    /// use object_containers::Array;
+    /// let a = Array::from(vec![1i64]);
+    /// assert!(a.same_as(&a.clone()));
+    /// assert!(!a.same_as(&Array::from(vec![1i64])) && a == Array::from(vec![1i64]));
+    /// ```
+    #[inline]
+    pub fn same_as<U: AnyItem>(&self, other: &Array<U>) -> bool {
+        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    }
+
     /// The underlying object.
     #[inline]
     pub fn as_object_ptr(&self) -> &ObjectPtr<ArrayObj> {

@@ -442,6 +442,13 @@ impl<K: AnyItem, V: AnyItem> Map<K, V> {
         ObjectPtr::ptr_eq(&this.obj, &other.obj)
     }
 
+    /// Whether `self` and `other` are the same map object (identity, as TVM's
+    /// `same_as`), whatever `==` compares.
+    #[inline]
+    pub fn same_as<K2: AnyItem, V2: AnyItem>(&self, other: &Map<K2, V2>) -> bool {
+        ObjectPtr::ptr_eq(&self.obj, &other.obj)
+    }
+
     /// The underlying object.
     #[inline]
     pub fn as_object_ptr(&self) -> &ObjectPtr<MapObj> {

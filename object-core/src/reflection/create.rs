@@ -150,6 +150,9 @@ pub fn create_from_source(
     info: &'static TypeInfo,
     src: &mut FieldSource<'_, '_>,
 ) -> Result<ObjectRef, ReflectError> {
+    if info.is_abstract() {
+        return Err(ReflectError::abstract_type(info.key()));
+    }
     let refl = info.reflection();
     let Some(create) = refl.create else {
         return Err(ReflectError::not_creatable(info.key()));
@@ -173,7 +176,8 @@ pub fn create_from_source(
 /// [`DuplicateField`](super::ReflectErrorKind::DuplicateField),
 /// [`WrongType`](super::ReflectErrorKind::WrongType) (a value that does not convert to
 /// the field's type), [`NotCreatable`](super::ReflectErrorKind::NotCreatable)
-/// (`#[object(opaque)]` built-ins such as containers) or
+/// (`#[object(opaque)]` built-ins such as containers),
+/// [`Abstract`](super::ReflectErrorKind::Abstract) (an `#[object(abstract)]` base) or
 /// [`LayoutMismatch`](super::ReflectErrorKind::LayoutMismatch) (a run-time type that
 /// adds a layout of its own). As an [`Error`](crate::Error) (`From`), these are the
 /// `KeyError`, `ValueError` and `TypeError` reflection has always reported.

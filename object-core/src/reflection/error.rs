@@ -44,6 +44,9 @@ pub enum ReflectErrorKind {
     /// Rust type that builds them (`TypeError`); the error's `source` is the
     /// [`RegistryError`].
     LayoutMismatch,
+    /// The type is declared `#[object(abstract)]`: a base that only its subtypes
+    /// instantiate (`TypeError`).
+    Abstract,
 }
 
 impl ReflectErrorKind {
@@ -67,7 +70,8 @@ impl ReflectErrorKind {
             | ReflectErrorKind::OutOfRange
             | ReflectErrorKind::WrongType
             | ReflectErrorKind::NotCreatable
-            | ReflectErrorKind::LayoutMismatch => "TypeError",
+            | ReflectErrorKind::LayoutMismatch
+            | ReflectErrorKind::Abstract => "TypeError",
         }
     }
 }
@@ -187,6 +191,9 @@ impl ReflectError {
     pub(super) fn not_creatable(key: &str) -> Self {
         Self::new(ReflectErrorKind::NotCreatable, key, None, Detail::None)
     }
+    pub(super) fn abstract_type(key: &str) -> Self {
+        Self::new(ReflectErrorKind::Abstract, key, None, Detail::None)
+    }
     pub(super) fn layout_mismatch(key: &str, e: RegistryError) -> Self {
         Self::new(
             ReflectErrorKind::LayoutMismatch,
@@ -245,6 +252,9 @@ impl fmt::Display for ReflectError {
             }
             (ReflectErrorKind::NotCreatable, _) => {
                 write!(f, "`{key}` cannot be created from fields")
+            }
+            (ReflectErrorKind::Abstract, _) => {
+                write!(f, "`{key}` is abstract: create one of its subtypes instead")
             }
             (_, Detail::Type(e)) => write!(f, "field `{field}` of `{key}`: {e}"),
             (_, Detail::Registry(e)) => fmt::Display::fmt(e, f),

@@ -242,6 +242,8 @@ pub struct TypeReflection {
     pub(super) create: Option<CreateFn>,
     pub(super) debug: DebugFn,
     pub(crate) structural: StructuralSpec,
+    /// `#[object(abstract)]`: `create` refuses the type itself.
+    pub(super) is_abstract: bool,
 }
 
 /// What structural equality and hashing need to know about a type.
@@ -287,9 +289,27 @@ impl TypeReflection {
         self.opaque
     }
 
-    /// Whether [`create`](super::create) can build objects of this type.
+    /// Whether the table can build objects from fields (`false` for `opaque`
+    /// built-ins). An `abstract` type's table can (for its run-time descendants), while
+    /// [`create`](super::create) refuses the abstract type itself.
     pub fn can_create(&self) -> bool {
         self.create.is_some()
+    }
+
+    /// Whether the type is declared `#[object(abstract)]`: a base that is never
+    /// instantiated itself ([`create`](super::create) refuses it with
+    /// [`Abstract`](super::ReflectErrorKind::Abstract), the derive writes no
+    /// constructor). A run-time descendant that borrows this table is not abstract:
+    /// ask [`TypeInfo::is_abstract`](crate::TypeInfo::is_abstract).
+    pub fn is_abstract(&self) -> bool {
+        self.is_abstract
+    }
+
+    /// Marks the table as an abstract type's. Used by the derive.
+    #[doc(hidden)]
+    pub const fn with_abstract(mut self, is_abstract: bool) -> TypeReflection {
+        self.is_abstract = is_abstract;
+        self
     }
 
     /// How structural equality and hashing treat objects of this type.
@@ -332,7 +352,8 @@ impl fmt::Debug for TypeReflection {
         f.debug_struct("TypeReflection")
             .field("fields", &self.fields)
             .field("opaque", &self.opaque)
-            .field("can_create", &self.create.is_some())
+            .field("can_create", &self.can_create())
+            .field("is_abstract", &self.is_abstract)
             .field("structural_kind", &self.structural.kind)
             .finish()
     }

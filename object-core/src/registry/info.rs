@@ -216,6 +216,28 @@ impl TypeInfo {
         self.owner.rust.get().map(|r| r.rust_name)
     }
 
+    /// Whether the type itself is declared `#[object(abstract)]` (a base that only its
+    /// subtypes instantiate): [`create`](crate::reflection::create) refuses it. A
+    /// run-time descendant of an abstract Rust type is not abstract.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.info.Shape", abstract)]
+    /// struct Shape { base: Object }
+    ///
+    /// assert!(Shape::type_info().is_abstract());
+    /// assert!(!Object::type_info().is_abstract());
+    /// ```
+    pub fn is_abstract(&self) -> bool {
+        self.owner
+            .rust
+            .get()
+            .is_some_and(|r| r.reflection.is_abstract())
+    }
+
     /// The type's reflection: its Rust type's field table, or for a type without a Rust
     /// layout of its own (registered at run time), its nearest Rust ancestor's. Value
     /// kinds have an empty, opaque one.

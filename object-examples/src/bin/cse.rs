@@ -16,7 +16,7 @@ use object_core::structural::{structural_equal, structural_hash, StructuralKey};
 
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "cse.Expr", slots = 8)]
+#[object(key = "cse.Expr", slots = 8, abstract)]
 struct Expr {
     base: Object,
 }
@@ -64,38 +64,18 @@ struct Let {
 
 type E = ObjectPtr<Expr>;
 
-fn e() -> Expr {
-    Expr {
-        base: Object::new(),
-    }
-}
+// The generated constructors (`T::new`, parents' fields first) do the building.
 fn var(name: &str) -> E {
-    make_object(Var {
-        base: e(),
-        name: name.into(),
-    })
-    .upcast()
+    Var::new(name).upcast()
 }
 fn int(value: i64) -> E {
-    make_object(Int { base: e(), value }).upcast()
+    Int::new(value).upcast()
 }
 fn bin(op: &str, lhs: E, rhs: E) -> E {
-    make_object(Bin {
-        base: e(),
-        op: op.into(),
-        lhs,
-        rhs,
-    })
-    .upcast()
+    Bin::new(op, lhs, rhs).upcast()
 }
 fn let_(var: E, value: E, body: E) -> E {
-    make_object(Let {
-        base: e(),
-        var,
-        value,
-        body,
-    })
-    .upcast()
+    Let::new(var, value, body).upcast()
 }
 
 fn show(x: &E) -> String {

@@ -113,7 +113,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "past every reserved range; found through the ancestor display".to_owned()
         };
         println!("  {key:<11} -> index {:>3}  {placement}", info.index());
-        let node = make_object_as(BinOp::new(int(8), int(3)), info.index())?;
+        let node = make_object_as(BinOp::value(int(8), int(3)), info.index())?;
         plugin_nodes.push(node.upcast::<Expr>());
     }
     for n in &plugin_nodes {
@@ -165,7 +165,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = ObjectPool::<IntImm>::new();
     let mut total = 0;
     for round in 0..3 {
-        let consts: Vec<_> = (0..1000).map(|i| pool.make(IntImm::new(i))).collect();
+        let consts: Vec<_> = (0..1000).map(|i| pool.make(IntImm::new_value(i))).collect();
         total += consts.iter().map(|c| c.value).sum::<i64>();
         let mixed: Vec<ObjectRef> = consts
             .into_iter()

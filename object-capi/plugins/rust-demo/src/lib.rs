@@ -57,7 +57,7 @@ fn init() -> Result<Module, Error> {
             "make_circle",
             Function::from_typed_named("make_circle", |id: i64, r: f64| -> ObjectPtr<Circle> {
                 make_object(Circle {
-                    base: ShapeNode::new(id as i32),
+                    base: ShapeNode::new_value(id as i32),
                     radius: r,
                 })
             }),
@@ -66,7 +66,7 @@ fn init() -> Result<Module, Error> {
             "make_square",
             Function::from_typed_named("make_square", |id: i64, side: f64| -> ObjectPtr<Square> {
                 make_object(Square {
-                    base: ShapeNode::new(id as i32),
+                    base: ShapeNode::new_value(id as i32),
                     side,
                 })
             }),
