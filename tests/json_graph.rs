@@ -943,8 +943,8 @@ fn data_types_read_back_or_are_refused() {
         for bits in [0u8, 1, 4, 6, 8, 16, 32, 64] {
             for lanes in [0u16, 1, 4, (-4i16) as u16, u16::MAX] {
                 case += 1;
-                // (Four times the cases of old: sampled four times as thinly under Miri.)
-                if !object_tests::sampled(case, 36) {
+                // (Sampled thinly under Miri: the cases take the same paths.)
+                if !object_tests::sampled(case, 73) {
                     continue;
                 }
                 let dt = DataType::new(code, bits, lanes);
@@ -1495,10 +1495,11 @@ fn invalid_and_truncated_json_report_line_and_column() {
     // Truncated at every position: always an error with a position, never a panic.
     // (The readable form, so that positions fall on several lines.)
     let full = to_json_graph_pretty(&golden_ast()).unwrap();
-    // (Under Miri, every 97th position: the parser's paths, not all ~3,000 of them.)
+    // (Under Miri, every 251st position: the parser's paths, not all ~2,000 of them;
+    // one parse of this text takes Miri seconds.)
     let mut cut = 0;
     let positions = (0..full.len()).filter(|&i| full.is_char_boundary(i));
-    for end in positions.filter(|&i| object_tests::sampled(i, 97)) {
+    for end in positions.filter(|&i| object_tests::sampled(i, 251)) {
         let e = from_json_graph(&full[..end]).unwrap_err();
         assert_eq!(e.kind(), Syntax, "at {end}: {e}");
         let (line, column) = (e.line().unwrap(), e.column().unwrap());
@@ -1509,7 +1510,10 @@ fn invalid_and_truncated_json_report_line_and_column() {
         );
         cut += 1;
     }
-    assert!(cut > object_tests::native_or_miri(1000, 20));
+    assert!(
+        cut > object_tests::native_or_miri(1000, 4),
+        "{cut} positions"
+    );
     // The position of a truncation is the end of the input.
     let lines = full.lines().count();
     assert!(full.ends_with("\n]}"));
@@ -2516,6 +2520,12 @@ fn mutated_graphs_never_panic_or_leak() {
         "{n} mutated inputs: {loaded} loaded, errors by kind: {kinds:?}, as packed-call errors: {error_kinds:?}"
     );
     // The mutations must reach past the JSON reader: some load, some fail on meaning.
+    // (Under Miri, a few dozen inputs check the paths they take for undefined
+    // behaviour and leaks; too few to reach every kind of error.)
+    if cfg!(miri) {
+        assert_eq!(leaks.live(), 0);
+        return;
+    }
     assert!(loaded > n / 100, "only {loaded} of {n} loaded");
     for kind in [
         GraphErrorKind::Syntax,
