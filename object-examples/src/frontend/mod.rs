@@ -34,7 +34,7 @@
 
 pub mod enum_ir;
 mod gen;
-// pub mod object_ir;
+pub mod object_ir;
 mod ops;
 pub mod syntax;
 
