@@ -19,11 +19,17 @@ const SAMPLE: &str = "
       (eval (let x 1 (let x (+ x n) (* x x))))))) ; shadowing
 ";
 
-fn stage(name: &str, e: &enum_ir::Function, o: &object_core::ObjectPtr<object_ir::Function>) -> Result<(), String> {
+fn stage(
+    name: &str,
+    e: &enum_ir::Function,
+    o: &object_core::ObjectPtr<object_ir::Function>,
+) -> Result<(), String> {
     let (pe, po) = (enum_ir::print(e), object_ir::print(o));
     println!("{name:>10}: {po}");
     if pe != po {
-        return Err(format!("the versions disagree after {name}:\n  enum:   {pe}\n  object: {po}"));
+        return Err(format!(
+            "the versions disagree after {name}:\n  enum:   {pe}\n  object: {po}"
+        ));
     }
     Ok(())
 }
@@ -37,7 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     stage("folded", &e, &o)?;
     let (e, o) = (enum_ir::cse(&e), object_ir::cse(&o));
     stage("cse", &e, &o)?;
-    let (e, o) = (enum_ir::eliminate_dead_lets(&e), object_ir::eliminate_dead_lets(&o));
+    let (e, o) = (
+        enum_ir::eliminate_dead_lets(&e),
+        object_ir::eliminate_dead_lets(&o),
+    );
     stage("dead-let", &e, &o)?;
     println!("(both versions print the same text after every stage)");
 
@@ -60,7 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         structural_equal(&loaded, &o)
     );
 
-    for bad in ["(fn f (x) (eval (+ x y)))", "(fn f (x)\n  (eval (+ x 1 2)))", "(fn f () (eval 99999999999999999999))"] {
+    for bad in [
+        "(fn f (x) (eval (+ x y)))",
+        "(fn f (x)\n  (eval (+ x 1 2)))",
+        "(fn f () (eval 99999999999999999999))",
+    ] {
         if let Err(err) = parse(bad, &mut object_ir::ObjectBuilder) {
             println!("parse error in {bad:?}: {err} ({:?})", err.kind());
         }

@@ -62,7 +62,7 @@ impl Gen {
     fn expr(&mut self, depth: u32, consts: bool) -> (Piece, bool) {
         let r = self.rng.below(100);
         if depth == 0 || r < 25 {
-            return (self.leaf(consts), false);
+            return self.leaf(consts);
         }
         if !consts && r < 35 && !self.pool.is_empty() {
             let i = self.rng.below(self.pool.len() as u64) as usize;
@@ -74,7 +74,11 @@ impl Gen {
                 let op = OPS[self.rng.below(OPS.len() as u64) as usize];
                 let (a, la) = self.expr(depth - 1, consts);
                 let (b, lb) = self.expr(depth - 1, consts);
-                (format!("({op} {} {})", a.text, b.text), 1 + a.nodes + b.nodes, la || lb)
+                (
+                    format!("({op} {} {})", a.text, b.text),
+                    1 + a.nodes + b.nodes,
+                    la || lb,
+                )
             }
             80..=83 => {
                 let (a, la) = self.expr(depth - 1, consts);
@@ -92,7 +96,11 @@ impl Gen {
                 self.locals += 1;
                 let (b, _) = self.expr(depth - 1, false);
                 self.locals -= 1;
-                (format!("(let y {} {})", v.text, b.text), 1 + v.nodes + b.nodes, lv)
+                (
+                    format!("(let y {} {})", v.text, b.text),
+                    1 + v.nodes + b.nodes,
+                    lv,
+                )
             }
             _ => {
                 let n = self.rng.below(3);
@@ -121,18 +129,24 @@ impl Gen {
         (piece, local)
     }
 
-    fn leaf(&mut self, consts: bool) -> Piece {
+    fn leaf(&mut self, consts: bool) -> (Piece, bool) {
         let text = if consts || self.rng.chance(40) {
             (self.rng.below(12) as i64 - 2).to_string()
         } else if self.locals > 0 && self.rng.chance(40) {
-            "y".to_owned()
+            return (
+                Piece {
+                    text: "y".to_owned(),
+                    nodes: 1,
+                },
+                true,
+            );
         } else {
             // Mostly recent variables, so older ones often end up dead.
             let n = self.vars.len() as u64;
             let back = self.rng.below(n.min(6));
             self.vars[(n - 1 - back) as usize].clone()
         };
-        Piece { text, nodes: 1 }
+        (Piece { text, nodes: 1 }, false)
     }
 
     fn top_expr(&mut self) -> String {

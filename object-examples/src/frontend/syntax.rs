@@ -196,10 +196,9 @@ impl<'s> Lexer<'s> {
                 Tok::Close
             }
             Some(_) => {
-                while bytes
-                    .get(self.pos)
-                    .is_some_and(|&b| !matches!(b, b'(' | b')' | b';' | b' ' | b'\t' | b'\r' | b'\n'))
-                {
+                while bytes.get(self.pos).is_some_and(|&b| {
+                    !matches!(b, b'(' | b')' | b';' | b' ' | b'\t' | b'\r' | b'\n')
+                }) {
                     self.pos += 1;
                 }
                 Tok::Atom(&self.src[start..self.pos])
@@ -307,8 +306,10 @@ pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError
     let mut lx = Lexer::new(src);
     let mut scope: Scope<'_, B::Var> = HashMap::new();
     // The program header: `(fn NAME (params…)`.
-    if lx.next() != Tok::Open {
-        return Err(lx.error(ParseErrorKind::ExpectedOpen));
+    match lx.next() {
+        Tok::Open => {}
+        Tok::Eof => return Err(lx.error(ParseErrorKind::UnexpectedEof)),
+        _ => return Err(lx.error(ParseErrorKind::ExpectedOpen)),
     }
     match lx.next() {
         Tok::Atom("fn") => {}
@@ -344,8 +345,12 @@ pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError
     let mut exprs: Vec<B::Expr> = Vec::new();
     let mut stmts: Vec<B::Stmt> = Vec::new();
     loop {
-        let top = stack.last().ok_or_else(|| lx.error(ParseErrorKind::TrailingInput))?;
-        let want = top.form.want(exprs.len() - top.exprs, stmts.len() - top.stmts);
+        let top = stack
+            .last()
+            .ok_or_else(|| lx.error(ParseErrorKind::TrailingInput))?;
+        let want = top
+            .form
+            .want(exprs.len() - top.exprs, stmts.len() - top.stmts);
         let tok = lx.next();
         match (tok, want) {
             (Tok::Eof, _) => return Err(lx.error(ParseErrorKind::UnexpectedEof)),
@@ -354,7 +359,9 @@ pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError
                     return Err(lx.error(ParseErrorKind::UnexpectedClose));
                 };
                 if frame.form == Form::Function {
-                    let body = stmts.pop().ok_or_else(|| lx.error(ParseErrorKind::UnexpectedClose))?;
+                    let body = stmts
+                        .pop()
+                        .ok_or_else(|| lx.error(ParseErrorKind::UnexpectedClose))?;
                     if lx.next() != Tok::Eof {
                         return Err(lx.error(ParseErrorKind::TrailingInput));
                     }
@@ -447,7 +454,11 @@ fn expect_name<'s>(lx: &mut Lexer<'s>) -> Result<&'s str, ParseError> {
 }
 
 /// After a `let`'s value, its name is in scope for the body.
-fn bind_after_value<'s, V: Clone>(stack: &[Frame<'s, V>], n_exprs: usize, scope: &mut Scope<'s, V>) {
+fn bind_after_value<'s, V: Clone>(
+    stack: &[Frame<'s, V>],
+    n_exprs: usize,
+    scope: &mut Scope<'s, V>,
+) {
     if let Some(top) = stack.last() {
         if matches!(top.form, Form::Let | Form::LetStmt) && n_exprs - top.exprs == 1 {
             if let Some(v) = &top.var {

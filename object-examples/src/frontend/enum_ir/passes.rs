@@ -16,7 +16,12 @@ fn on_body(f: &Function, pass: impl FnOnce(Node) -> Node) -> Function {
 /// Folds operators on constants (not where undefined: overflow, division by zero),
 /// `not`, `select` and `if` on a constant condition. Unchanged subtrees are kept.
 pub fn fold_constants(f: &Function) -> Function {
-    on_body(f, |body| rewrite(&body, |n, kids: &[(Node, ())]| (fold(with_children(n, kids)), ())).0)
+    on_body(f, |body| {
+        rewrite(&body, |n, kids: &[(Node, ())]| {
+            (fold(with_children(n, kids)), ())
+        })
+        .0
+    })
 }
 
 fn fold(n: Node) -> Node {
@@ -26,14 +31,19 @@ fn fold(n: Node) -> Node {
     };
     let folded = match &n {
         Node::Expr(e) => match &**e {
-            ExprNode::Binary(op, a, b) => konst(a).zip(konst(b)).and_then(|(x, y)| op.apply(x, y)).map(int),
+            ExprNode::Binary(op, a, b) => konst(a)
+                .zip(konst(b))
+                .and_then(|(x, y)| op.apply(x, y))
+                .map(int),
             ExprNode::Not(a) => konst(a).map(|x| int(i64::from(x == 0))),
             ExprNode::Select(c, a, b) => konst(c).map(|x| if x != 0 { a } else { b }.clone()),
             _ => None,
         }
         .map(Node::Expr),
         Node::Stmt(s) => match &**s {
-            StmtNode::IfThenElse(c, a, b) => konst(c).map(|x| Node::Stmt(if x != 0 { a } else { b }.clone())),
+            StmtNode::IfThenElse(c, a, b) => {
+                konst(c).map(|x| Node::Stmt(if x != 0 { a } else { b }.clone()))
+            }
             _ => None,
         },
     };
@@ -54,7 +64,13 @@ pub fn cse(f: &Function) -> Function {
             }
             let kids: Vec<Node> = kids
                 .iter()
-                .map(|(k, lf)| if *lf { Node::Expr(cse_tree(k.expr(), &mut temps)) } else { k.clone() })
+                .map(|(k, lf)| {
+                    if *lf {
+                        Node::Expr(cse_tree(k.expr(), &mut temps))
+                    } else {
+                        k.clone()
+                    }
+                })
                 .collect();
             (with_children(n, &kids), false)
         })
@@ -107,9 +123,13 @@ fn replace(e: &Expr, names: &HashMap<Expr, Var>) -> Expr {
     }
     let (out, _) = rewrite(&Node::Expr(e.clone()), |n, kids: &[(Node, u32)]| {
         let h = height(kids);
-        match names.get(n.expr()) {
-            Some(t) if (1..=MAX_CSE_HEIGHT).contains(&h) => (Node::Expr(Arc::new(ExprNode::Var(t.clone()))), h),
-            _ => (with_children(n, kids), h),
+        let t = (1..=MAX_CSE_HEIGHT)
+            .contains(&h)
+            .then(|| names.get(n.expr()))
+            .flatten();
+        match t {
+            Some(t) => (Node::Expr(Arc::new(ExprNode::Var(t.clone()))), h),
+            None => (with_children(n, kids), h),
         }
     });
     out.expr().clone()
@@ -126,11 +146,15 @@ pub fn eliminate_dead_lets(f: &Function) -> Function {
             let dead = |v: &Var| uses.get(&v.id()).is_none_or(|&c| c == 0);
             let removed = match &n {
                 Node::Expr(e) => match &**e {
-                    ExprNode::Let(v, value, body) if dead(v) => Some((Node::Expr(value.clone()), Node::Expr(body.clone()))),
+                    ExprNode::Let(v, value, body) if dead(v) => {
+                        Some((Node::Expr(value.clone()), Node::Expr(body.clone())))
+                    }
                     _ => None,
                 },
                 Node::Stmt(s) => match &**s {
-                    StmtNode::LetStmt(v, value, body) if dead(v) => Some((Node::Expr(value.clone()), Node::Stmt(body.clone()))),
+                    StmtNode::LetStmt(v, value, body) if dead(v) => {
+                        Some((Node::Expr(value.clone()), Node::Stmt(body.clone())))
+                    }
                     _ => None,
                 },
             };

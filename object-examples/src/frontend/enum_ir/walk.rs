@@ -100,7 +100,10 @@ pub fn with_children<K: HasNode>(n: &Node, kids: &[K]) -> Node {
                 Arc::new(ExprNode::Select(ke(0), ke(1), ke(2)))
             }
             ExprNode::Call(name, args) if !args.iter().enumerate().all(|(i, a)| same(i, a)) => {
-                Arc::new(ExprNode::Call(name.clone(), (0..args.len()).map(ke).collect()))
+                Arc::new(ExprNode::Call(
+                    name.clone(),
+                    (0..args.len()).map(ke).collect(),
+                ))
             }
             _ => return n.clone(),
         }),

@@ -285,7 +285,11 @@ pub fn var(name: &str) -> ObjectPtr<Var> {
 
 /// `(not a)`.
 pub fn not(a: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-    make_object(Not { base: expr_base(), a }).upcast()
+    make_object(Not {
+        base: expr_base(),
+        a,
+    })
+    .upcast()
 }
 
 /// `(select cond t f)`.
@@ -330,7 +334,11 @@ pub fn evaluate(value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
 }
 
 /// `(let var value body)` as a statement.
-pub fn let_stmt(var: ObjectPtr<Var>, value: ObjectPtr<Expr>, body: ObjectPtr<Stmt>) -> ObjectPtr<Stmt> {
+pub fn let_stmt(
+    var: ObjectPtr<Var>,
+    value: ObjectPtr<Expr>,
+    body: ObjectPtr<Stmt>,
+) -> ObjectPtr<Stmt> {
     make_object(LetStmt {
         base: stmt_base(),
         var,
@@ -361,7 +369,11 @@ pub fn seq(seq: Array<ObjectPtr<Stmt>>) -> ObjectPtr<Stmt> {
 }
 
 /// `(if cond then else)`.
-pub fn if_then_else(cond: ObjectPtr<Expr>, t: ObjectPtr<Stmt>, f: ObjectPtr<Stmt>) -> ObjectPtr<Stmt> {
+pub fn if_then_else(
+    cond: ObjectPtr<Expr>,
+    t: ObjectPtr<Stmt>,
+    f: ObjectPtr<Stmt>,
+) -> ObjectPtr<Stmt> {
     make_object(IfThenElse {
         base: stmt_base(),
         cond,
@@ -372,7 +384,11 @@ pub fn if_then_else(cond: ObjectPtr<Expr>, t: ObjectPtr<Stmt>, f: ObjectPtr<Stmt
 }
 
 /// `(fn name (params…) body)`.
-pub fn function(name: &str, params: Array<ObjectPtr<Var>>, body: ObjectPtr<Stmt>) -> ObjectPtr<Function> {
+pub fn function(
+    name: &str,
+    params: Array<ObjectPtr<Var>>,
+    body: ObjectPtr<Stmt>,
+) -> ObjectPtr<Function> {
     make_object(Function {
         base: Object::new(),
         name: name.to_owned(),
@@ -400,16 +416,31 @@ impl Builder for ObjectBuilder {
     fn int(&mut self, value: i64) -> ObjectPtr<Expr> {
         int(value)
     }
-    fn binary(&mut self, op: BinOpKind, lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    fn binary(
+        &mut self,
+        op: BinOpKind,
+        lhs: ObjectPtr<Expr>,
+        rhs: ObjectPtr<Expr>,
+    ) -> ObjectPtr<Expr> {
         binary(op, lhs, rhs)
     }
     fn not(&mut self, a: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
         not(a)
     }
-    fn select(&mut self, c: ObjectPtr<Expr>, t: ObjectPtr<Expr>, f: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    fn select(
+        &mut self,
+        c: ObjectPtr<Expr>,
+        t: ObjectPtr<Expr>,
+        f: ObjectPtr<Expr>,
+    ) -> ObjectPtr<Expr> {
         select(c, t, f)
     }
-    fn let_(&mut self, v: ObjectPtr<Var>, value: ObjectPtr<Expr>, body: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    fn let_(
+        &mut self,
+        v: ObjectPtr<Var>,
+        value: ObjectPtr<Expr>,
+        body: ObjectPtr<Expr>,
+    ) -> ObjectPtr<Expr> {
         let_(v, value, body)
     }
     fn call(&mut self, name: &str, args: Vec<ObjectPtr<Expr>>) -> ObjectPtr<Expr> {
@@ -418,19 +449,39 @@ impl Builder for ObjectBuilder {
     fn evaluate(&mut self, value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
         evaluate(value)
     }
-    fn let_stmt(&mut self, v: ObjectPtr<Var>, value: ObjectPtr<Expr>, body: ObjectPtr<Stmt>) -> ObjectPtr<Stmt> {
+    fn let_stmt(
+        &mut self,
+        v: ObjectPtr<Var>,
+        value: ObjectPtr<Expr>,
+        body: ObjectPtr<Stmt>,
+    ) -> ObjectPtr<Stmt> {
         let_stmt(v, value, body)
     }
-    fn store(&mut self, buffer: &str, index: ObjectPtr<Expr>, value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
+    fn store(
+        &mut self,
+        buffer: &str,
+        index: ObjectPtr<Expr>,
+        value: ObjectPtr<Expr>,
+    ) -> ObjectPtr<Stmt> {
         store(buffer, index, value)
     }
     fn seq(&mut self, stmts: Vec<ObjectPtr<Stmt>>) -> ObjectPtr<Stmt> {
         seq(stmts.into())
     }
-    fn if_then_else(&mut self, c: ObjectPtr<Expr>, t: ObjectPtr<Stmt>, f: ObjectPtr<Stmt>) -> ObjectPtr<Stmt> {
+    fn if_then_else(
+        &mut self,
+        c: ObjectPtr<Expr>,
+        t: ObjectPtr<Stmt>,
+        f: ObjectPtr<Stmt>,
+    ) -> ObjectPtr<Stmt> {
         if_then_else(c, t, f)
     }
-    fn function(&mut self, name: &str, params: Vec<ObjectPtr<Var>>, body: ObjectPtr<Stmt>) -> ObjectPtr<Function> {
+    fn function(
+        &mut self,
+        name: &str,
+        params: Vec<ObjectPtr<Var>>,
+        body: ObjectPtr<Stmt>,
+    ) -> ObjectPtr<Function> {
         function(name, params.into(), body)
     }
 }

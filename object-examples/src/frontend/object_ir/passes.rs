@@ -10,7 +10,10 @@ use super::walk::{expr, rewrite, stmt, view, visit_post, with_children, View};
 use super::{function, int, let_, var, Expr, Function, IntImm, Let, Var};
 use crate::frontend::MAX_CSE_HEIGHT;
 
-fn on_body(f: &ObjectPtr<Function>, pass: impl FnOnce(ObjectRef) -> ObjectRef) -> ObjectPtr<Function> {
+fn on_body(
+    f: &ObjectPtr<Function>,
+    pass: impl FnOnce(ObjectRef) -> ObjectRef,
+) -> ObjectPtr<Function> {
     let body = pass(f.body.clone().into_object_ref());
     if ObjectPtr::ptr_eq(&body, &f.body) {
         return f.clone();
@@ -22,16 +25,36 @@ fn on_body(f: &ObjectPtr<Function>, pass: impl FnOnce(ObjectRef) -> ObjectRef) -
 /// `not`, `select` and `if` on a constant condition. Unchanged subtrees are kept (the
 /// very same objects).
 pub fn fold_constants(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    on_body(f, |body| rewrite(&body, |n, kids: &[(ObjectRef, ())]| (fold(with_children(n, kids)), ())).0)
+    on_body(f, |body| {
+        rewrite(&body, |n, kids: &[(ObjectRef, ())]| {
+            (fold(with_children(n, kids)), ())
+        })
+        .0
+    })
 }
 
 fn fold(n: ObjectRef) -> ObjectRef {
     let konst = |e: &ObjectPtr<Expr>| e.downcast_ref::<IntImm>().map(|i| i.value);
     let folded = match view(&n) {
-        View::Binary(op, x) => konst(&x.lhs).zip(konst(&x.rhs)).and_then(|(a, b)| op.apply(a, b)).map(|v| int(v).into_object_ref()),
+        View::Binary(op, x) => konst(&x.lhs)
+            .zip(konst(&x.rhs))
+            .and_then(|(a, b)| op.apply(a, b))
+            .map(|v| int(v).into_object_ref()),
         View::Not(x) => konst(&x.a).map(|v| int(i64::from(v == 0)).into_object_ref()),
-        View::Select(x) => konst(&x.cond).map(|c| if c != 0 { &x.true_value } else { &x.false_value }.clone().into_object_ref()),
-        View::If(x) => konst(&x.cond).map(|c| if c != 0 { &x.then_case } else { &x.else_case }.clone().into_object_ref()),
+        View::Select(x) => konst(&x.cond).map(|c| {
+            if c != 0 {
+                &x.true_value
+            } else {
+                &x.false_value
+            }
+            .clone()
+            .into_object_ref()
+        }),
+        View::If(x) => konst(&x.cond).map(|c| {
+            if c != 0 { &x.then_case } else { &x.else_case }
+                .clone()
+                .into_object_ref()
+        }),
         _ => None,
     };
     folded.unwrap_or(n)
@@ -51,7 +74,13 @@ pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
             }
             let kids: Vec<ObjectRef> = kids
                 .iter()
-                .map(|(k, lf)| if *lf { cse_tree(expr(k), &mut temps).into_object_ref() } else { k.clone() })
+                .map(|(k, lf)| {
+                    if *lf {
+                        cse_tree(expr(k), &mut temps).into_object_ref()
+                    } else {
+                        k.clone()
+                    }
+                })
                 .collect();
             (with_children(n, &kids), false)
         })
@@ -74,7 +103,9 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
     visit_post(e.as_object_ref(), |n, kids: &[u32]| {
         let h = kids.iter().map(|h| h + 1).max().unwrap_or(0);
         if (1..=MAX_CSE_HEIGHT).contains(&h) {
-            let count = counts.entry(StructuralKey::new(expr(n).clone())).or_insert(0);
+            let count = counts
+                .entry(StructuralKey::new(expr(n).clone()))
+                .or_insert(0);
             if *count == 0 {
                 order.push(expr(n).clone());
             }
@@ -107,9 +138,13 @@ fn replace(e: &ObjectPtr<Expr>, names: &HashMap<Key, ObjectPtr<Var>>) -> ObjectP
     }
     let (out, _) = rewrite(e.as_object_ref(), |n, kids: &[(ObjectRef, u32)]| {
         let h = height(kids);
-        match names.get(&StructuralKey::new(expr(n).clone())) {
-            Some(t) if (1..=MAX_CSE_HEIGHT).contains(&h) => (t.clone().into_object_ref(), h),
-            _ => (with_children(n, kids), h),
+        let t = (1..=MAX_CSE_HEIGHT)
+            .contains(&h)
+            .then(|| names.get(&StructuralKey::new(expr(n).clone())))
+            .flatten();
+        match t {
+            Some(t) => (t.clone().into_object_ref(), h),
+            None => (with_children(n, kids), h),
         }
     });
     expr(&out).clone()
@@ -123,10 +158,19 @@ pub fn eliminate_dead_lets(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
         count_uses(&body, &mut uses, 1);
         rewrite(&body, |n, kids: &[(ObjectRef, ())]| {
             let n = with_children(n, kids);
-            let dead = |v: &ObjectPtr<Var>| uses.get(&(ObjectPtr::as_ptr(v) as usize)).is_none_or(|&c| c == 0);
+            let dead = |v: &ObjectPtr<Var>| {
+                uses.get(&(ObjectPtr::as_ptr(v) as usize))
+                    .is_none_or(|&c| c == 0)
+            };
             let removed = match view(&n) {
-                View::Let(x) if dead(&x.var) => Some((x.value.clone().into_object_ref(), x.body.clone().into_object_ref())),
-                View::LetStmt(x) if dead(&x.var) => Some((x.value.clone().into_object_ref(), x.body.clone().into_object_ref())),
+                View::Let(x) if dead(&x.var) => Some((
+                    x.value.clone().into_object_ref(),
+                    x.body.clone().into_object_ref(),
+                )),
+                View::LetStmt(x) if dead(&x.var) => Some((
+                    x.value.clone().into_object_ref(),
+                    x.body.clone().into_object_ref(),
+                )),
                 _ => None,
             };
             match removed {

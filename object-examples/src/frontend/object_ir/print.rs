@@ -54,15 +54,35 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
             View::Var(x) => o.push_str(&x.name),
             View::Binary(op, x) => form(o, st, op.symbol(), [n(&x.lhs), n(&x.rhs)]),
             View::Not(x) => form(o, st, "not", [n(&x.a)]),
-            View::Select(x) => form(o, st, "select", [n(&x.cond), n(&x.true_value), n(&x.false_value)]),
-            View::Let(x) => form(o, st, "let", [Item::Text(&x.var.name), n(&x.value), n(&x.body)]),
+            View::Select(x) => form(
+                o,
+                st,
+                "select",
+                [n(&x.cond), n(&x.true_value), n(&x.false_value)],
+            ),
+            View::Let(x) => form(
+                o,
+                st,
+                "let",
+                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+            ),
             View::Call(x) => {
                 let kids = std::iter::once(Item::Text(&x.op)).chain(x.args.iter().map(n));
                 form(o, st, "call", kids)
             }
             View::Evaluate(x) => form(o, st, "eval", [n(&x.value)]),
-            View::LetStmt(x) => form(o, st, "let", [Item::Text(&x.var.name), n(&x.value), n(&x.body)]),
-            View::Store(x) => form(o, st, "store", [Item::Text(&x.buffer), n(&x.index), n(&x.value)]),
+            View::LetStmt(x) => form(
+                o,
+                st,
+                "let",
+                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+            ),
+            View::Store(x) => form(
+                o,
+                st,
+                "store",
+                [Item::Text(&x.buffer), n(&x.index), n(&x.value)],
+            ),
             View::Seq(x) => form(o, st, "seq", x.seq.iter().map(n)),
             View::If(x) => form(o, st, "if", [n(&x.cond), n(&x.then_case), n(&x.else_case)]),
             View::Other => {

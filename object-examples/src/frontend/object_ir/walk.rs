@@ -156,7 +156,9 @@ pub fn with_children<K: HasNode>(n: &ObjectRef, kids: &[K]) -> ObjectRef {
             let_(x.var.clone(), ke(0), ke(1)).into_object_ref()
         }
         View::Not(x) if !same(0, &x.a) => not(ke(0)).into_object_ref(),
-        View::Select(x) if !(same(0, &x.cond) && same(1, &x.true_value) && same(2, &x.false_value)) => {
+        View::Select(x)
+            if !(same(0, &x.cond) && same(1, &x.true_value) && same(2, &x.false_value)) =>
+        {
             select(ke(0), ke(1), ke(2)).into_object_ref()
         }
         View::Call(x) if !x.args.iter().enumerate().all(|(i, a)| same(i, a)) => {
@@ -172,7 +174,9 @@ pub fn with_children<K: HasNode>(n: &ObjectRef, kids: &[K]) -> ObjectRef {
         View::Seq(x) if !x.seq.iter().enumerate().all(|(i, b)| same_s(i, b)) => {
             seq((0..x.seq.len()).map(ks).collect()).into_object_ref()
         }
-        View::If(x) if !(same(0, &x.cond) && same_s(1, &x.then_case) && same_s(2, &x.else_case)) => {
+        View::If(x)
+            if !(same(0, &x.cond) && same_s(1, &x.then_case) && same_s(2, &x.else_case)) =>
+        {
             if_then_else(ke(0), ks(1), ks(2)).into_object_ref()
         }
         _ => n.clone(),
