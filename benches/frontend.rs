@@ -48,7 +48,11 @@ fn bench(c: &mut Criterion) {
     let o0 = parse(&text, &mut object_ir::ObjectBuilder).expect("the generated program parses");
     let (e1, o1) = (enum_ir::fold_constants(&e0), object_ir::fold_constants(&o0));
     let (e2, o2) = (enum_ir::cse(&e1), object_ir::cse(&o1));
-    assert_eq!(enum_ir::print(&e2), object_ir::print(&o2), "the versions agree");
+    assert_eq!(
+        enum_ir::print(&e2),
+        object_ir::print(&o2),
+        "the versions agree"
+    );
 
     let mut g = group(c, "frontend_parse");
     g.bench_function("enum", |b| {
@@ -61,7 +65,9 @@ fn bench(c: &mut Criterion) {
 
     let mut g = group(c, "frontend_print");
     g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::print(&e0)));
-    g.bench_function("object", |b| b.iter_with_large_drop(|| object_ir::print(&o0)));
+    g.bench_function("object", |b| {
+        b.iter_with_large_drop(|| object_ir::print(&o0))
+    });
     g.finish();
 
     let mut g = group(c, "frontend_fold");

@@ -92,11 +92,21 @@ macro_rules! binary_ops {
             }
         }
 
-        /// The operator of a `BinaryOp` of type index `index`.
+        /// The operator of a `BinaryOp` of type index `index`: one look-up in a table
+        /// indexed from the lowest operator index.
         fn op_of(index: u32) -> Option<BinOpKind> {
-            static TABLE: std::sync::OnceLock<Vec<(u32, BinOpKind)>> = std::sync::OnceLock::new();
-            let table = TABLE.get_or_init(|| vec![$(($name::type_index(), BinOpKind::$name),)*]);
-            table.iter().find(|(i, _)| *i == index).map(|(_, op)| *op)
+            static TABLE: std::sync::OnceLock<(u32, Vec<Option<BinOpKind>>)> = std::sync::OnceLock::new();
+            let (first, table) = TABLE.get_or_init(|| {
+                let ops = [$(($name::type_index(), BinOpKind::$name),)*];
+                let first = ops.iter().map(|(i, _)| *i).min().unwrap_or(0);
+                let last = ops.iter().map(|(i, _)| *i).max().unwrap_or(0);
+                let mut table = vec![None; (last - first + 1) as usize];
+                for (i, op) in ops {
+                    table[(i - first) as usize] = Some(op);
+                }
+                (first, table)
+            });
+            table.get(index.checked_sub(*first)? as usize).copied().flatten()
         }
     };
 }

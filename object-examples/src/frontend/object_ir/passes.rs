@@ -103,11 +103,10 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
     visit_post(e.as_object_ref(), |n, kids: &[u32]| {
         let h = kids.iter().map(|h| h + 1).max().unwrap_or(0);
         if (1..=MAX_CSE_HEIGHT).contains(&h) {
-            let count = counts
-                .entry(StructuralKey::new(expr(n).clone()))
-                .or_insert(0);
+            let key = StructuralKey::new(expr(n).clone());
+            let count = counts.entry(key.clone()).or_insert(0);
             if *count == 0 {
-                order.push(expr(n).clone());
+                order.push(key);
             }
             *count += 1;
         }
@@ -115,8 +114,7 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
     });
     let mut names: HashMap<Key, ObjectPtr<Var>> = HashMap::new();
     let mut lets = Vec::new();
-    for sub in order {
-        let key = StructuralKey::new(sub);
+    for key in order {
         if counts[&key] > 1 {
             let t = var(&format!("_t{temps}"));
             *temps += 1;
