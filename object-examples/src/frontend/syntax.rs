@@ -300,7 +300,7 @@ impl Form {
 /// let f = parse("(fn f (x) (eval (+ x 1)))", &mut EnumBuilder::default()).unwrap();
 /// assert_eq!(print(&f), "(fn f (x) (eval (+ x 1)))");
 /// let e = parse("(fn f (x) (eval (+ y 1)))", &mut EnumBuilder::default()).unwrap_err();
-/// assert_eq!((e.line(), e.column()), (1, 21));
+/// assert_eq!((e.line(), e.column()), (1, 20));
 /// ```
 pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError> {
     let mut lx = Lexer::new(src);
