@@ -20,6 +20,25 @@
 //! so CSE only considers subexpressions up to [`MAX_CSE_HEIGHT`] high — in both
 //! versions, which also bounds its cost.
 //!
+//! # Layout
+//!
+//! | file | holds | object version | enum version |
+//! | --- | --- | --- | --- |
+//! | `syntax.rs` | tokenizer, [`ParseError`], the [`Builder`] trait, [`parse`] | shared | shared |
+//! | `gen.rs` | [`generate`] | shared | shared |
+//! | `ops.rs` | [`BinOpKind`]: symbols and folding arithmetic | shared | shared |
+//! | `*/mod.rs` | node types, constructors, the builder (object: JSON save/load) | [`object_ir`] | [`enum_ir`] (with its iterative `Drop`) |
+//! | `*/walk.rs` | children, rebuild-if-changed, post-order walk (object: the `view` table) | [`object_ir::walk`] | [`enum_ir::walk`] |
+//! | `*/print.rs` | the printer | [`object_ir::print`] | [`enum_ir::print`] |
+//! | `*/passes.rs` | **the passes**: `fold_constants`, `cse`, `eliminate_dead_lets` and their helpers | `object_ir/passes.rs` | `enum_ir/passes.rs` |
+//!
+//! The two `passes.rs` files are the "pass source" whose lengths compare (each holds
+//! nothing else). In the object version, `walk.rs` (the `view` chain of
+//! `downcast_ref`s, `for_each_child`, `with_children`) and the constructors in `mod.rs`
+//! are the hand-written infrastructure that generated views, constructors and a
+//! reflection-driven mutator are meant to replace; the passes only call them through
+//! `view`, `rewrite`/`visit_post`, `with_children` and the constructor functions.
+//!
 //! ```
 //! use object_examples::frontend::{parse, enum_ir, object_ir};
 //! let text = "(fn f (x) (eval (+ (* 2 3) (+ (* x x) (* x x)))))";
