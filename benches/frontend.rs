@@ -25,15 +25,15 @@
 //! Two runs on a shared 2-core machine under heavy load (load average ~7.5), so only
 //! the ratios within a group mean anything, and those loosely (object / enum):
 //!
-//! | group | run 1 | run 2 |
+//! | group | last full run | other runs |
 //! | --- | --- | --- |
-//! | `frontend_parse` | 378 / 305 ms = 1.24× | 522 / 349 ms = 1.49× |
-//! | `frontend_print` | 127 / 176 ms = 0.72× | 222 / 252 ms = 0.88× |
-//! | `frontend_fold` | 241 / 193 ms = 1.25× | 349 / 269 ms = 1.30× |
-//! | `frontend_cse` | 775 / 476 ms = 1.63× | 1317 / 783 ms = 1.68× |
-//! | `frontend_dead_let` | 208 / 257 ms = 0.81× | 468 / 567 ms = 0.83× |
+//! | `frontend_parse` | 522 / 349 ms = 1.49× | 378 / 305 ms = 1.24× |
+//! | `frontend_print` | 222 / 252 ms = 0.88× | 127 / 176 ms = 0.72× |
+//! | `frontend_fold` | 349 / 269 ms = 1.30× | 228 / 216 ms = 1.05×, 268 / 213 ms = 1.25× |
+//! | `frontend_cse` | 1317 / 783 ms = 1.68× | 1001 / 487 ms = 2.06×, 1112 / 676 ms = 1.65× |
+//! | `frontend_dead_let` | 468 / 567 ms = 0.83× | 208 / 257 ms = 0.81× |
 //!
-//! Folding and parsing miss the target by a quarter: the object version finds a
+//! Folding and parsing miss the target by 5 to 50%: the object version finds a
 //! node's type through a chain of `downcast_ref`s (`object_ir::walk::view`), three
 //! times per node, where the enum matches once per use. CSE misses it most: it is
 //! bound by structural hashing (`StructuralKey`, the reflection-driven engine) against
