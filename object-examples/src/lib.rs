@@ -12,3 +12,4 @@
 //! ```
 
 pub mod expr;
+pub mod frontend;

@@ -1,0 +1,96 @@
+//! The printer of the object IR: the text syntax, with an explicit stack.
+
+use object_core::prelude::*;
+
+use super::walk::{view, View};
+use super::Function;
+
+enum Item<'a> {
+    N(&'a ObjectRef),
+    Text(&'a str),
+}
+
+/// Writes `(head` and schedules ` kid` for each kid, then `)`.
+fn form<'a>(
+    out: &mut String,
+    stack: &mut Vec<Item<'a>>,
+    head: &str,
+    kids: impl IntoIterator<Item = Item<'a>>,
+) {
+    out.push('(');
+    out.push_str(head);
+    stack.push(Item::Text(")"));
+    let at = stack.len();
+    for k in kids {
+        stack.push(Item::Text(" "));
+        stack.push(k);
+    }
+    stack[at..].reverse();
+}
+
+fn n<T: ObjectType>(p: &ObjectPtr<T>) -> Item<'_> {
+    Item::N(p.as_object_ref())
+}
+
+/// Prints a program in the text syntax (one line); [`parse`](crate::frontend::parse)
+/// reads it back.
+pub fn print(f: &ObjectPtr<Function>) -> String {
+    let mut out = format!("(fn {} (", f.name);
+    let params: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+    out.push_str(&params.join(" "));
+    out.push_str(") ");
+    let mut stack = vec![Item::Text(")"), n(&f.body)];
+    while let Some(item) = stack.pop() {
+        let (o, st) = (&mut out, &mut stack);
+        let node = match item {
+            Item::Text(t) => {
+                o.push_str(t);
+                continue;
+            }
+            Item::N(node) => node,
+        };
+        match view(node) {
+            View::Int(x) => o.push_str(&x.value.to_string()),
+            View::Var(x) => o.push_str(&x.name),
+            View::Binary(op, x) => form(o, st, op.symbol(), [n(&x.lhs), n(&x.rhs)]),
+            View::Not(x) => form(o, st, "not", [n(&x.a)]),
+            View::Select(x) => form(
+                o,
+                st,
+                "select",
+                [n(&x.cond), n(&x.true_value), n(&x.false_value)],
+            ),
+            View::Let(x) => form(
+                o,
+                st,
+                "let",
+                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+            ),
+            View::Call(x) => {
+                let kids = std::iter::once(Item::Text(&x.op)).chain(x.args.iter().map(n));
+                form(o, st, "call", kids)
+            }
+            View::Evaluate(x) => form(o, st, "eval", [n(&x.value)]),
+            View::LetStmt(x) => form(
+                o,
+                st,
+                "let",
+                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+            ),
+            View::Store(x) => form(
+                o,
+                st,
+                "store",
+                [Item::Text(&x.buffer), n(&x.index), n(&x.value)],
+            ),
+            View::Seq(x) => form(o, st, "seq", x.seq.iter().map(n)),
+            View::If(x) => form(o, st, "if", [n(&x.cond), n(&x.then_case), n(&x.else_case)]),
+            View::Other => {
+                o.push('<');
+                o.push_str(node.type_key());
+                o.push('>');
+            }
+        }
+    }
+    out
+}

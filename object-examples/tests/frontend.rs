@@ -1,0 +1,474 @@
+//! The front-end example: both versions agree after every pass, on generated and
+//! hand-written programs; the passes do what they say; deep programs work on a small
+//! stack; parse errors carry kinds and positions.
+
+use object_core::structural::structural_equal;
+use object_core::ObjectPtr;
+use object_examples::frontend::{enum_ir, generate, object_ir, parse, ParseErrorKind};
+
+/// Every stage's print from both versions, asserting they agree and that each print
+/// parses back to the same text.
+fn stages(text: &str) -> Vec<String> {
+    let e = parse(text, &mut enum_ir::EnumBuilder).expect("enum parse");
+    let o = parse(text, &mut object_ir::ObjectBuilder).expect("object parse");
+    let mut out = Vec::new();
+    let mut check = |name: &str, e: &enum_ir::Function, o: &ObjectPtr<object_ir::Function>| {
+        let (pe, po) = (enum_ir::print(e), object_ir::print(o));
+        assert_eq!(pe, po, "after {name}, for {text}");
+        let again = parse(&po, &mut object_ir::ObjectBuilder).expect("reparse");
+        assert_eq!(
+            object_ir::print(&again),
+            po,
+            "print/parse round trip after {name}"
+        );
+        out.push(po);
+    };
+    check("parse", &e, &o);
+    let (e, o) = (enum_ir::fold_constants(&e), object_ir::fold_constants(&o));
+    check("fold", &e, &o);
+    let (e, o) = (enum_ir::cse(&e), object_ir::cse(&o));
+    check("cse", &e, &o);
+    let (e, o) = (
+        enum_ir::eliminate_dead_lets(&e),
+        object_ir::eliminate_dead_lets(&o),
+    );
+    check("dead-let", &e, &o);
+    out
+}
+
+/// The output of one pass on a one-expression program `(fn f (x y) (eval E))`.
+fn expr_after(pass: &str, e: &str) -> String {
+    let text = format!("(fn f (x y) (eval {e}))");
+    let s = stages(&text);
+    let i = ["parse", "fold", "cse", "dead-let"]
+        .iter()
+        .position(|p| *p == pass)
+        .unwrap();
+    let out = &s[i];
+    out.strip_prefix("(fn f (x y) (eval ")
+        .and_then(|r| r.strip_suffix("))"))
+        .unwrap_or(out)
+        .to_owned()
+}
+
+#[test]
+fn versions_agree_on_generated_programs() {
+    let (mut folded, mut cse, mut dead) = (0, 0, 0);
+    for seed in 0..120 {
+        let text = generate(20 + 25 * seed as usize, seed);
+        let s = stages(&text);
+        folded += usize::from(s[1] != s[0]);
+        cse += usize::from(s[2].contains("_t0"));
+        dead += usize::from(s[3] != s[2]);
+    }
+    // The generator makes work for every pass in most programs.
+    assert!(folded > 100, "fold changed {folded} of 120");
+    assert!(cse > 60, "cse bound something in {cse} of 120");
+    assert!(dead > 60, "dead-let removed something in {dead} of 120");
+}
+
+#[test]
+fn folding() {
+    assert_eq!(expr_after("fold", "(+ (* 2 3) (- 10 4))"), "12");
+    assert_eq!(expr_after("fold", "(+ x (* 2 3))"), "(+ x 6)");
+    // Undefined operations stay.
+    assert_eq!(expr_after("fold", "(/ 7 0)"), "(/ 7 0)");
+    assert_eq!(expr_after("fold", "(% (+ 1 6) (- 2 2))"), "(% 7 0)");
+    assert_eq!(
+        expr_after("fold", "(* 9223372036854775807 2)"),
+        "(* 9223372036854775807 2)"
+    );
+    assert_eq!(
+        expr_after("fold", "(/ -9223372036854775808 -1)"),
+        "(/ -9223372036854775808 -1)"
+    );
+    assert_eq!(expr_after("fold", "(/ -7 2)"), "-3");
+    assert_eq!(expr_after("fold", "(% -7 2)"), "-1");
+    assert_eq!(expr_after("fold", "(and (< 1 2) (or 0 (== 3 3)))"), "1");
+    assert_eq!(expr_after("fold", "(min (max 3 9) 4)"), "4");
+    assert_eq!(expr_after("fold", "(not (not 5))"), "1");
+    assert_eq!(expr_after("fold", "(select (< 2 1) x y)"), "y");
+    assert_eq!(expr_after("fold", "(select x 1 2)"), "(select x 1 2)");
+    assert_eq!(expr_after("fold", "(call f (+ 1 1))"), "(call f 2)");
+    let s = stages("(fn f (x) (if (== 1 1) (store a 0 (+ 1 2)) (eval x)))");
+    assert_eq!(s[1], "(fn f (x) (store a 0 3))");
+}
+
+#[test]
+fn common_subexpressions() {
+    assert_eq!(
+        expr_after("cse", "(+ (* x y) (* x y))"),
+        "(let _t0 (* x y) (+ _t0 _t0))"
+    );
+    assert_eq!(
+        expr_after("cse", "(* (+ (* x y) 1) (+ (* x y) 1))"),
+        "(let _t0 (* x y) (let _t1 (+ _t0 1) (* _t1 _t1)))"
+    );
+    // Different operators or operands are different expressions.
+    assert_eq!(
+        expr_after("cse", "(+ (* x y) (* y x))"),
+        "(+ (* x y) (* y x))"
+    );
+    assert_eq!(
+        expr_after("cse", "(+ (< x y) (== x y))"),
+        "(+ (< x y) (== x y))"
+    );
+    // The same name bound by two different lets is two variables: `(+ x 1)` under
+    // each is not common, while each let-free part is handled on its own.
+    assert_eq!(
+        expr_after("cse", "(+ (let x 1 (+ x 1)) (let x 2 (+ x 1)))"),
+        "(+ (let x 1 (+ x 1)) (let x 2 (+ x 1)))"
+    );
+    assert_eq!(
+        expr_after("cse", "(let z (- x y) (* (- x y) (- x y)))"),
+        "(let z (- x y) (let _t0 (- x y) (* _t0 _t0)))"
+    );
+    // Calls are pure intrinsics; leaves are never bound.
+    assert_eq!(
+        expr_after("cse", "(+ (call g x) (call g x))"),
+        "(let _t0 (call g x) (+ _t0 _t0))"
+    );
+    assert_eq!(expr_after("cse", "(+ x x)"), "(+ x x)");
+}
+
+#[test]
+fn dead_lets() {
+    assert_eq!(expr_after("dead-let", "(let z 1 x)"), "x");
+    assert_eq!(
+        expr_after("dead-let", "(let z 1 (+ z x))"),
+        "(let z 1 (+ z x))"
+    );
+    // A chain: `b` is dead, so `a`'s only use goes, and `a` is dead too.
+    assert_eq!(expr_after("dead-let", "(let a x (let b (+ a 1) y))"), "y");
+    // Shadowing: the inner `z` is used, the outer one is not.
+    assert_eq!(
+        expr_after("dead-let", "(let z 1 (let z 2 z))"),
+        "(let z 2 z)"
+    );
+    assert_eq!(
+        expr_after("dead-let", "(let z 1 (let z (+ z 1) z))"),
+        "(let z 1 (let z (+ z 1) z))"
+    );
+    let s = stages("(fn f (x) (let a (+ x 1) (let b 2 (seq (store m a b) (let c a (eval x))))))");
+    assert_eq!(
+        s[3],
+        "(fn f (x) (let a (+ x 1) (let b 2 (seq (store m a b) (eval x)))))"
+    );
+}
+
+#[test]
+fn unchanged_programs_come_back_as_the_same_objects() {
+    let text = generate(3000, 11);
+    let o = parse(&text, &mut object_ir::ObjectBuilder).unwrap();
+    // Each pass is idempotent: a second run finds nothing and returns its input.
+    // (Dead-let elimination may expose new folding: `(let y 0 8)` becomes `8`.)
+    let folded = object_ir::fold_constants(&o);
+    assert!(!ObjectPtr::ptr_eq(&folded, &o));
+    assert!(ObjectPtr::ptr_eq(
+        &object_ir::fold_constants(&folded),
+        &folded
+    ));
+    let clean = object_ir::eliminate_dead_lets(&folded);
+    assert!(!ObjectPtr::ptr_eq(&clean, &folded));
+    assert!(ObjectPtr::ptr_eq(
+        &object_ir::eliminate_dead_lets(&clean),
+        &clean
+    ));
+    // A pass that changes one statement keeps the untouched ones.
+    let a = parse(
+        "(fn f (x) (seq (eval (+ x 1)) (eval (+ 1 1))))",
+        &mut object_ir::ObjectBuilder,
+    )
+    .unwrap();
+    let b = object_ir::fold_constants(&a);
+    let (sa, sb) = (seq_items(&a), seq_items(&b));
+    assert!(ObjectPtr::ptr_eq(&sa[0], &sb[0]));
+    assert!(!ObjectPtr::ptr_eq(&sa[1], &sb[1]));
+}
+
+fn seq_items(f: &ObjectPtr<object_ir::Function>) -> Vec<ObjectPtr<object_ir::Stmt>> {
+    let s = f.body.downcast_ref::<object_ir::SeqStmt>().expect("a seq");
+    s.seq.iter().cloned().collect()
+}
+
+#[test]
+fn json_round_trip() {
+    for seed in [1, 2, 3] {
+        let text = generate(2000, seed);
+        let o = parse(&text, &mut object_ir::ObjectBuilder).unwrap();
+        let o = object_ir::cse(&object_ir::fold_constants(&o));
+        let json = object_ir::save_json(&o).unwrap();
+        let back = object_ir::load_json(&json).unwrap();
+        assert!(structural_equal(&back, &o));
+        assert_eq!(object_ir::print(&back), object_ir::print(&o));
+        assert!(!ObjectPtr::ptr_eq(&back, &o));
+    }
+    let not_fn = object_json::to_json_graph(&object_core::Any::from(object_ir::int(3))).unwrap();
+    assert!(matches!(
+        object_ir::load_json(&not_fn),
+        Err(object_ir::JsonError::NotAFunction("frontend.IntImm"))
+    ));
+    assert!(matches!(
+        object_ir::load_json("{"),
+        Err(object_ir::JsonError::Graph(_))
+    ));
+}
+
+#[test]
+fn parse_errors_have_kinds_and_positions() {
+    use ParseErrorKind::*;
+    let cases: &[(&str, ParseErrorKind, u32, u32)] = &[
+        ("", UnexpectedEof, 1, 1),
+        ("x", ExpectedOpen, 1, 1),
+        ("(fun f () (eval 1))", UnknownForm("fun".into()), 1, 2),
+        ("(fn 1 () (eval 1))", ExpectedName, 1, 5),
+        (
+            "(fn f (x) (eval (+ x y)))",
+            UnboundVariable("y".into()),
+            1,
+            22,
+        ),
+        ("(fn f (x)\n  (eval (+ x 1 2)))", ExpectedClose, 2, 16),
+        ("(fn f (x) (eval (+ x)))", UnexpectedClose, 1, 21),
+        (
+            "(fn f (x) (eval (pow x 2)))",
+            UnknownForm("pow".into()),
+            1,
+            18,
+        ),
+        ("(fn f (x) (eval (seq)))", UnknownForm("seq".into()), 1, 18),
+        (
+            "(fn f (x) (select x 1 2))",
+            UnknownForm("select".into()),
+            1,
+            12,
+        ),
+        ("(fn f (x) x)", ExpectedStatement("x".into()), 1, 11),
+        (
+            "(fn f (x) (eval 99999999999999999999))",
+            BadInteger("99999999999999999999".into()),
+            1,
+            17,
+        ),
+        ("(fn f (x) (eval (let 3 1 x)))", ExpectedName, 1, 22),
+        (
+            "(fn f (x) (eval (let y y y)))",
+            UnboundVariable("y".into()),
+            1,
+            24,
+        ),
+        ("(fn f (x) (eval x)) (eval x)", TrailingInput, 1, 21),
+        ("(fn f (x) (eval (+ x 1)", UnexpectedEof, 1, 24),
+        ("(fn f (x) ; comment\n (eval (+ x ])))", ExpectedName, 2, 13),
+        ("(fn f (x) (eval (+ x 1))))", TrailingInput, 1, 26),
+    ];
+    for (text, kind, line, column) in cases {
+        let e = parse(text, &mut enum_ir::EnumBuilder).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.line(), e.column()),
+            (kind, *line, *column),
+            "{text:?}: {e}"
+        );
+        let o = parse(text, &mut object_ir::ObjectBuilder).unwrap_err();
+        assert_eq!(e, o);
+    }
+}
+
+/// Runs `f` on a thread with a 2 MiB stack.
+fn small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// `(fn f (v) PREFIX OPEN×depth LEAF )×depth SUFFIX)`.
+fn nested(depth: usize, prefix: &str, open: &str, leaf: &str, suffix: &str) -> String {
+    let mut s = format!("(fn f (v) {prefix}");
+    for _ in 0..depth {
+        s.push_str(open);
+    }
+    s.push_str(leaf);
+    s.extend(std::iter::repeat_n(')', depth));
+    s.push_str(suffix);
+    s.push(')');
+    s
+}
+
+#[test]
+fn deep_programs_on_a_small_stack() {
+    small_stack(|| {
+        const DEPTH: usize = 200_000;
+        let cases = [
+            // Statement lets, all dead: dead-let removes them all.
+            (
+                nested(DEPTH, "", "(let w (+ v 1) ", "(eval v)", ""),
+                "(fn f (v) (eval v))".to_owned(),
+            ),
+            // An expression 200,000 deep with no let in it: CSE bounds its hashing.
+            (
+                nested(DEPTH, "(eval ", "(+ (* v 2) ", "(- 3 1)", ")"),
+                nested(DEPTH, "(eval (let _t0 (* v 2) ", "(+ _t0 ", "2", "))"),
+            ),
+            (
+                nested(
+                    DEPTH,
+                    "",
+                    "(seq (eval v) ",
+                    "(eval (let w (* v 2) (+ w (+ 1 2))))",
+                    "",
+                ),
+                nested(
+                    DEPTH,
+                    "",
+                    "(seq (eval v) ",
+                    "(eval (let w (* v 2) (+ w 3)))",
+                    "",
+                ),
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(&text, &mut enum_ir::EnumBuilder).unwrap();
+            let o = parse(&text, &mut object_ir::ObjectBuilder).unwrap();
+            assert_eq!(object_ir::print(&o), text, "parse/print round trip");
+            assert_eq!(enum_ir::print(&e), text, "parse/print round trip");
+            let (e, o) = (enum_ir::fold_constants(&e), object_ir::fold_constants(&o));
+            assert_eq!(enum_ir::print(&e), object_ir::print(&o));
+            let (e, o) = (enum_ir::cse(&e), object_ir::cse(&o));
+            assert_eq!(enum_ir::print(&e), object_ir::print(&o));
+            let (e, o) = (
+                enum_ir::eliminate_dead_lets(&e),
+                object_ir::eliminate_dead_lets(&o),
+            );
+            assert_eq!(enum_ir::print(&e), want);
+            assert_eq!(object_ir::print(&o), want);
+            let json = object_ir::save_json(&o).unwrap();
+            assert!(structural_equal(&object_ir::load_json(&json).unwrap(), &o));
+        }
+    });
+}
+
+/// A reference interpreter of the enum IR (recursive: for the small programs of the
+/// tests only). An undefined operation (division by zero, overflow) gives a poison
+/// value (`None`) that spreads through what uses it, so every program has a meaning:
+/// the list of its stores, in order. Calls are pure: a hash of the name and arguments.
+mod interp {
+    use object_examples::frontend::enum_ir::{Expr, ExprNode, Function, Stmt, StmtNode};
+
+    pub type Trace = Vec<(String, Option<i64>, Option<i64>)>;
+    type Env = Vec<(u64, Option<i64>)>;
+
+    fn eval(e: &Expr, env: &mut Env) -> Option<i64> {
+        match &**e {
+            ExprNode::Int(v) => Some(*v),
+            ExprNode::Var(v) => env
+                .iter()
+                .rev()
+                .find(|(id, _)| *id == v.id())
+                .and_then(|b| b.1),
+            ExprNode::Binary(op, a, b) => {
+                let (x, y) = (eval(a, env), eval(b, env));
+                op.apply(x?, y?)
+            }
+            ExprNode::Not(a) => eval(a, env).map(|x| i64::from(x == 0)),
+            ExprNode::Select(c, a, b) => {
+                let (c, a, b) = (eval(c, env), eval(a, env), eval(b, env));
+                if c? != 0 {
+                    a
+                } else {
+                    b
+                }
+            }
+            ExprNode::Let(v, value, body) => {
+                let x = eval(value, env);
+                env.push((v.id(), x));
+                let r = eval(body, env);
+                env.pop();
+                r
+            }
+            ExprNode::Call(name, args) => {
+                let mut acc = Some(name.len() as i64);
+                for a in args {
+                    let x = eval(a, env);
+                    acc = acc
+                        .zip(x)
+                        .map(|(acc, x)| acc.wrapping_mul(31).wrapping_add(x));
+                }
+                acc
+            }
+        }
+    }
+
+    fn exec(s: &Stmt, env: &mut Env, trace: &mut Trace) {
+        match &**s {
+            StmtNode::Evaluate(e) => {
+                eval(e, env);
+            }
+            StmtNode::LetStmt(v, value, body) => {
+                let x = eval(value, env);
+                env.push((v.id(), x));
+                exec(body, env, trace);
+                env.pop();
+            }
+            StmtNode::Store(buf, i, v) => {
+                let (i, v) = (eval(i, env), eval(v, env));
+                trace.push((buf.clone(), i, v));
+            }
+            StmtNode::Seq(stmts) => stmts.iter().for_each(|s| exec(s, env, trace)),
+            StmtNode::IfThenElse(c, a, b) => match eval(c, env) {
+                Some(0) => exec(b, env, trace),
+                Some(_) => exec(a, env, trace),
+                None => trace.push(("<poisoned if>".into(), None, None)),
+            },
+        }
+    }
+
+    pub fn run(f: &Function, args: &[i64]) -> Trace {
+        let mut env: Env = f
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, a)| (p.id(), Some(*a)))
+            .collect();
+        let mut trace = Vec::new();
+        exec(&f.body, &mut env, &mut trace);
+        trace
+    }
+}
+
+#[test]
+fn passes_keep_the_meaning_of_generated_programs() {
+    let mut stores = 0;
+    for seed in 0..60 {
+        let text = generate(40 + 40 * seed as usize, 1000 + seed);
+        let p0 = parse(&text, &mut enum_ir::EnumBuilder).unwrap();
+        let p1 = enum_ir::fold_constants(&p0);
+        let p2 = enum_ir::cse(&p1);
+        let p3 = enum_ir::eliminate_dead_lets(&p2);
+        // Each pass alone, too, on the original.
+        let alone = [enum_ir::cse(&p0), enum_ir::eliminate_dead_lets(&p0)];
+        for args in [[0, 0, 0], [1, -2, 3], [7, 5, -1]] {
+            let want = interp::run(&p0, &args);
+            stores += want
+                .iter()
+                .filter(|s| s.1.is_some() && s.2.is_some())
+                .count();
+            for (name, p) in [
+                ("fold", &p1),
+                ("cse", &p2),
+                ("dead-let", &p3),
+                ("cse alone", &alone[0]),
+                ("dead-let alone", &alone[1]),
+            ] {
+                assert_eq!(
+                    interp::run(p, &args),
+                    want,
+                    "{name} changed the meaning of seed {seed}"
+                );
+            }
+        }
+    }
+    assert!(stores > 500, "the programs store defined values ({stores})");
+}
