@@ -41,7 +41,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use object_capi::{obj_function_call, ModuleLoad, ObjAny, ObjHandle};
+use object_capi::{
+    obj_any_int, obj_dec_ref, obj_function_call, obj_function_create, ModuleLoad, ObjAny, ObjHandle,
+};
 use object_containers::{Function, Module};
 use object_core::{AnyView, ObjectPtr};
 
@@ -76,6 +78,24 @@ fn plugin_path() -> PathBuf {
     let dest = profile.join("bench_plugin_demo.so");
     std::fs::copy(built, &dest).expect("copy the plugin");
     dest
+}
+
+/// `a + b` as a C callback would write it (`ObjCFunction`).
+unsafe extern "C" fn c_add(
+    _ctx: *mut core::ffi::c_void,
+    args: *const ObjAny,
+    n: i32,
+    ret: *mut ObjAny,
+) -> i32 {
+    if n != 2 {
+        return -1;
+    }
+    // SAFETY: the callback's contract: `n` borrowed values at `args`, a writable slot.
+    unsafe {
+        let (a, b) = ((*args).v.v_int64, (*args.add(1)).v.v_int64);
+        ret.write(obj_any_int(a + b));
+    }
+    0
 }
 
 fn bench(c: &mut Criterion) {
@@ -151,7 +171,35 @@ fn bench(c: &mut Criterion) {
     g.bench_function("box_dyn_fn", |b| {
         b.iter(|| black_box(&boxed)(black_box(1), black_box(2)))
     });
+    // The same add as a C callback (an `extern "C"` function standing for C code),
+    // made into a function object by `obj_function_create` and called the same way.
+    let mut cb: ObjHandle = core::ptr::null_mut();
+    // SAFETY: a callback that reads two borrowed values and writes an owned int; no
+    // context; a writable out-parameter.
+    let rc = unsafe {
+        obj_function_create(
+            Some(c_add),
+            core::ptr::null_mut(),
+            None,
+            c"c_add".as_ptr(),
+            &mut cb,
+        )
+    };
+    assert_eq!(rc, 0);
+    g.bench_function("obj_function_call_c_callback", |b| {
+        b.iter(|| {
+            let args = [obj_any_int(black_box(1)), obj_any_int(black_box(2))];
+            let mut ret = ObjAny::NONE;
+            // SAFETY: a live function (released below), two int arguments, a slot.
+            let rc = unsafe { obj_function_call(black_box(cb), args.as_ptr(), 2, &mut ret) };
+            assert_eq!(rc, 0);
+            // SAFETY: an int result.
+            unsafe { ret.v.v_int64 }
+        })
+    });
     g.finish();
+    // SAFETY: the reference `obj_function_create` gave.
+    assert_eq!(unsafe { obj_dec_ref(cb) }, 0);
 
     let mut g = c.benchmark_group("module_load");
     g.bench_function("module_load_mapped", |b| {

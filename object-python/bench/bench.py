@@ -46,9 +46,9 @@ def tvm_ffi_rows(a):
     version; all None if the package is not installed."""
     try:
         import tvm_ffi
-        import tvm_ffi.testing as tt
-    except ImportError:
-        return None, None
+        import tvm_ffi.testing as tt  # which imports pytest
+    except ImportError as e:
+        return None, f"not measured ({e})"
     nop = tvm_ffi.get_global_func("testing.nop")
     add = None
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -154,7 +154,7 @@ def main():
         ("call taking a NumPy array", ours_array, plain_array),
     ]
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {n} ops per run, best of {ROUNDS}; loop overhead {base:.1f} ns subtracted")
-    print(f"tvm-ffi {tvm_version}" if tvm else "tvm-ffi: not installed (pip install apache-tvm-ffi)")
+    print(f"tvm-ffi {tvm_version}" if tvm else f"tvm-ffi: {tvm_version} (pip install apache-tvm-ffi pytest)")
     print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7} {'tvm-ffi ns':>11} {'ratio':>7}")
     for i, (name, ours, plain) in enumerate(rows):
         o = per_op(ours, n) - base
