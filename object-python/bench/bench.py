@@ -1,5 +1,6 @@
 """Benchmarks of the Python bindings, each beside a plain pyo3 counterpart built into the
-same extension and, when its package is installed (`pip install apache-tvm-ffi`),
+same extension and, when its package is installed (`pip install apache-tvm-ffi pytest`:
+its `testing` module imports pytest),
 tvm-ffi's Python package, in one process and one run.
 
     python object-python/bench/bench.py            # after a release install
