@@ -432,6 +432,14 @@ int32_t obj_function_create(ObjCFunction call,
 // Calls a function object with `num_args` C values (checked), writing the owned result
 // to `ret` (which the caller initializes; its old content is overwritten).
 //
+// The common call (a live function, plain numbers, `None`, bools and objects whose
+// header says the type the value claims) is checked in line and goes straight to the
+// function's entry point with the caller's array: no copy of the arguments, no count
+// change, no thread-local access, and no `catch_unwind` of its own, because nothing on
+// that path can panic (the entry point itself never unwinds: it catches panics and
+// leaves them in the error slot). Everything else (null pointers, a wrong type, a
+// negative count, strings, tensors and values to convert) goes through the fence.
+//
 // # Safety
 //
 // `func` is null (an error) or a live object; `args` points to `num_args` values
@@ -448,6 +456,28 @@ int32_t obj_function_call(ObjHandle func,
 //
 // `name` null or NUL-terminated; `func` null (an error) or a live object.
 int32_t obj_global_set(const char *name, ObjHandle func, int32_t override_existing);
+
+// Registers a C callback as the global function `name` in one call: what
+// `obj_function_create(call, ctx, deleter, name, &f)`, `obj_global_set(name, f, 0)` and
+// `obj_dec_ref(f)` do together. A taken name is an error (`KeyError`); `deleter(ctx)`
+// (if not null) runs when the function dies, or at once if it cannot be registered.
+//
+// # Safety
+//
+// As `obj_function_create`; `name` null (an error) or NUL-terminated.
+int32_t obj_global_def(const char *name, ObjCFunction call, void *ctx, ObjCContextDeleter deleter);
+
+// Calls the global function `name` in one call: the look-up and `obj_function_call`
+// (same arguments, same checks, same result rules). No function of that name is a
+// `KeyError` naming it.
+//
+// # Safety
+//
+// `name` null (an error) or NUL-terminated; otherwise as `obj_function_call`.
+int32_t obj_global_call(const char *name,
+                        const struct ObjAny *args,
+                        int32_t num_args,
+                        struct ObjAny *ret);
 
 // The global function `name` (a new reference), or null if there is none.
 //
@@ -698,6 +728,29 @@ int32_t obj_any_get_str(const struct ObjAny *value, struct ObjStr *out_str);
 // `data` points to `len` bytes; `out_value` writable.
 int32_t obj_any_from_str(const char *data, uintptr_t len, struct ObjAny *out_value);
 
+// An int value (`OBJ_KIND_INT`): `ObjAny args[2] = {obj_any_int(40), obj_any_int(2)};`.
+// Cannot fail.
+struct ObjAny obj_any_int(int64_t value);
+
+// A float value (`OBJ_KIND_FLOAT`). Cannot fail.
+struct ObjAny obj_any_float(double value);
+
+// A bool value (`OBJ_KIND_BOOL`): 1 for any nonzero `value`, else 0. Cannot fail.
+struct ObjAny obj_any_bool(int32_t value);
+
+// A *borrowed* string value (`OBJ_KIND_RAW_STR`, NUL-terminated) pointing at `text`,
+// for arguments: the text must stay valid while the value is used; a call checks that
+// it is UTF-8 (and that it is not null). Cannot fail itself.
+struct ObjAny obj_any_str(const char *text);
+
+// Prints a value with the library's printer (`42`, `"text"`, `tour.Add(...)`), and a
+// newline, to standard output.
+//
+// # Safety
+//
+// `value` is null (an error) or a value following the header's rules.
+int32_t obj_any_print(const struct ObjAny *value);
+
 // Leaves an error of `kind` with `message` in this thread's slot, and returns -1, so a
 // C callback can `return obj_error_raise("ValueError", "…");`.
 //
@@ -721,6 +774,12 @@ int32_t obj_error_set(ObjHandle error, const char *frame);
 //
 // `out_error` is writable.
 int32_t obj_error_take(ObjHandle *out_error);
+
+// Prints the error waiting in this thread's slot to standard error (`Kind: message`,
+// then one indented line per frame) and empties the slot. Returns 1 if there was one,
+// 0 if not, so that a program can end with `return obj_error_print();` after a failed
+// call. Never fails.
+int32_t obj_error_print(void);
 
 // The kind of an error (`"TypeError"`, …), borrowed from the error object.
 //

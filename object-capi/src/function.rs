@@ -6,11 +6,10 @@ use object_containers::{
     get_global, list_globals, register_global, register_global_override, remove_global,
     take_last_error, Array, Function, FunctionObj, Module, ModuleObj,
 };
-use object_core::{Any, AnyView, Error, String};
+use object_core::{Any, AnyView, Error, ObjectPtr, String};
 
 use crate::fence::{
-    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, view_to_c,
-    Slot,
+    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, Slot,
 };
 use crate::types::*;
 use crate::values::typed;
@@ -41,13 +40,14 @@ impl Drop for CCallback {
 
 impl CCallback {
     fn invoke(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
-        let c_args: Vec<ObjAny> = args.iter().map(|a| view_to_c(*a)).collect();
-        let n =
-            i32::try_from(c_args.len()).map_err(|_| Error::value_error("too many arguments"))?;
+        let n = i32::try_from(args.len()).map_err(|_| Error::value_error("too many arguments"))?;
+        // The views as they are: `ObjAny` has `AnyView`'s layout (asserted in `types`),
+        // so the callback reads the caller's array, without a copy.
+        let c_args = args.as_ptr().cast::<ObjAny>();
         let mut ret = ObjAny::NONE;
         // SAFETY: the callback's contract (`ObjCFunction`): borrowed arguments valid for
-        // the call, a return slot initialized to None.
-        let rc = unsafe { (self.call)(self.ctx, c_args.as_ptr(), n, &mut ret) };
+        // the call (the views live for it), a return slot initialized to None.
+        let rc = unsafe { (self.call)(self.ctx, c_args, n, &mut ret) };
         if rc != 0 {
             // An owned value written before failing is released.
             // SAFETY: the callback wrote an owned value or left None.
@@ -112,12 +112,87 @@ const INLINE_ARGS: usize = 8;
 /// Calls a function object with `num_args` C values (checked), writing the owned result
 /// to `ret` (which the caller initializes; its old content is overwritten).
 ///
+/// The common call (a live function, plain numbers, `None`, bools and objects whose
+/// header says the type the value claims) is checked in line and goes straight to the
+/// function's entry point with the caller's array: no copy of the arguments, no count
+/// change, no thread-local access, and no `catch_unwind` of its own, because nothing on
+/// that path can panic (the entry point itself never unwinds: it catches panics and
+/// leaves them in the error slot). Everything else (null pointers, a wrong type, a
+/// negative count, strings, tensors and values to convert) goes through the fence.
+///
 /// # Safety
 ///
 /// `func` is null (an error) or a live object; `args` points to `num_args` values
 /// following the header's rules; `ret` writable.
 #[no_mangle]
 pub unsafe extern "C" fn obj_function_call(
+    func: ObjHandle,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> i32 {
+    // SAFETY: the caller's guarantees; `call_direct` reads only what it checked.
+    match unsafe { call_direct(func, args, num_args, ret) } {
+        Some(rc) => rc,
+        // SAFETY: the caller's guarantees.
+        None => unsafe { call_fenced(func, args, num_args, ret) },
+    }
+}
+
+/// `obj_function_call`'s path for the common call: `Some(code)` of the entry point
+/// when every check passes in line, `None` (nothing called, nothing written) for
+/// anything the fence must look at. Cannot panic: compares and loads only.
+///
+/// # Safety
+///
+/// As `obj_function_call`.
+#[inline(always)]
+unsafe fn call_direct(
+    func: ObjHandle,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> Option<i32> {
+    let Ok(n) = usize::try_from(num_args) else {
+        return None;
+    };
+    if func.is_null() || ret.is_null() || (n != 0 && args.is_null()) {
+        return None;
+    }
+    // SAFETY: non-null and a live object (the caller's guarantee): its header is
+    // readable.
+    if unsafe { (*func).type_index } != object_core::type_index::FUNCTION {
+        return None;
+    }
+    for i in 0..n {
+        // SAFETY: the caller passes `n` values at `args` (non-null when `n > 0`).
+        if !is_view_as_is(unsafe { &*args.add(i) }) {
+            return None;
+        }
+    }
+    let cell = func.cast_const() as *const ObjFunctionCell;
+    // SAFETY: the type index of `ffi.Function` (final, static): the object is a
+    // `FunctionObj`, which starts with the header and the entry point
+    // (`ObjFunctionCell`, asserted against `FunctionObj` in `types`).
+    let entry = unsafe { (*cell).call }?;
+    // SAFETY: `ret` is writable (checked non-null; the caller's guarantee). The caller
+    // gave up its old content (the header's rule), and the entry wants `None`.
+    unsafe { ret.write(ObjAny::NONE) };
+    // SAFETY: the entry's contract: a live function, `num_args` valid views (each
+    // checked by `is_view_as_is`; `ObjAny` has `AnyView`'s layout, asserted in `types`)
+    // that live for the call, a `None` return slot. The entry never unwinds.
+    Some(unsafe { entry(cell, args, num_args, ret) })
+}
+
+/// `obj_function_call` through the fence: every check with its error, values that need
+/// converting converted, panics caught.
+///
+/// # Safety
+///
+/// As `obj_function_call`.
+#[cold]
+#[inline(never)]
+unsafe fn call_fenced(
     func: ObjHandle,
     args: *const ObjAny,
     num_args: i32,
@@ -139,12 +214,16 @@ pub unsafe extern "C" fn obj_function_call(
 /// Whether a C value is already a valid borrowed view: a plain number, or a live object
 /// whose header has the type index the value claims (the object's liveness is the
 /// caller's guarantee, as for every argument).
-#[inline]
+#[inline(always)]
 fn is_view_as_is(a: &ObjAny) -> bool {
     use object_core::type_index as ti;
+    const _: () = assert!(ti::INT | 2 == 3 && ti::FLOAT | 2 == 3 && ti::FLOAT == 3);
+    // Ints and floats first, in one compare (1 | 2 == 3 | 2 == 3, and no other index
+    // gives 3): any bits are a valid int or float.
+    if a.type_index | 2 == 3 {
+        return true;
+    }
     match a.type_index {
-        // Any bits are a valid int or float.
-        ti::INT | ti::FLOAT => true,
         // SAFETY: the member of bools: the Rust invariant wants 0 or 1.
         ti::BOOL => matches!(unsafe { a.v.v_int64 }, 0 | 1),
         // SAFETY: the member of None: the Rust invariant wants zero.
@@ -297,6 +376,105 @@ pub unsafe extern "C" fn obj_global_set(
             register_global(name, f)
         }
     })
+}
+
+/// Registers a C callback as the global function `name` in one call: what
+/// `obj_function_create(call, ctx, deleter, name, &f)`, `obj_global_set(name, f, 0)` and
+/// `obj_dec_ref(f)` do together. A taken name is an error (`KeyError`); `deleter(ctx)`
+/// (if not null) runs when the function dies, or at once if it cannot be registered.
+///
+/// # Safety
+///
+/// As `obj_function_create`; `name` null (an error) or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_def(
+    name: *const c_char,
+    call: ObjCFunction,
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+) -> i32 {
+    guard(|| {
+        // The context belongs to the function from here on, so that every failure
+        // below hands it to its deleter exactly once.
+        let owner = ContextOwner { ctx, deleter };
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        let call = call.ok_or_else(|| null("call"))?;
+        let cb = CCallback {
+            call,
+            ctx: owner.release(),
+            deleter,
+            name: name.to_owned(),
+        };
+        let f =
+            Function::from_packed_named(Some(name), move |args: &[AnyView<'_>]| cb.invoke(args));
+        register_global(name, f)
+    })
+}
+
+/// Runs a context's deleter when dropped, until `release`d (for `obj_global_def`'s
+/// early failures).
+struct ContextOwner {
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+}
+
+impl ContextOwner {
+    fn release(self) -> *mut c_void {
+        let ctx = self.ctx;
+        core::mem::forget(self);
+        ctx
+    }
+}
+
+impl Drop for ContextOwner {
+    fn drop(&mut self) {
+        if let Some(d) = self.deleter {
+            // SAFETY: the deleter given with this context, called once, here (the
+            // context was not handed to a function).
+            unsafe { d(self.ctx) };
+        }
+    }
+}
+
+/// Calls the global function `name` in one call: the look-up and `obj_function_call`
+/// (same arguments, same checks, same result rules). No function of that name is a
+/// `KeyError` naming it.
+///
+/// # Safety
+///
+/// `name` null (an error) or NUL-terminated; otherwise as `obj_function_call`.
+#[no_mangle]
+pub unsafe extern "C" fn obj_global_call(
+    name: *const c_char,
+    args: *const ObjAny,
+    num_args: i32,
+    ret: *mut ObjAny,
+) -> i32 {
+    let mut found: Option<Function> = None;
+    let rc = guard(|| {
+        // SAFETY: the caller's guarantee.
+        let name = unsafe { c_str(name, "name") }?;
+        found = Some(
+            get_global(name)
+                .ok_or_else(|| Error::new("KeyError", format!("no global function `{name}`")))?,
+        );
+        Ok(())
+    });
+    match found {
+        Some(f) if rc == 0 => {
+            let handle = ObjectPtr::as_ptr(f.as_object_ptr()).cast_mut().cast();
+            // SAFETY: a live function (held by `f` for the call); the rest is the
+            // caller's guarantee. `obj_function_call` never unwinds.
+            let rc = unsafe { obj_function_call(handle, args, num_args, ret) };
+            // Our reference: the last one only if the global was removed meanwhile; a
+            // deleter never unwinds (a panicking one aborts, see `object_core`'s
+            // release).
+            drop(f);
+            rc
+        }
+        _ => rc,
+    }
 }
 
 /// The global function `name` (a new reference), or null if there is none.

@@ -284,6 +284,7 @@ const _: () = {
     assert!(size_of::<ObjAny>() == size_of::<Any>());
     assert!(align_of::<ObjAny>() == align_of::<Any>());
     assert!(size_of::<ObjAny>() == size_of::<AnyView<'static>>());
+    assert!(align_of::<ObjAny>() == align_of::<AnyView<'static>>());
     assert!(size_of::<ObjAny>() == 16);
     assert!(offset_of!(ObjAny, small) == 4);
     assert!(offset_of!(ObjAny, v) == 8);

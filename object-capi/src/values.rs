@@ -1,6 +1,7 @@
 //! `ObjAny` helpers, errors, strings and bytes, arrays and maps.
 
 use core::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use object_containers::{set_last_error, take_last_error, Array, Map};
 use object_core::{Any, Bytes, BytesObj, Error, ErrorObj, ObjectPtr, ObjectRef, String, StringObj};
@@ -169,6 +170,70 @@ pub unsafe extern "C" fn obj_any_from_str(
     })
 }
 
+/// An int value (`OBJ_KIND_INT`): `ObjAny args[2] = {obj_any_int(40), obj_any_int(2)};`.
+/// Cannot fail.
+#[no_mangle]
+pub extern "C" fn obj_any_int(value: i64) -> ObjAny {
+    ObjAny {
+        type_index: object_core::type_index::INT,
+        small: 0,
+        v: ObjAnyPayload { v_int64: value },
+    }
+}
+
+/// A float value (`OBJ_KIND_FLOAT`). Cannot fail.
+#[no_mangle]
+pub extern "C" fn obj_any_float(value: f64) -> ObjAny {
+    ObjAny {
+        type_index: object_core::type_index::FLOAT,
+        small: 0,
+        v: ObjAnyPayload { v_float64: value },
+    }
+}
+
+/// A bool value (`OBJ_KIND_BOOL`): 1 for any nonzero `value`, else 0. Cannot fail.
+#[no_mangle]
+pub extern "C" fn obj_any_bool(value: i32) -> ObjAny {
+    ObjAny {
+        type_index: object_core::type_index::BOOL,
+        small: 0,
+        v: ObjAnyPayload {
+            v_int64: i64::from(value != 0),
+        },
+    }
+}
+
+/// A *borrowed* string value (`OBJ_KIND_RAW_STR`, NUL-terminated) pointing at `text`,
+/// for arguments: the text must stay valid while the value is used; a call checks that
+/// it is UTF-8 (and that it is not null). Cannot fail itself.
+#[no_mangle]
+pub extern "C" fn obj_any_str(text: *const c_char) -> ObjAny {
+    ObjAny {
+        type_index: object_core::type_index::RAW_STR,
+        small: 0,
+        v: ObjAnyPayload { v_c_str: text },
+    }
+}
+
+/// Prints a value with the library's printer (`42`, `"text"`, `tour.Add(...)`), and a
+/// newline, to standard output.
+///
+/// # Safety
+///
+/// `value` is null (an error) or a value following the header's rules.
+#[no_mangle]
+pub unsafe extern "C" fn obj_any_print(value: *const ObjAny) -> i32 {
+    guard(|| {
+        // SAFETY: null or a readable value (the caller's guarantee).
+        let c = unsafe { value.as_ref() }.ok_or_else(|| null("value"))?;
+        // SAFETY: the caller's guarantee.
+        let slot = unsafe { slot_from_c(c) }?;
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), "{:?}", slot.view())
+            .map_err(|e| Error::new("IOError", format!("printing a value: {e}")))
+    })
+}
+
 // ---------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------
@@ -246,6 +311,35 @@ pub unsafe extern "C" fn obj_error_take(out_error: *mut ObjHandle) -> i32 {
         };
         Ok(())
     })
+}
+
+/// Prints the error waiting in this thread's slot to standard error (`Kind: message`,
+/// then one indented line per frame) and empties the slot. Returns 1 if there was one,
+/// 0 if not, so that a program can end with `return obj_error_print();` after a failed
+/// call. Never fails.
+#[no_mangle]
+pub extern "C" fn obj_error_print() -> i32 {
+    let printed = catch_unwind(|| {
+        let Some(e) = take_last_error() else {
+            return 0;
+        };
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}: {}", e.kind(), e.message());
+        for frame in e.frames() {
+            let _ = writeln!(err, "    in {frame}");
+        }
+        1
+    });
+    match printed {
+        Ok(n) => n,
+        // A panic (only while printing) still means an error was there; its payload is
+        // dropped where a panicking `Drop` cannot unwind out of here.
+        Err(payload) => {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            1
+        }
+    }
 }
 
 fn with_error<R>(error: ObjHandle, f: impl FnOnce(&Error) -> Result<R, Error>) -> Result<R, Error> {

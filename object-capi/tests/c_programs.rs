@@ -17,7 +17,7 @@ use support::{build_library, c_compiler, out_dir, run};
 /// and globals for C to use), with what each prints on success.
 const FIXTURE_PROGRAMS: &[&str] = &["objects", "functions", "dlpack", "errors", "call_timing"];
 
-fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) {
+fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) -> String {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
     let exe = out_dir().join(name);
     let status = Command::new(cc)
@@ -42,6 +42,7 @@ fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) {
         out.status
     );
     println!("{stdout}");
+    stdout.into_owned()
 }
 
 #[test]
@@ -53,7 +54,7 @@ fn c_programs_against_the_fixtures() {
     let Some(cc) = c_compiler() else { return };
     let lib_dir = build_library("object-capi-fixtures");
     for name in FIXTURE_PROGRAMS {
-        compile_and_run(&cc, name, &lib_dir, "object_capi_fixtures");
+        let _ = compile_and_run(&cc, name, &lib_dir, "object_capi_fixtures");
     }
 }
 
@@ -66,7 +67,11 @@ fn c_programs_against_the_fixtures() {
 fn readme_example() {
     let Some(cc) = c_compiler() else { return };
     let lib_dir = build_library("object-capi");
-    compile_and_run(&cc, "readme", &lib_dir, "object_capi");
+    let stdout = compile_and_run(&cc, "readme", &lib_dir, "object_capi");
+    assert_eq!(
+        stdout, "42\n",
+        "the README's example prints `demo.add(40, 2)`"
+    );
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
             .expect("read the README");

@@ -1,12 +1,22 @@
 """Benchmarks of the Python bindings, each beside a plain pyo3 counterpart built into the
-same extension, in one process and one run.
+same extension and, when its package is installed (`pip install apache-tvm-ffi pytest`:
+its `testing` module imports pytest),
+tvm-ffi's Python package, in one process and one run.
 
     python object-python/bench/bench.py            # after a release install
 
-tvm-ffi's Python package is not installed here, so it is not measured.
+The tvm-ffi counterparts: `testing.nop` (no-op), `add` from a C library written to the
+tvm-ffi convention (object-capi/tests/c/tvmffi_lib.c, compiled here with `cc` and
+loaded with `tvm_ffi.load_module`), a field read and a construction of
+`tvm_ffi.testing.TestIntPair` (two int fields, built positionally), and `testing.nop`
+taking a NumPy array (converted through DLPack, as ours).
 """
 
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -30,6 +40,48 @@ def per_op(fn, n):
 def loop_empty(n):
     for _ in range(n):
         pass
+
+
+def tvm_ffi_rows(a):
+    """tvm-ffi's counterpart of each row (None where it cannot be measured), and its
+    version; all None if the package is not installed."""
+    try:
+        import tvm_ffi
+        import tvm_ffi.testing as tt  # which imports pytest
+    except ImportError as e:
+        return None, f"not measured ({e})"
+    nop = tvm_ffi.get_global_func("testing.nop")
+    add = None
+    cc = shutil.which("cc") or shutil.which("gcc")
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "object-capi", "tests", "c", "tvmffi_lib.c")
+    if cc and os.path.exists(src):
+        lib = os.path.join(tempfile.mkdtemp(), "tvmffi_lib.so")
+        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
+        add = tvm_ffi.load_module(lib)["add"]
+    pair = tt.TestIntPair(3, 4)
+    TestIntPair = tt.TestIntPair
+
+    def noop(n):
+        for _ in range(n):
+            nop()
+
+    def add_(n):
+        for _ in range(n):
+            add(1, 2)
+
+    def field(n):
+        for _ in range(n):
+            pair.a
+
+    def make(n):
+        for _ in range(n):
+            TestIntPair(3, 4)
+
+    def array(n):
+        for _ in range(n):
+            nop(a)
+
+    return [noop, add_ if add else None, field, make, array], tvm_ffi.__version__
 
 
 def main():
@@ -93,6 +145,7 @@ def main():
         for _ in range(n):
             plain_detach()
 
+    tvm, tvm_version = tvm_ffi_rows(a)
     base = per_op(loop_empty, n)
     rows = [
         ("no-op call", ours_noop, plain_noop_),
@@ -102,11 +155,17 @@ def main():
         ("call taking a NumPy array", ours_array, plain_array),
     ]
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {n} ops per run, best of {ROUNDS}; loop overhead {base:.1f} ns subtracted")
-    print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7}")
-    for name, ours, plain in rows:
+    print(f"tvm-ffi {tvm_version}" if tvm else f"tvm-ffi: {tvm_version} (pip install apache-tvm-ffi pytest)")
+    print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7} {'tvm-ffi ns':>11} {'ratio':>7}")
+    for i, (name, ours, plain) in enumerate(rows):
         o = per_op(ours, n) - base
         q = per_op(plain, n) - base
-        print(f"{name:28} {o:9.1f} {q:14.1f} {o / q:7.2f}")
+        line = f"{name:28} {o:9.1f} {q:14.1f} {o / q:7.2f}"
+        t = tvm[i] if tvm else None
+        if t is not None:
+            tn = per_op(t, n) - base
+            line += f" {tn:11.1f} {o / tn:7.2f}"
+        print(line)
     d = per_op(plain_detach_, n) - base
     print(f"(a plain pyo3 function that only releases and retakes the GIL: {d:.1f} ns)")
 

@@ -19,7 +19,8 @@ use object_containers::{Array, Map};
 use object_core::{type_index, Any, Bytes, ObjectRef};
 use pyo3::exceptions::{PyRecursionError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use crate::function::function_from_callable;
 use crate::object::{wrap, PyObj};
@@ -29,6 +30,11 @@ use crate::values::{PyDataType, PyDevice};
 /// How deeply Python lists, tuples and dicts may nest when converted (each level is
 /// one Rust stack frame, so the depth is bounded whatever thread converts).
 pub(crate) const MAX_NESTING: usize = 256;
+
+/// The first type whose values were converted through `__dlpack__` (NumPy's
+/// `ndarray`, usually), checked right after ints and floats: a call taking an array
+/// skips the other checks and the `__dlpack__` look-up. Held for the process.
+static DLPACK_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// A Python value as an `Any`.
 pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
@@ -42,6 +48,11 @@ fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
     }
     if obj.is_exact_instance_of::<PyFloat>() {
         return Ok(Any::from(obj.extract::<f64>()?));
+    }
+    if let Some(t) = DLPACK_TYPE.get(obj.py()) {
+        if obj.get_type().is(t.bind(obj.py())) {
+            return Ok(Any::from(ndarray_from_dlpack(obj)?));
+        }
     }
     if let Ok(o) = obj.cast::<PyObj>() {
         return Ok(Any::from(o.get().obj.clone()));
@@ -95,7 +106,11 @@ fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
     }
     let py = obj.py();
     if obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
-        return Ok(Any::from(ndarray_from_dlpack(obj)?));
+        let nd = ndarray_from_dlpack(obj)?;
+        // Its type takes this branch whatever the value (every check above looks at
+        // the type only): the next one of that type comes here first.
+        let _ = DLPACK_TYPE.set(py, obj.get_type().unbind());
+        return Ok(Any::from(nd));
     }
     if obj.is_callable() {
         return Ok(Any::from(function_from_callable(obj)));

@@ -1,8 +1,9 @@
 //! Functions both ways.
 //!
 //! Calling a `Function` from Python converts the arguments to `Any`s, releases the GIL
-//! for the call (so other Python threads run, and so a Rust callee may call back into
-//! Python from any thread), and converts the result back. A Python callable becomes a
+//! for the call unless the function is marked quick (so other Python threads run, and
+//! so a Rust callee may wait for threads that call back into Python; see
+//! `PyFunction::call_views` for the rule), and converts the result back. A Python callable becomes a
 //! `Function` whose packed entry takes the GIL (`Python::with_gil`, from whatever
 //! thread Rust calls it on), converts the arguments, calls, and converts the result or
 //! the exception (see `error`).
@@ -57,22 +58,32 @@ impl PyFunction {
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let n = args.len();
-        let result = if n <= INLINE_ARGS {
+        // No arguments, one or two (the commonest calls): converted into locals, with
+        // no array to fill and drop.
+        let result = if n == 0 {
+            self.call_views(py, &[])
+        } else if n == 1 {
+            let a0 = py_to_any(&*args.get_borrowed_item(0)?)?;
+            self.call_views(py, &[AnyView::from(&a0)])
+        } else if n == 2 {
+            let a0 = py_to_any(&*args.get_borrowed_item(0)?)?;
+            let a1 = py_to_any(&*args.get_borrowed_item(1)?)?;
+            self.call_views(py, &[AnyView::from(&a0), AnyView::from(&a1)])
+        } else if n <= INLINE_ARGS {
             let mut owned: [Any; INLINE_ARGS] = Default::default();
             for (slot, a) in owned.iter_mut().zip(args.iter()) {
                 *slot = py_to_any(&a)?;
             }
             let views: [AnyView<'_>; INLINE_ARGS] =
                 std::array::from_fn(|i| AnyView::from(&owned[i]));
-            let views = &views[..n];
-            py.detach(|| self.f.call(views))
+            self.call_views(py, &views[..n])
         } else {
             let owned = args
                 .iter()
                 .map(|a| py_to_any(&a))
                 .collect::<PyResult<Vec<Any>>>()?;
             let views: Vec<AnyView<'_>> = owned.iter().map(AnyView::from).collect();
-            py.detach(|| self.f.call(&views))
+            self.call_views(py, &views)
         };
         match result {
             Ok(v) => any_to_py(py, v),
@@ -84,6 +95,31 @@ impl PyFunction {
     #[getter]
     fn name(&self) -> Option<String> {
         self.f.name().map(str::to_owned)
+    }
+
+    /// Whether a call lets the GIL go while Rust runs: true unless the function is
+    /// marked quick (`Function::quick` in Rust).
+    #[getter]
+    fn releases_gil(&self) -> bool {
+        !self.f.is_quick()
+    }
+}
+
+impl PyFunction {
+    /// The call itself. The GIL rule: a function marked quick (it returns in about the
+    /// time of a call and never waits for another thread) runs with the GIL held, which
+    /// saves letting it go and taking it back (more than the rest of such a call);
+    /// every other function runs with the GIL released, so that other Python threads
+    /// run meanwhile and a callee that waits for threads calling back into Python
+    /// cannot deadlock. Either way a Python callable called back from Rust takes the GIL
+    /// itself (`Python::attach`: on this thread, while it is held, that is a no-op).
+    #[inline]
+    fn call_views(&self, py: Python<'_>, views: &[AnyView<'_>]) -> Result<Any, Error> {
+        if self.f.is_quick() {
+            self.f.call(views)
+        } else {
+            py.detach(|| self.f.call(views))
+        }
     }
 }
 

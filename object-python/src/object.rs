@@ -61,6 +61,9 @@ fn err(py: Python<'_>, e: impl Into<Error>) -> PyErr {
     error_to_pyerr(py, e.into())
 }
 
+/// Keyword arguments converted on the stack up to this many (more go to the heap).
+const INLINE_KWARGS: usize = 8;
+
 /// Builds an object of the type `index` from keyword arguments, through reflection.
 fn create_by_keyword(
     py: Python<'_>,
@@ -69,6 +72,48 @@ fn create_by_keyword(
 ) -> PyResult<ObjectRef> {
     let info = registry::type_info(index)
         .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
+    let n = kwargs.map_or(0, |kw| kw.len());
+    if n > INLINE_KWARGS {
+        return create_by_keyword_heap(py, info, kwargs);
+    }
+    // The keys (which the entries borrow their text from) and the entries, on the stack.
+    let mut keys: [Option<Bound<'_, PyString>>; INLINE_KWARGS] = Default::default();
+    let mut values: [Option<Any>; INLINE_KWARGS] = Default::default();
+    let mut len = 0;
+    if let Some(kw) = kwargs {
+        for (k, v) in kw.iter() {
+            if len == INLINE_KWARGS {
+                // The dict grew while we read it (a value's conversion ran Python code).
+                return create_by_keyword_heap(py, info, kwargs);
+            }
+            keys[len] = Some(k.cast_into::<PyString>()?);
+            values[len] = Some(py_to_any(&v)?);
+            len += 1;
+        }
+    }
+    let mut entries: [(&str, Option<Any>); INLINE_KWARGS] = Default::default();
+    for ((e, k), v) in entries
+        .iter_mut()
+        .zip(&keys)
+        .zip(values.iter_mut())
+        .take(len)
+    {
+        let k = k
+            .as_ref()
+            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?;
+        *e = (k.to_str()?, v.take());
+    }
+    create_from_source(info, &mut FieldSource::new(info.key(), &mut entries[..len]))
+        .map_err(|e| err(py, e))
+}
+
+/// [`create_by_keyword`] for more than [`INLINE_KWARGS`] keywords.
+#[cold]
+fn create_by_keyword_heap(
+    py: Python<'_>,
+    info: &'static TypeInfo,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ObjectRef> {
     let mut keys: Vec<Bound<'_, PyString>> = Vec::new();
     let mut values: Vec<Any> = Vec::new();
     if let Some(kw) = kwargs {

@@ -109,11 +109,11 @@ fn register_globals() {
     let globals: Vec<(&str, Function)> = vec![
         (
             "testing.noop",
-            Function::from_typed_named("testing.noop", || {}),
+            Function::from_typed_named("testing.noop", || {}).quick(),
         ),
         (
             "testing.add",
-            Function::from_typed_named("testing.add", |a: i64, b: i64| a + b),
+            Function::from_typed_named("testing.add", |a: i64, b: i64| a + b).quick(),
         ),
         (
             "testing.tensor_sum",
@@ -123,11 +123,13 @@ fn register_globals() {
             "testing.tensor_data_ptr",
             Function::from_typed_named("testing.tensor_data_ptr", |t: NDArray| {
                 t.data_ptr() as usize as i64
-            }),
+            })
+            .quick(),
         ),
         (
             "testing.tensor_read_only",
-            Function::from_typed_named("testing.tensor_read_only", |t: NDArray| t.is_read_only()),
+            Function::from_typed_named("testing.tensor_read_only", |t: NDArray| t.is_read_only())
+                .quick(),
         ),
         (
             "testing.call",

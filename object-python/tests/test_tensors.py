@@ -115,3 +115,27 @@ def test_tensors_in_containers_and_threads():
     assert arr[0].data_ptr == a.ctypes.data == arr[1].data_ptr
     total = op.get_global("testing.call_in_threads")(lambda t, i: int(tensor_sum(arr[0])), 3, 5)
     assert total == 15 * int(a.sum())
+
+
+def test_values_after_the_dlpack_type_is_remembered():
+    # The first type converted through __dlpack__ (NumPy's) is checked first from then
+    # on; other values and other producers still convert as before.
+    tensor_sum = op.get_global("testing.tensor_sum")
+    echo = op.get_global("testing.echo")
+    a = np.arange(4, dtype=np.float64)
+    assert tensor_sum(a) == 6.0 and tensor_sum(a) == 6.0
+    assert list(echo([1, 2.5, "x"])) == [1, 2.5, "x"]
+    assert echo(3) == 3 and echo(None) is None and echo(True) is True
+
+    class Producer:
+        def __init__(self, arr):
+            self.arr = arr
+
+        def __dlpack__(self, **kwargs):
+            return self.arr.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.arr.__dlpack_device__()
+
+    assert tensor_sum(Producer(np.ones(3))) == 3.0
+    assert tensor_sum(a) == 6.0

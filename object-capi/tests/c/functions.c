@@ -130,6 +130,47 @@ int main(void) {
     OK(obj_global_get("ctest.mul", &none));
     CHECK(none == NULL);
 
+    /* The one-call helpers: values, a C callback registered as a global, a call by
+     * name, printing values and errors. */
+    CHECK(obj_any_int(-5).type_index == OBJ_KIND_INT && obj_any_int(-5).v.v_int64 == -5);
+    CHECK(obj_any_float(0.5).type_index == OBJ_KIND_FLOAT && obj_any_float(0.5).v.v_float64 == 0.5);
+    CHECK(obj_any_bool(7).type_index == OBJ_KIND_BOOL && obj_any_bool(7).v.v_int64 == 1);
+    CHECK(obj_any_bool(0).v.v_int64 == 0);
+    CHECK(obj_any_str("x").type_index == OBJ_KIND_RAW_STR && obj_any_str("x").small == 0);
+    Ctx *ctx2 = calloc(1, sizeof *ctx2);
+    ctx2->offset = 100;
+    int freed_before = atomic_load(&contexts_freed);
+    OK(obj_global_def("ctest.mul2", c_mul, ctx2, free_ctx));
+    ObjAny two[2] = {obj_any_int(6), obj_any_int(7)};
+    OK(obj_global_call("ctest.mul2", two, 2, &ret));
+    CHECK(ret.type_index == OBJ_KIND_INT && ret.v.v_int64 == 142);
+    CHECK(atomic_load(&ctx2->calls) == 1);
+    FAILS(obj_global_call("ctest.mul2", two, 1, &ret), "TypeError", "two ints");
+    /* A taken name: refused, and the new context goes to its deleter at once. */
+    Ctx *ctx3 = calloc(1, sizeof *ctx3);
+    FAILS(obj_global_def("ctest.mul2", c_mul, ctx3, free_ctx), "KeyError", "ctest.mul2");
+    CHECK(atomic_load(&contexts_freed) == freed_before + 1);
+    FAILS(obj_global_def(NULL, c_mul, NULL, NULL), "ValueError", "name");
+    FAILS(obj_global_def("ctest.nocall", NULL, NULL, NULL), "ValueError", "call");
+    FAILS(obj_global_call("ctest.no_such_function", two, 2, &ret), "KeyError", "ctest.no_such_function");
+    FAILS(obj_global_call(NULL, two, 2, &ret), "ValueError", "name");
+    FAILS(obj_global_call("ctest.mul2", two, 2, NULL), "ValueError", "ret");
+    ObjAny parts[2] = {obj_any_str("con"), obj_any_str("cat")};
+    OK(obj_global_call("fixtures.concat", parts, 2, &ret));
+    OK(obj_any_get_str(&ret, &text));
+    CHECK(str_eq(text, "concat"));
+    OK(obj_any_print(&ret));
+    OK(obj_any_release(&ret));
+    FAILS(obj_any_print(NULL), "ValueError", "value");
+    CHECK(obj_error_print() == 0);
+    CHECK(obj_global_call("ctest.no_such_function", two, 2, &ret) != 0);
+    CHECK(obj_error_print() == 1);
+    ObjHandle gone = (ObjHandle)1;
+    OK(obj_error_take(&gone));
+    CHECK(gone == NULL);
+    OK(obj_global_remove("ctest.mul2", &removed));
+    CHECK(removed == 1 && atomic_load(&contexts_freed) == freed_before + 2);
+
     /* A module of C functions. */
     ObjHandle greet = NULL, module = NULL, got = NULL;
     OK(obj_function_create(c_greet, NULL, NULL, "c_greet", &greet));
@@ -149,7 +190,7 @@ int main(void) {
     OK(obj_dec_ref(module));
     OK(obj_dec_ref(greet));
     OK(obj_dec_ref(mul));
-    CHECK(atomic_load(&contexts_freed) == 1); /* the last reference ran the deleter */
+    CHECK(atomic_load(&contexts_freed) == freed_before + 3); /* the last reference ran the deleter */
 
     /* Reflection: a Rust object's fields read by name through the field table. */
     ObjHandle make_point = NULL;

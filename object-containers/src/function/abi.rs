@@ -18,6 +18,7 @@
 
 use core::any::TypeId;
 use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use object_core::{
@@ -55,6 +56,10 @@ pub struct FunctionObj {
     /// [`Function::from_typed`](super::Function::from_typed)): the arguments as views by
     /// value, in registers, instead of an array in memory.
     fast: Option<FastCall>,
+    /// A hint for callers that hold a global lock (Python's GIL) while calling: the
+    /// function returns quickly and never waits for another thread, so the lock need
+    /// not be let go around a call (see [`Function::quick`](super::Function::quick)).
+    quick: AtomicBool,
 }
 
 impl FunctionObj {
@@ -66,6 +71,19 @@ impl FunctionObj {
     #[inline]
     pub fn name(&self) -> Option<&str> {
         self.name.as_ref().map(|s| s.as_str())
+    }
+
+    /// Whether the function is marked quick (see [`Function::quick`](super::Function::quick)).
+    #[inline]
+    pub fn is_quick(&self) -> bool {
+        // Relaxed: a hint that guards no other memory.
+        self.quick.load(Ordering::Relaxed)
+    }
+
+    /// Marks the function quick (a hint; see [`Function::quick`](super::Function::quick)).
+    #[inline]
+    pub(super) fn mark_quick(&self) {
+        self.quick.store(true, Ordering::Relaxed);
     }
 }
 
@@ -161,6 +179,7 @@ where
         call: call_packed::<F>,
         name: name.map(String::from),
         fast: None,
+        quick: AtomicBool::new(false),
     };
     make_object_with_extra(obj, f)
 }
@@ -179,6 +198,7 @@ pub(super) fn new_typed<Args, R, F: TypedCallable<Args, R>>(
         call: call_typed_entry::<F, Args, R>,
         name: name.map(String::from),
         fast,
+        quick: AtomicBool::new(false),
     };
     make_object_with_extra(obj, f)
 }

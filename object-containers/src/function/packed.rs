@@ -85,6 +85,31 @@ impl Function {
         self.0.name()
     }
 
+    /// Marks the function *quick*: it returns in about the time of a call (no long
+    /// computation, no I/O) and never waits for another thread. A hint for front-ends
+    /// whose callers hold a global lock: Python's bindings keep the GIL during a call of
+    /// a quick function, and let it go around any other (which a function that waits
+    /// for threads calling back into Python needs, or it deadlocks). Marking changes
+    /// nothing else; it is meant for a function just made, before it is shared.
+    ///
+    /// ```
+    /// use object_containers::Function;
+    /// let add = Function::from_typed(|a: i64, b: i64| a + b).quick();
+    /// assert!(add.is_quick());
+    /// assert!(!Function::from_typed(|a: i64| a).is_quick());
+    /// ```
+    #[must_use]
+    pub fn quick(self) -> Self {
+        self.0.mark_quick();
+        self
+    }
+
+    /// Whether the function is marked [quick](Function::quick).
+    #[inline]
+    pub fn is_quick(&self) -> bool {
+        self.0.is_quick()
+    }
+
     /// Calls through the C entry point.
     ///
     /// # Errors
