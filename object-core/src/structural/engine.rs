@@ -7,9 +7,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::hooks::{Contents, StructuralHooks, TensorData};
 use super::path::{PathStep, Paths};
+use super::snapshot::{Keeper, Snapshots};
 use super::stable::{
     combine, finish, hash_bytes, TAG_BYTES, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY, TAG_NONE,
-    TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
+    TAG_CUT, TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
 };
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
@@ -241,11 +242,13 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     /// Whether identical subtrees below the root may be skipped at all.
     inner_shortcut: bool,
     types: TypeCache<'a>,
+    /// Where the snapshots of mutable containers are kept until the walk ends.
+    keep: Keeper<'a>,
     pub(crate) paths: P,
 }
 
 impl<'a, P: Paths> EqEngine<'a, P> {
-    pub(crate) fn new(opts: StructuralOptions, paths: P) -> Self {
+    pub(crate) fn new(opts: StructuralOptions, paths: P, store: &'a Snapshots) -> Self {
         EqEngine {
             opts,
             stack: Vec::with_capacity(64),
@@ -257,6 +260,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             non_identity: 0,
             inner_shortcut: !opts.map_free_vars && !any_dag_type(),
             types: TypeCache::new(),
+            keep: Keeper::new(store),
             paths,
         }
     }
@@ -463,8 +467,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         ro: &'a ObjectRef,
         t: &Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
-        let lc = (h.contents)(lo, &self.opts);
-        let rc = (h.contents)(ro, &self.opts);
+        let lc = self.hold((h.contents)(lo, &self.opts));
+        let rc = self.hold((h.contents)(ro, &self.opts));
         match (lc, rc) {
             (Contents::Items(a), Contents::Items(b)) => {
                 if a.len() != b.len() {
@@ -523,6 +527,17 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
     }
 
+    /// A snapshot, kept for the rest of the walk and seen as borrowed contents.
+    fn hold(&mut self, c: Contents<'a>) -> Contents<'a> {
+        match c {
+            Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
+            Contents::SnapshotEntries(entries) => {
+                Contents::Entries(self.keep.entries(entries).iter().map(|(k, v)| (k, v)).collect())
+            }
+            other => other,
+        }
+    }
+
     fn entries(
         &mut self,
         a: Vec<(&'a Any, &'a Any)>,
@@ -572,10 +587,22 @@ impl<'a, P: Paths> EqEngine<'a, P> {
 // Hashing.
 // ---------------------------------------------------------------------------------
 
+/// How many mutable containers deep the hash looks: one nested deeper counts by its
+/// type and length only. Equality follows a cycle until a pair repeats (and then counts
+/// it equal); the hash cannot know where a cycle closes without comparing, so it hashes
+/// every object as the *unfolding* of the graph below it, cut at this depth — a
+/// function of what equality compares, wherever the walk entered the cycle. Fits in the
+/// two address bits of the memo key.
+const MAX_NEST: u8 = 3;
+
+const _: () = assert!(core::mem::align_of::<crate::header::Object>() >= 8);
+
 enum HTask<'a> {
     Visit {
         v: ValueRef<'a>,
         def: bool,
+        /// How many mutable containers (`List`, `Dict`) enclose the value.
+        nest: u8,
     },
     /// Mixes the top `n` child hashes into `seed`, in order.
     Combine {
@@ -601,10 +628,11 @@ pub(crate) struct HashEngine<'a> {
     vars: AddrMap<u64>,
     next_var: u64,
     types: TypeCache<'a>,
+    keep: Keeper<'a>,
 }
 
 impl<'a> HashEngine<'a> {
-    pub(crate) fn new(opts: StructuralOptions) -> Self {
+    pub(crate) fn new(opts: StructuralOptions, store: &'a Snapshots) -> Self {
         HashEngine {
             opts,
             stack: Vec::with_capacity(64),
@@ -613,14 +641,19 @@ impl<'a> HashEngine<'a> {
             vars: AddrMap::default(),
             next_var: 0,
             types: TypeCache::new(),
+            keep: Keeper::new(store),
         }
     }
 
     pub(crate) fn run(&mut self, v: ValueRef<'a>) -> u64 {
-        self.stack.push(HTask::Visit { v, def: false });
+        self.stack.push(HTask::Visit {
+            v,
+            def: false,
+            nest: 0,
+        });
         while let Some(t) = self.stack.pop() {
             match t {
-                HTask::Visit { v, def } => self.visit(v, def),
+                HTask::Visit { v, def, nest } => self.visit(v, def, nest),
                 HTask::Combine { seed, n, memo } => {
                     let start = self.values.len() - n;
                     let mut h = seed;
@@ -653,7 +686,7 @@ impl<'a> HashEngine<'a> {
     }
 
     #[inline]
-    fn visit(&mut self, v: ValueRef<'a>, def: bool) {
+    fn visit(&mut self, v: ValueRef<'a>, def: bool, nest: u8) {
         let o = match classify(v) {
             Node::Leaf(l) => {
                 self.values.push(leaf_hash(l));
@@ -679,7 +712,8 @@ impl<'a> HashEngine<'a> {
                     let i = self.next_var;
                     self.next_var += 1;
                     self.vars.insert(a, i);
-                    self.children(o, d, spec, combine(combine(seed, TAG_VAR_DEF), i), def, 0);
+                    let seed = combine(combine(seed, TAG_VAR_DEF), i);
+                    self.children(o, d, spec, seed, def, nest, 0);
                     return;
                 }
                 seed = combine(seed, TAG_FREE_VAR);
@@ -688,7 +722,10 @@ impl<'a> HashEngine<'a> {
         }
         let mut memo = 0;
         if shared(o) {
-            let key = a | usize::from(def);
+            // The hash of an object depends on whether it is under a definition and on
+            // how many mutable containers enclose it (the cut-off below): both go into
+            // the key, in the address's low bits (objects are 8-aligned).
+            let key = a | usize::from(def) | (usize::from(nest) << 1);
             match self.memo.get(&key) {
                 Some(Some(h)) => {
                     self.values.push(*h);
@@ -704,7 +741,7 @@ impl<'a> HashEngine<'a> {
                 }
             }
         }
-        self.children(o, d, spec, seed, def, memo);
+        self.children(o, d, spec, seed, def, nest, memo);
     }
 
     #[inline]
@@ -715,10 +752,11 @@ impl<'a> HashEngine<'a> {
         spec: StructuralSpec,
         seed: u64,
         def: bool,
+        nest: u8,
         memo: usize,
     ) {
         if let Some(h) = spec.hooks {
-            return self.builtin(h, o, seed, def, memo);
+            return self.builtin(h, o, seed, def, nest, memo);
         }
         if d.reflection().is_opaque() {
             return self.done(combine(seed, TAG_IDENTITY), memo);
@@ -751,6 +789,7 @@ impl<'a> HashEngine<'a> {
                         self.stack.push(HTask::Visit {
                             v,
                             def: def || is_def,
+                            nest,
                         });
                         n += 1;
                     }
@@ -767,9 +806,32 @@ impl<'a> HashEngine<'a> {
         o: &'a ObjectRef,
         seed: u64,
         def: bool,
+        nest: u8,
         memo: usize,
     ) {
-        match (hooks.contents)(o, &self.opts) {
+        let mut contents = (hooks.contents)(o, &self.opts);
+        let mut nest = nest;
+        if let Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) = contents {
+            if nest >= MAX_NEST {
+                // Deep enough: a mutable container this far down counts by its type and
+                // length only, so that a cycle through mutable containers ends.
+                let len = match &contents {
+                    Contents::SnapshotItems(v) => v.len(),
+                    Contents::SnapshotEntries(v) => v.len(),
+                    _ => 0,
+                };
+                return self.done(combine(combine(seed, TAG_CUT), len as u64), memo);
+            }
+            nest += 1;
+            contents = match contents {
+                Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
+                Contents::SnapshotEntries(entries) => Contents::Entries(
+                    self.keep.entries(entries).iter().map(|(k, v)| (k, v)).collect(),
+                ),
+                other => other,
+            };
+        }
+        match contents {
             Contents::Items(items) => {
                 self.stack.push(HTask::Combine {
                     seed: combine(seed, items.len() as u64),
@@ -781,6 +843,7 @@ impl<'a> HashEngine<'a> {
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(x),
                         def,
+                        nest,
                     });
                 }
                 self.stack[base..].reverse();
@@ -802,10 +865,12 @@ impl<'a> HashEngine<'a> {
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(k),
                         def,
+                        nest,
                     });
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(v),
                         def,
+                        nest,
                     });
                 }
                 self.stack[base..].reverse();
@@ -823,6 +888,10 @@ impl<'a> HashEngine<'a> {
                 self.done(h, memo);
             }
             Contents::Identity => self.done(combine(seed, TAG_IDENTITY), memo),
+            // Made borrowed above.
+            Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) => {
+                self.done(combine(seed, TAG_IDENTITY), memo)
+            }
         }
     }
 }
