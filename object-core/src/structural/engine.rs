@@ -15,9 +15,8 @@ use super::stable::{
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::field::StructuralSpec;
-use crate::reflection::raw::{describe, Described};
-use crate::reflection::{FieldFlags, ValueRef};
+use crate::reflection::raw::{describe, Described, EqPlan};
+use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
 
@@ -192,24 +191,68 @@ pub(super) fn any_dag_type() -> bool {
     })
 }
 
-/// The last object described per type (by the low bits of its index): describing
-/// another object of the same type then skips the registry.
-struct TypeCache<'a>([Option<Described<'a>>; 16]);
+/// What the walk needs of an object's type: the object described, the type's
+/// structural spec, and its field plan (an index into [`TypeCache::plans`]).
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    d: Described<'a>,
+    kind: StructuralKind,
+    /// No fields to walk: hooks show the contents, or none are shown (identity).
+    builtin: bool,
+    plan: u32,
+}
+
+/// The last object described per type (by the low bits of its index), with its type's
+/// spec and field plan: describing another object of the same type then skips the
+/// registry and the field table.
+struct TypeCache<'a> {
+    slots: [Option<Entry<'a>>; 16],
+    plans: Vec<EqPlan>,
+}
 
 impl<'a> TypeCache<'a> {
     fn new() -> Self {
-        TypeCache([None; 16])
+        TypeCache {
+            slots: [None; 16],
+            plans: Vec::new(),
+        }
     }
 
     #[inline(always)]
-    fn describe(&mut self, o: &'a ObjectRef) -> Described<'a> {
-        let slot = &mut self.0[(o.type_index() & 15) as usize];
-        if let Some(d) = slot.and_then(|d| d.same_type(o)) {
-            return d;
+    fn entry(&mut self, o: &'a ObjectRef) -> Entry<'a> {
+        let slot = (o.type_index() & 15) as usize;
+        if let Some(e) = &self.slots[slot] {
+            if let Some(d) = e.d.same_type(o) {
+                return Entry {
+                    d,
+                    kind: e.kind,
+                    builtin: e.builtin,
+                    plan: e.plan,
+                };
+            }
         }
+        self.miss(o, slot)
+    }
+
+    #[cold]
+    fn miss(&mut self, o: &'a ObjectRef, slot: usize) -> Entry<'a> {
         let d = describe(o);
-        *slot = Some(d);
-        d
+        let refl = d.reflection();
+        let plan = match self.plans.iter().position(|p| p.is_for(refl)) {
+            Some(i) => i,
+            None => {
+                self.plans.push(EqPlan::new(refl));
+                self.plans.len() - 1
+            }
+        };
+        let e = Entry {
+            d,
+            kind: refl.structural.kind,
+            builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
+            plan: plan as u32,
+        };
+        self.slots[slot] = Some(e);
+        e
     }
 }
 
@@ -291,39 +334,36 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         !def && self.inner_shortcut && self.non_identity == 0
     }
 
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
-        let (lo, ro) = match (classify(t.l), classify(t.r)) {
-            (Node::Obj(a), Node::Obj(b)) => (a, b),
-            (Node::Leaf(a), Node::Leaf(b)) => {
-                return if leaf_eq(a, b) {
-                    Ok(())
-                } else {
-                    Err((t.lp, t.rp))
-                };
+        let (lo, ro) = match (t.l, t.r) {
+            (ValueRef::Object(a), ValueRef::Object(b)) => {
+                let ti = a.type_index();
+                if ti != b.type_index() {
+                    return Err((t.lp, t.rp));
+                }
+                if ti == ti::STRING || ti == ti::BYTES {
+                    return self.leaves(t);
+                }
+                (a, b)
             }
-            _ => return Err((t.lp, t.rp)),
+            _ => return self.leaves(t),
         };
-        if lo.type_index() != ro.type_index() {
-            return Err((t.lp, t.rp));
-        }
-        let ld = self.types.describe(lo);
-        let spec = ld.reflection().structural;
+        let e = self.types.entry(lo);
         let (la, ra) = (addr(lo), addr(ro));
-        match spec.kind {
+        match e.kind {
             StructuralKind::Identity => {
                 return if la == ra { Ok(()) } else { Err((t.lp, t.rp)) };
             }
-            StructuralKind::Var => return self.var(lo, ro, ld, spec, t),
+            StructuralKind::Var => return self.var(lo, ro, e, t),
             StructuralKind::Tree | StructuralKind::Dag => {}
         }
-        let dag = spec.kind == StructuralKind::Dag;
         if la == ra && self.can_shortcut(t.def) {
             // (No DAG type exists, so nothing inside needs pairing.)
             return Ok(());
         }
         if shared(lo) || shared(ro) {
-            if dag {
+            if e.kind == StructuralKind::Dag {
                 if let Some(&m) = self.dag_l.get(&la) {
                     return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
                 }
@@ -340,15 +380,24 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 return Ok(());
             }
         }
-        self.children(lo, ro, ld, spec, &t)
+        self.children(lo, ro, e, &t)
+    }
+
+    /// A pair that is not two objects of one type (strings and bytes included):
+    /// compared as leaves, or a mismatch.
+    #[cold]
+    fn leaves(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
+        match (classify(t.l), classify(t.r)) {
+            (Node::Leaf(a), Node::Leaf(b)) if leaf_eq(a, b) => Ok(()),
+            _ => Err((t.lp, t.rp)),
+        }
     }
 
     fn var(
         &mut self,
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
-        ld: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         t: Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
         let (la, ra) = (addr(lo), addr(ro));
@@ -365,7 +414,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 self.non_identity += 1;
             }
             // A definition compares the variable's own fields (say, its type).
-            self.children(lo, ro, ld, spec, &t)
+            self.children(lo, ro, e, &t)
         } else if la == ra {
             Ok(())
         } else {
@@ -373,54 +422,28 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn children(
         &mut self,
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
-        ld: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         t: &Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
-        if let Some(h) = spec.hooks {
-            return self.builtin(h, lo, ro, t);
-        }
-        if ld.reflection().is_opaque() {
-            return if addr(lo) == addr(ro) {
-                Ok(())
-            } else {
-                Err((t.lp, t.rp))
+        if e.builtin {
+            return match e.d.reflection().structural.hooks {
+                Some(h) => self.builtin(h, lo, ro, t),
+                None if addr(lo) == addr(ro) => Ok(()),
+                None => Err((t.lp, t.rp)),
             };
         }
-        let Some(rd) = ld.same_type(ro) else {
+        let Some(rd) = e.d.same_type(ro) else {
             return Err((t.lp, t.rp));
         };
-        let base = self.stack.len();
-        if spec.has_def {
-            self.fields(ld, rd, t, true)?;
-        }
-        self.fields(ld, rd, t, false)?;
-        self.stack[base..].reverse();
-        Ok(())
-    }
-
-    #[inline]
-    fn fields(
-        &mut self,
-        ld: Described<'a>,
-        rd: Described<'a>,
-        t: &Task<'a, P::Id>,
-        defs: bool,
-    ) -> Result<(), Mismatch<P::Id>> {
-        for ((f, lv), (_, rv)) in ld.views().zip(rd.views()) {
-            let flags = f.flags();
-            if flags.contains(FieldFlags::NO_EQUALITY) {
-                continue;
-            }
-            let is_def = flags.contains(FieldFlags::DEFINITION);
-            if is_def != defs {
-                continue;
-            }
+        // Pushed last field first, so that they are compared in walk order
+        // (definitions first).
+        let plan = &self.types.plans[e.plan as usize];
+        for (f, lv, rv) in plan.pairs(e.d, rd).rev() {
             if !P::TRACK {
                 match (lv, rv) {
                     (ValueRef::Value(a), ValueRef::Value(b)) => {
@@ -443,12 +466,13 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 ObjectPtr::prefetch(a);
                 ObjectPtr::prefetch(b);
             }
-            let lp = self.paths.child(t.lp, || PathStep::Field(f.name()));
-            let rp = self.paths.child(t.rp, || PathStep::Field(f.name()));
+            let name = f.info.name();
+            let lp = self.paths.child(t.lp, || PathStep::Field(name));
+            let rp = self.paths.child(t.rp, || PathStep::Field(name));
             self.stack.push(Task {
                 l: lv,
                 r: rv,
-                def: t.def || is_def,
+                def: t.def || f.def,
                 lp,
                 rp,
             });
@@ -694,11 +718,10 @@ impl<'a> HashEngine<'a> {
             }
             Node::Obj(o) => o,
         };
-        let d = self.types.describe(o);
-        let spec = d.reflection().structural;
-        let mut seed = d.info().key_hash();
+        let e = self.types.entry(o);
+        let mut seed = e.d.info().key_hash();
         let a = addr(o);
-        match spec.kind {
+        match e.kind {
             StructuralKind::Identity => {
                 self.values.push(combine(seed, TAG_IDENTITY));
                 return;
@@ -713,7 +736,7 @@ impl<'a> HashEngine<'a> {
                     self.next_var += 1;
                     self.vars.insert(a, i);
                     let seed = combine(combine(seed, TAG_VAR_DEF), i);
-                    self.children(o, d, spec, seed, def, nest, 0);
+                    self.children(o, e, seed, def, nest, 0);
                     return;
                 }
                 seed = combine(seed, TAG_FREE_VAR);
@@ -741,60 +764,50 @@ impl<'a> HashEngine<'a> {
                 }
             }
         }
-        self.children(o, d, spec, seed, def, nest, memo);
+        self.children(o, e, seed, def, nest, memo);
     }
 
-    #[inline]
+    #[inline(always)]
     fn children(
         &mut self,
         o: &'a ObjectRef,
-        d: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         seed: u64,
         def: bool,
         nest: u8,
         memo: usize,
     ) {
-        if let Some(h) = spec.hooks {
-            return self.builtin(h, o, seed, def, nest, memo);
-        }
-        if d.reflection().is_opaque() {
-            return self.done(combine(seed, TAG_IDENTITY), memo);
+        if e.builtin {
+            return match e.d.reflection().structural.hooks {
+                Some(h) => self.builtin(h, o, seed, def, nest, memo),
+                None => self.done(combine(seed, TAG_IDENTITY), memo),
+            };
         }
         let at = self.stack.len();
         self.stack.push(HTask::Combine { seed, n: 0, memo });
         let base = self.stack.len();
         let mut h = seed;
         let mut n = 0;
-        let passes: &[bool] = if spec.has_def {
-            &[true, false]
-        } else {
-            &[false]
-        };
-        for &defs in passes {
-            for (f, v) in d.views() {
-                let flags = f.flags();
-                if flags.contains(FieldFlags::NO_EQUALITY) {
-                    continue;
-                }
-                let is_def = flags.contains(FieldFlags::DEFINITION);
-                if is_def != defs {
-                    continue;
-                }
-                match v {
-                    ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
-                    ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
-                    ValueRef::Object(o) => {
-                        ObjectPtr::prefetch(o);
-                        self.stack.push(HTask::Visit {
-                            v,
-                            def: def || is_def,
-                            nest,
-                        });
-                        n += 1;
-                    }
+        let plan = &self.types.plans[e.plan as usize];
+        for (f, v) in plan.views(e.d) {
+            match v {
+                ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
+                ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
+                ValueRef::Object(o) => {
+                    ObjectPtr::prefetch(o);
+                    self.stack.push(HTask::Visit {
+                        v,
+                        def: def || f.def,
+                        nest,
+                    });
+                    n += 1;
                 }
             }
+        }
+        if n == 0 {
+            // Plain fields only (a literal): no child to wait for.
+            self.stack.truncate(at);
+            return self.done(h, memo);
         }
         self.stack[base..].reverse();
         self.stack[at] = HTask::Combine { seed: h, n, memo };
