@@ -37,23 +37,20 @@
 //! `downcast_ref` chain: the cost of reaching objects at all, against which the
 //! engine's own overhead reads.
 //!
+//! # Fairness
+//!
+//! Both kinds of tree are built the same way: by the same post-order recursion (both
+//! children, then the node), `a` then `b`, each into fresh heap memory one after the
+//! other, before anything is measured; both are walked in the same order. The nodes
+//! differ in size, which is the object model's cost rather than the benchmark's: an
+//! object carries a 16-byte header (an `Add` is 32 bytes, an `IntImm` 24), a derived
+//! enum node 24 bytes, and a walk over a million nodes is bound by memory latency. (An
+//! enum padded to an object's size measured ~1.8× slower on the same machine.)
+//!
 //! # Measured
 //!
-//! One run on a shared 2-core machine under heavy load (load average ~10), so only the
-//! ratios within a group mean anything, and those loosely:
-//!
-//! | group | ours | derived enum | ratio |
-//! | --- | --- | --- | --- |
-//! | `structural_eq_tree` | 184 ms | 48 ms | 3.8× (hand-written downcast walk: 2.2×) |
-//! | `structural_eq_dag` | 122 ms | 90 ms | 1.36× (hand-written: 1.36×) |
-//! | `structural_hash_tree` | 154 ms | 87 ms SipHash / 66 ms foldhash | 1.8× / 2.3× |
-//! | `structural_hash_dag` | 135 ms | 154 ms SipHash / 104 ms foldhash | 0.87× / 1.3× |
-//! | `structural_self` | 128 ns | 39 ms | O(1) |
-//!
-//! The tree equality misses its target: the walk is bound by loading each object's
-//! header (an object is a 16-byte header plus fields in its own allocation; the enum's
-//! nodes are smaller), which even the hand-written walk pays; the engine prefetches
-//! children's headers when it queues them.
+//! See the report of the branch that last changed the engine (machine load makes any
+//! single run unreliable: compare ratios within a group, from the same run).
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;

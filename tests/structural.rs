@@ -615,12 +615,24 @@ fn dict(entries: &[(&str, Any)]) -> Dict<String, Any> {
 #[test]
 fn lists_and_dicts_by_contents() {
     let _leaks = LeakCheck::new();
-    let a = list(vec![Any::from(1), Any::from("two"), Any::from(add(&int(1), &int(2)))]);
-    let b = list(vec![Any::from(1), Any::from("two"), Any::from(add(&int(1), &int(2)))]);
+    let a = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(2))),
+    ]);
+    let b = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(2))),
+    ]);
     assert!(!List::ptr_eq(&a, &b));
     assert_same(&a, &b);
     assert_same(&Any::from(a.clone()), &b);
-    let c = list(vec![Any::from(1), Any::from("two"), Any::from(add(&int(1), &int(3)))]);
+    let c = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(3))),
+    ]);
     assert_differ(&a, &c);
     assert_eq!(paths(&a, &c).0, "<root>[2].rhs.value");
     assert_eq!(paths(&a, &list(vec![Any::from(1)])).0, "<root>.len");
@@ -638,10 +650,19 @@ fn lists_and_dicts_by_contents() {
     assert_same(&a, &b);
 
     // Dicts ignore insertion order, as maps do.
-    let d1 = dict(&[("k", Any::from(1)), ("j", Any::from(list(vec![Any::from("v")])))]);
-    let d2 = dict(&[("j", Any::from(list(vec![Any::from("v")]))), ("k", Any::from(1))]);
+    let d1 = dict(&[
+        ("k", Any::from(1)),
+        ("j", Any::from(list(vec![Any::from("v")]))),
+    ]);
+    let d2 = dict(&[
+        ("j", Any::from(list(vec![Any::from("v")]))),
+        ("k", Any::from(1)),
+    ]);
     assert_same(&d1, &d2);
-    let d3 = dict(&[("j", Any::from(list(vec![Any::from("w")]))), ("k", Any::from(1))]);
+    let d3 = dict(&[
+        ("j", Any::from(list(vec![Any::from("w")]))),
+        ("k", Any::from(1)),
+    ]);
     assert_differ(&d1, &d3);
     assert_eq!(paths(&d1, &d3).0, "<root>[\"j\"][0]");
     let d4 = dict(&[("k", Any::from(1)), ("z", Any::from(1))]);
@@ -650,7 +671,10 @@ fn lists_and_dicts_by_contents() {
     // Not a map with the same entries.
     let mut m: Map<String, Any> = Map::new();
     m.insert(String::from("k"), Any::from(1));
-    assert!(!structural_equal(&Any::from(m), &Any::from(dict(&[("k", Any::from(1))]))));
+    assert!(!structural_equal(
+        &Any::from(m),
+        &Any::from(dict(&[("k", Any::from(1))]))
+    ));
 
     // In reflected fields, with paths through them.
     let h1 = holder(None, &[], Any::from(list(vec![Any::from(1), Any::from(2)])));
@@ -748,7 +772,10 @@ fn cycles_through_lists_and_dicts_end() {
     let cyc = |n: i64| {
         let d = Dict::<String, Any>::new();
         let h = holder(None, &[("n", Any::from(n))], Any::from(d.clone()));
-        d.insert(String::from("self"), Any::from(list(vec![Any::from(h.clone())])));
+        d.insert(
+            String::from("self"),
+            Any::from(list(vec![Any::from(h.clone())])),
+        );
         (h, d)
     };
     let (ha, da) = cyc(1);

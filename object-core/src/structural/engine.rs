@@ -9,8 +9,8 @@ use super::hooks::{Contents, StructuralHooks, TensorData};
 use super::path::{PathStep, Paths};
 use super::snapshot::{Keeper, Snapshots};
 use super::stable::{
-    combine, finish, hash_bytes, TAG_BYTES, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY, TAG_NONE,
-    TAG_CUT, TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
+    combine, finish, hash_bytes, TAG_BYTES, TAG_CUT, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY,
+    TAG_NONE, TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
 };
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
@@ -555,9 +555,13 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     fn hold(&mut self, c: Contents<'a>) -> Contents<'a> {
         match c {
             Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
-            Contents::SnapshotEntries(entries) => {
-                Contents::Entries(self.keep.entries(entries).iter().map(|(k, v)| (k, v)).collect())
-            }
+            Contents::SnapshotEntries(entries) => Contents::Entries(
+                self.keep
+                    .entries(entries)
+                    .iter()
+                    .map(|(k, v)| (k, v))
+                    .collect(),
+            ),
             other => other,
         }
     }
@@ -629,17 +633,9 @@ enum HTask<'a> {
         nest: u8,
     },
     /// Mixes the top `n` child hashes into `seed`, in order.
-    Combine {
-        seed: u64,
-        n: usize,
-        memo: usize,
-    },
+    Combine { seed: u64, n: usize, memo: usize },
     /// Sums the top `n` (key, value) pairs of hashes: order does not matter.
-    Unordered {
-        seed: u64,
-        n: usize,
-        memo: usize,
-    },
+    Unordered { seed: u64, n: usize, memo: usize },
 }
 
 pub(crate) struct HashEngine<'a> {
@@ -839,7 +835,11 @@ impl<'a> HashEngine<'a> {
             contents = match contents {
                 Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
                 Contents::SnapshotEntries(entries) => Contents::Entries(
-                    self.keep.entries(entries).iter().map(|(k, v)| (k, v)).collect(),
+                    self.keep
+                        .entries(entries)
+                        .iter()
+                        .map(|(k, v)| (k, v))
+                        .collect(),
                 ),
                 other => other,
             };
