@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, Map, NDArray, Shape, String};
+use object_containers::{Array, Dict, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
     first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
@@ -594,6 +594,258 @@ fn maps_ignore_insertion_order() {
     let l = call("m", vec![x.clone()]);
     let r = call("m", vec![y.clone()]);
     assert!(structural_equal_with(&l, &r, &map));
+}
+
+// ---------------------------------------------------------------------------------
+// Mutable containers: List and Dict, by contents, cycles included.
+// ---------------------------------------------------------------------------------
+
+fn list(items: Vec<Any>) -> List<Any> {
+    items.into_iter().collect()
+}
+
+fn dict(entries: &[(&str, Any)]) -> Dict<String, Any> {
+    let d = Dict::new();
+    for (k, v) in entries {
+        d.insert(String::from(*k), v.clone());
+    }
+    d
+}
+
+#[test]
+fn lists_and_dicts_by_contents() {
+    let _leaks = LeakCheck::new();
+    let a = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(2))),
+    ]);
+    let b = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(2))),
+    ]);
+    assert!(!List::ptr_eq(&a, &b));
+    assert_same(&a, &b);
+    assert_same(&Any::from(a.clone()), &b);
+    let c = list(vec![
+        Any::from(1),
+        Any::from("two"),
+        Any::from(add(&int(1), &int(3))),
+    ]);
+    assert_differ(&a, &c);
+    assert_eq!(paths(&a, &c).0, "<root>[2].rhs.value");
+    assert_eq!(paths(&a, &list(vec![Any::from(1)])).0, "<root>.len");
+    // A list is not an array with the same items: the types differ.
+    let arr: Array<Any> = Array::from(vec![Any::from(1), Any::from("two")]);
+    let l2 = list(vec![Any::from(1), Any::from("two")]);
+    assert!(!structural_equal(&Any::from(arr), &Any::from(l2.clone())));
+    // Contents are read now: a change through another handle shows.
+    let h = structural_hash(&a);
+    let alias = a.clone();
+    alias.push(Any::from(4));
+    assert_ne!(structural_hash(&a), h);
+    assert_differ(&a, &b);
+    b.push(Any::from(4));
+    assert_same(&a, &b);
+
+    // Dicts ignore insertion order, as maps do.
+    let d1 = dict(&[
+        ("k", Any::from(1)),
+        ("j", Any::from(list(vec![Any::from("v")]))),
+    ]);
+    let d2 = dict(&[
+        ("j", Any::from(list(vec![Any::from("v")]))),
+        ("k", Any::from(1)),
+    ]);
+    assert_same(&d1, &d2);
+    let d3 = dict(&[
+        ("j", Any::from(list(vec![Any::from("w")]))),
+        ("k", Any::from(1)),
+    ]);
+    assert_differ(&d1, &d3);
+    assert_eq!(paths(&d1, &d3).0, "<root>[\"j\"][0]");
+    let d4 = dict(&[("k", Any::from(1)), ("z", Any::from(1))]);
+    assert_eq!(paths(&d1, &d4).0, "<root>[\"j\"]");
+    assert_eq!(paths(&d1, &dict(&[("k", Any::from(1))])).0, "<root>.len");
+    // Not a map with the same entries.
+    let mut m: Map<String, Any> = Map::new();
+    m.insert(String::from("k"), Any::from(1));
+    assert!(!structural_equal(
+        &Any::from(m),
+        &Any::from(dict(&[("k", Any::from(1))]))
+    ));
+
+    // In reflected fields, with paths through them.
+    let h1 = holder(None, &[], Any::from(list(vec![Any::from(1), Any::from(2)])));
+    let h2 = holder(None, &[], Any::from(list(vec![Any::from(1), Any::from(3)])));
+    assert_eq!(paths(&h1, &h2).0, "<root>.any[1]");
+}
+
+#[test]
+fn dict_keys_that_are_bound_variables_match_through_the_binding() {
+    let _leaks = LeakCheck::new();
+    // fn(x) { {x: 1} } against fn(y) { {y: 1} }: the keys are bound at the parameters.
+    // scope(x) { holder { any: {x: 1} } } against scope(y) { holder { any: {y: 1} } }.
+    let keyed = |v: &E, value: i64| {
+        let d: Dict<E, i64> = Dict::new();
+        d.insert(v.clone(), value);
+        holder(None, &[], Any::from(d))
+    };
+    let (x, y) = (var("x"), var("y"));
+    // A definition field holding the variables and a dict keyed by them.
+    let def_l = dag_free_def(&x, keyed(&x, 1));
+    let def_r = dag_free_def(&y, keyed(&y, 1));
+    assert_same(&def_l, &def_r);
+    let def_other = dag_free_def(&y, keyed(&y, 2));
+    assert_differ(&def_l, &def_other);
+    // Free (unbound) object keys match by identity only.
+    assert_differ(&keyed(&x, 1), &keyed(&y, 1));
+    assert_same(&keyed(&x, 1), &keyed(&x, 1));
+    // With `map_free_vars`, keys match as a `Map`'s do (a key is looked up before
+    // anything binds it: see the module docs' limits).
+    let mapped = |v: &E| {
+        let mut m: Map<E, i64> = Map::new();
+        m.insert(v.clone(), 1);
+        holder(None, &[], Any::from(m))
+    };
+    let o = StructuralOptions::new().map_free_vars(true);
+    assert_eq!(
+        structural_equal_with(&keyed(&x, 1), &keyed(&y, 1), &o),
+        structural_equal_with(&mapped(&x), &mapped(&y), &o)
+    );
+}
+
+/// A node that defines `v` and holds `rest`.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Scope")]
+struct Scope {
+    base: Object,
+    #[object(def)]
+    v: E,
+    rest: ObjectRef,
+}
+
+fn dag_free_def(v: &E, rest: ObjectRef) -> ObjectRef {
+    make_object(Scope {
+        base: Object::new(),
+        v: v.clone(),
+        rest,
+    })
+    .into_object_ref()
+}
+
+#[test]
+fn cycles_through_lists_and_dicts_end() {
+    let _leaks = LeakCheck::new();
+    // l1 = [l1], l2 = [l2], l3 = [[l3]]: all the same infinite nesting.
+    let l1 = list(vec![]);
+    l1.push(Any::from(l1.clone()));
+    let l2 = list(vec![]);
+    l2.push(Any::from(l2.clone()));
+    let l3 = list(vec![]);
+    let inner = list(vec![Any::from(l3.clone())]);
+    l3.push(Any::from(inner.clone()));
+    assert_same(&l1, &l1);
+    assert_same(&l1, &l2);
+    assert_same(&l1, &l3);
+    // Two lists holding each other, compared against each other.
+    let (p, q) = (list(vec![]), list(vec![]));
+    p.push(Any::from(q.clone()));
+    q.push(Any::from(p.clone()));
+    assert_same(&p, &q);
+    assert_same(&p, &l1);
+    // A difference beside the cycle is found, with its path.
+    let m1 = list(vec![Any::from(1)]);
+    m1.insert(0, Any::from(m1.clone())).unwrap();
+    let m2 = list(vec![Any::from(2)]);
+    m2.insert(0, Any::from(m2.clone())).unwrap();
+    assert_differ(&m1, &m2);
+    assert_eq!(paths(&m1, &m2).0, "<root>[1]");
+    assert_ne!(structural_hash(&m1), structural_hash(&m2));
+    // … and one a lap further down: [m, 1] against [[m', 1], 1] with m' = [m', 2].
+    let m3 = list(vec![Any::from(m2.clone()), Any::from(1)]);
+    assert_differ(&m1, &m3);
+    assert_eq!(paths(&m1, &m3).0, "<root>[0][1]");
+    // Through a reflected object and a dict: holder.any = {"self": [holder]}.
+    let cyc = |n: i64| {
+        let d = Dict::<String, Any>::new();
+        let h = holder(None, &[("n", Any::from(n))], Any::from(d.clone()));
+        d.insert(
+            String::from("self"),
+            Any::from(list(vec![Any::from(h.clone())])),
+        );
+        (h, d)
+    };
+    let (ha, da) = cyc(1);
+    let (hb, db) = cyc(1);
+    let (hc, dc) = cyc(2);
+    assert_same(&ha, &hb);
+    assert_differ(&ha, &hc);
+    assert_eq!(paths(&ha, &hc).0, "<root>.attrs[\"n\"]");
+    // Every mode ends too.
+    let o = StructuralOptions::new().map_free_vars(true);
+    assert!(structural_equal_with(&ha, &hb, &o));
+    assert_eq!(structural_hash_with(&ha, &o), structural_hash_with(&hb, &o));
+    assert!(first_mismatch_with(&ha, &hb, &o).is_none());
+    // Break the cycles, for the leak check.
+    for l in [&l1, &l2, &l3, &inner, &p, &q, &m1, &m2] {
+        l.clear();
+    }
+    for d in [&da, &db, &dc] {
+        d.clear();
+    }
+}
+
+#[test]
+fn lists_compared_from_many_threads_while_changing() {
+    let _leaks = LeakCheck::new();
+    // Snapshots are taken under the lock: comparisons never see a half-done change.
+    let shared = list(vec![Any::from(0)]);
+    shared.push(Any::from(shared.clone()));
+    let n = native_or_miri(2000, 20);
+    std::thread::scope(|s| {
+        let w = shared.clone();
+        s.spawn(move || {
+            for i in 0..n as i64 {
+                w.set(0, Any::from(i)).unwrap();
+            }
+        });
+        for _ in 0..2 {
+            let r = shared.clone();
+            s.spawn(move || {
+                for _ in 0..n {
+                    assert!(structural_equal(&r, &r));
+                    let _ = structural_hash(&r);
+                    let copy = list(vec![Any::from(-1), Any::NONE]);
+                    assert!(!structural_equal(&r, &copy));
+                }
+            });
+        }
+    });
+    shared.clear();
+}
+
+#[test]
+fn deep_lists_on_a_small_stack() {
+    let _leaks = LeakCheck::new();
+    let n = native_or_miri(deep() / 10, 12);
+    on_small_stack(move || {
+        let nest = |n: usize, leaf: i64| {
+            let mut v = list(vec![Any::from(leaf)]);
+            for _ in 0..n {
+                v = list(vec![Any::from(v)]);
+            }
+            v
+        };
+        let (x, y, z) = (nest(n, 1), nest(n, 1), nest(n, 2));
+        assert!(structural_equal(&x, &y));
+        assert!(!structural_equal(&x, &z));
+        assert_eq!(structural_hash(&x), structural_hash(&y));
+        let (l, _) = first_mismatch(&nest(n.min(1000), 1), &nest(n.min(1000), 2)).unwrap();
+        assert!(l.to_string().ends_with("[0][0]"));
+    });
 }
 
 #[test]

@@ -3,9 +3,10 @@
 
 use core::fmt;
 
-use crate::{make_object, Object, ObjectPtr, TypeError};
+use crate::{make_object, Object, ObjectPtr, ObjectRef, TypeError};
 
-/// The object behind [`Error`]: a kind, a message, and the call frames it crossed.
+/// The object behind [`Error`]: a kind, a message, the call frames it crossed, and an
+/// optional payload object (see [`Error::with_payload`]).
 #[derive(crate::Object)]
 #[repr(C)]
 #[object(key = "ffi.Error", index = 67, final, opaque)]
@@ -14,6 +15,8 @@ pub struct ErrorObj {
     kind: std::string::String,
     message: std::string::String,
     frames: Vec<std::string::String>,
+    /// Carried along (the type is opaque: not reflected, printed or saved).
+    payload: Option<ObjectRef>,
 }
 
 impl fmt::Debug for ErrorObj {
@@ -52,6 +55,7 @@ impl Error {
             kind: kind.into(),
             message: message.into(),
             frames: Vec::new(),
+            payload: None,
         }))
     }
 
@@ -87,12 +91,48 @@ impl Error {
             kind: e.kind.clone(),
             message: e.message.clone(),
             frames: e.frames.clone(),
+            payload: e.payload.clone(),
         };
         match ObjectPtr::make_mut_with(&mut self.0, copy) {
             Some(obj) => obj.frames.push(frame.into()),
             None => unreachable!("ErrorObj is final, so copy-on-write always succeeds"),
         }
         self
+    }
+
+    /// The same error carrying `payload`, an object that travels with it wherever the
+    /// error goes (through the function ABI's error slot, into containers, across
+    /// plugins) and is released with it. A front-end keeps there what it needs back when
+    /// the error returns to it: the Python extension keeps the original exception
+    /// object, so no side table has to outlive errors that never return.
+    ///
+    /// ```
+    /// use object_core::{Error, String};
+    /// let note = String::from("the original exception");
+    /// let e = Error::new("KeyError", "k").with_payload(note.into_object_ptr().into_object_ref());
+    /// let e = e.with_frame("lookup"); // frames keep the payload
+    /// let back = e.payload().and_then(|p| p.downcast_ref::<object_core::StringObj>());
+    /// assert_eq!(back.map(|s| s.as_str()), Some("the original exception"));
+    /// assert!(Error::new("KeyError", "k").payload().is_none());
+    /// ```
+    pub fn with_payload(mut self, payload: ObjectRef) -> Self {
+        let copy = |e: &ErrorObj| ErrorObj {
+            base: Object::new(),
+            kind: e.kind.clone(),
+            message: e.message.clone(),
+            frames: e.frames.clone(),
+            payload: None,
+        };
+        match ObjectPtr::make_mut_with(&mut self.0, copy) {
+            Some(obj) => *obj.payload = Some(payload),
+            None => unreachable!("ErrorObj is final, so copy-on-write always succeeds"),
+        }
+        self
+    }
+
+    /// The payload set by [`with_payload`](Self::with_payload), if any.
+    pub fn payload(&self) -> Option<&ObjectRef> {
+        self.0.payload.as_ref()
     }
 }
 

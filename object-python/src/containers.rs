@@ -1,6 +1,7 @@
-//! `Array` as a read-only sequence and `Map` as a read-only mapping.
+//! `Array` and `Shape` as read-only sequences and `Map` as a read-only mapping.
 
-use object_containers::{Array, ArrayObj, Map, MapObj};
+use object_containers::{Array, ArrayObj, Map, MapObj, Shape, ShapeObj};
+use object_core::ObjectPtr;
 use object_core::{Any, AnyView, ObjectRef};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError};
 use pyo3::prelude::*;
@@ -187,8 +188,104 @@ impl PyMap {
     }
 }
 
+/// The base of `ffi.Shape`'s class: a read-only sequence of ints.
+#[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "ShapeBase")]
+pub(crate) struct PyShape {
+    shape: ObjectPtr<ShapeObj>,
+}
+
+impl PyShape {
+    fn dims(&self) -> &[i64] {
+        ObjectPtr::items(&self.shape)
+    }
+}
+
+#[pymethods]
+impl PyShape {
+    #[new]
+    #[pyo3(signature = (dims = None))]
+    fn new(dims: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
+        let shape = match dims {
+            None => match take_pending() {
+                Some(obj) => obj
+                    .downcast::<ShapeObj>()
+                    .map_err(|o| PyTypeError::new_err(format!("not a shape: {o:?}")))?,
+                None => Shape::new(&[]).into_object_ptr(),
+            },
+            Some(seq) => {
+                let dims = seq
+                    .try_iter()?
+                    .map(|x| x?.extract::<i64>())
+                    .collect::<PyResult<Vec<i64>>>()?;
+                Shape::new(&dims).into_object_ptr()
+            }
+        };
+        let base = PyObj {
+            obj: object_ref(&shape),
+        };
+        Ok(PyClassInitializer::from(base).add_subclass(PyShape { shape }))
+    }
+
+    fn __len__(&self) -> usize {
+        self.dims().len()
+    }
+
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let dims = self.dims();
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let ix = slice.indices(dims.len() as isize)?;
+            let mut items = Vec::with_capacity(ix.slicelength);
+            let mut i = ix.start;
+            for _ in 0..ix.slicelength {
+                items.push(dims[i as usize]);
+                i += ix.step;
+            }
+            return Ok(PyTuple::new(py, items)?.into_any().unbind());
+        }
+        let i: isize = index.extract()?;
+        let n = dims.len() as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(PyIndexError::new_err(format!(
+                "index {i} out of range for a shape of length {n}"
+            )));
+        }
+        Ok(dims[j as usize].into_pyobject(py)?.into_any().unbind())
+    }
+
+    fn __contains__(&self, value: &Bound<'_, PyAny>) -> bool {
+        value
+            .extract::<i64>()
+            .is_ok_and(|v| self.dims().contains(&v))
+    }
+
+    /// How many dimensions equal `value`.
+    fn count(&self, value: &Bound<'_, PyAny>) -> usize {
+        value
+            .extract::<i64>()
+            .map_or(0, |v| self.dims().iter().filter(|&&d| d == v).count())
+    }
+
+    /// The position of the first dimension equal to `value`.
+    fn index(&self, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let found = value
+            .extract::<i64>()
+            .ok()
+            .and_then(|v| self.dims().iter().position(|&d| d == v));
+        found.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("value is not in the shape"))
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyTuple::new(py, self.dims())?
+            .try_iter()?
+            .into_any()
+            .unbind())
+    }
+}
+
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyArray>()?;
+    m.add_class::<PyShape>()?;
     m.add_class::<PyMap>()?;
     Ok(())
 }

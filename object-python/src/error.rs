@@ -7,16 +7,18 @@
 //!
 //! A Python exception raised in a callback that Rust called becomes an `Error` whose
 //! kind is the exception's class name and whose message is `str(exc)`; the exception
-//! object itself waits in a side table, named by a frame of the `Error`
-//! (`"<python exception #N>"`), and is raised again, the same object with its own
-//! traceback, when the `Error` comes back to Python. The table holds at most
-//! [`MAX_PENDING`] exceptions: an error that Rust drops without returning it to Python
-//! keeps its exception until it is evicted (oldest first).
+//! object itself is the `Error`'s payload ([`Error::with_payload`]), held by a small
+//! object (`object_python.PyException`), and is raised again, the same object with its
+//! own traceback, when the `Error` comes back to Python. The exception lives exactly as
+//! long as the `Error`: one that Rust drops without returning it to Python releases its
+//! exception then (no side table, no cap, nothing kept for errors that never return).
+//! The frames of such an `Error` are the Python ones, a marker
+//! (`"<python exception>"`), then the Rust frames it crossed.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use core::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use object_core::Error;
+use object_core::{make_object, Error, Object};
 use pyo3::exceptions::{
     PyAttributeError, PyException, PyIndexError, PyKeyError, PyNotImplementedError, PyRuntimeError,
     PyTypeError, PyValueError,
@@ -31,29 +33,38 @@ pyo3::create_exception!(
     "An error raised in Rust whose kind has no Python exception of its own; `.kind` names it."
 );
 
-/// The most exceptions the side table keeps.
-pub(crate) const MAX_PENDING: usize = 1024;
+const MARKER: &str = "<python exception>";
 
-const MARKER: &str = "<python exception #";
+/// Python exceptions held by `Error`s now (for the leak tests).
+static HELD: AtomicUsize = AtomicUsize::new(0);
 
-struct Pending {
-    next: u64,
-    table: BTreeMap<u64, Py<PyAny>>,
+/// The payload of an `Error` that started as a Python exception: the exception object.
+/// Dropping it without the GIL is fine: pyo3 releases the reference the next time a
+/// thread attaches to the interpreter.
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "object_python.PyException", final, opaque)]
+pub(crate) struct PyExceptionObj {
+    base: Object,
+    exc: Py<PyAny>,
 }
 
-static PENDING: Mutex<Pending> = Mutex::new(Pending {
-    next: 0,
-    table: BTreeMap::new(),
-});
-
-fn lock() -> std::sync::MutexGuard<'static, Pending> {
-    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+impl fmt::Debug for PyExceptionObj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("object_python.PyException")
+    }
 }
 
-/// The number of Python exceptions waiting in the side table (for the leak tests).
+impl Drop for PyExceptionObj {
+    fn drop(&mut self) {
+        HELD.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The number of Python exceptions held by `Error`s (for the leak tests).
 #[pyfunction]
 fn _pending_exceptions() -> usize {
-    lock().table.len()
+    HELD.load(Ordering::Relaxed)
 }
 
 /// A Python exception as an `Error` (the exception object kept for its return).
@@ -91,43 +102,33 @@ pub(crate) fn pyerr_to_error(py: Python<'_>, err: PyErr) -> Error {
             cur = t.getattr("tb_next").ok().and_then(|n| n.cast_into().ok());
         }
     }
-    let id = {
-        let mut p = lock();
-        let id = p.next;
-        p.next += 1;
-        p.table.insert(id, value.clone().into_any().unbind());
-        let evicted = if p.table.len() > MAX_PENDING {
-            p.table.pop_first()
-        } else {
-            None
-        };
-        drop(p);
-        drop(evicted);
-        id
-    };
+    HELD.fetch_add(1, Ordering::Relaxed);
+    let held = make_object(PyExceptionObj {
+        base: Object::new(),
+        exc: value.clone().into_any().unbind(),
+    });
     // Innermost Python frame first, as Rust frames are added going outwards; the
     // marker last, so the frames after it are the Rust ones.
-    let mut e = Error::new(kind, message);
+    let mut e = Error::new(kind, message).with_payload(held.into_object_ref());
     for f in frames.into_iter().rev() {
         e = e.with_frame(f);
     }
-    e.with_frame(format!("{MARKER}{id}>"))
-}
-
-fn pending_id(frame: &str) -> Option<u64> {
-    frame.strip_prefix(MARKER)?.strip_suffix('>')?.parse().ok()
+    e.with_frame(MARKER)
 }
 
 /// An `Error` as a Python exception: the original one if it started in Python.
 pub(crate) fn error_to_pyerr(py: Python<'_>, e: Error) -> PyErr {
-    if let Some(id) = e.frames().iter().find_map(|f| pending_id(f)) {
-        let original = lock().table.remove(&id);
-        if let Some(exc) = original {
+    let original = e
+        .payload()
+        .and_then(|p| p.downcast_ref::<PyExceptionObj>())
+        .map(|p| p.exc.clone_ref(py));
+    if let Some(exc) = original {
+        {
             let rust_frames: Vec<&str> = e
                 .frames()
                 .iter()
                 .map(|s| s.as_str())
-                .skip_while(|f| pending_id(f).is_none())
+                .skip_while(|f| *f != MARKER)
                 .skip(1)
                 .collect();
             let exc = exc.into_bound(py);

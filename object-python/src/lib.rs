@@ -7,10 +7,11 @@
 //! | module | holds |
 //! | --- | --- |
 //! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling |
-//! | `containers` | `Array` (a read-only sequence) and `Map` (a mapping) |
+//! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
+//! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `convert` | Python values ↔ `Any` |
-//! | `error` | `Error` ↔ Python exceptions, both ways, the original exception kept in a side table |
+//! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
 //! | `values` | `DataType`, `Device` |
 //! | `testing` | the globals the tests and benchmarks call, and the plain pyo3 functions measured beside ours |
@@ -36,6 +37,7 @@ mod dlpack;
 mod error;
 mod function;
 mod object;
+mod structural;
 mod tensor;
 mod testing;
 mod values;
@@ -51,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tensor::add_to_module(m)?;
     values::add_to_module(m)?;
     error::add_to_module(m)?;
+    structural::add_to_module(m)?;
     testing::add_to_module(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

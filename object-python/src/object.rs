@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
-use crate::containers::{PyArray, PyMap};
+use crate::containers::{PyArray, PyMap, PyShape};
 use crate::convert::{any_to_py, py_to_any};
 use crate::error::error_to_pyerr;
 use crate::function::PyFunction;
@@ -355,6 +355,7 @@ fn make_class<'py>(
         type_index::OBJECT => return Ok(py.get_type::<PyObj>()),
         type_index::ARRAY => py.get_type::<PyArray>(),
         type_index::MAP => py.get_type::<PyMap>(),
+        type_index::SHAPE => py.get_type::<PyShape>(),
         type_index::FUNCTION => py.get_type::<PyFunction>(),
         type_index::TENSOR => py.get_type::<PyNDArray>(),
         _ => match parent {

@@ -1,5 +1,5 @@
-"""Every test must leave the library's live-object count, the side table of Python
-exceptions and the reference counts it checks where they started."""
+"""Every test must leave the library's live-object count, the number of Python
+exceptions held by errors and the reference counts it checks where they started."""
 
 import gc
 

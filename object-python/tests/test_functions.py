@@ -1,5 +1,6 @@
 import sys
 import threading
+import time
 
 import pytest
 
@@ -148,3 +149,32 @@ def test_python_exception_in_a_nested_call():
 
     with pytest.raises(KeyError, match="deep"):
         call(outer)
+
+
+def test_exceptions_of_errors_rust_drops_are_released():
+    # Every thread fails; Rust returns one error and drops the others. Each exception is
+    # owned by its error, so dropping the error releases it: nothing accumulates (the
+    # autouse fixture checks the count of held exceptions is back where it started).
+    raised = []
+
+    def fail(t, i):
+        exc = RuntimeError(f"thread {t}")
+        raised.append(exc)
+        raise exc
+
+    start = op._native._pending_exceptions()
+    for _ in range(300):
+        with pytest.raises(RuntimeError) as e:
+            op.get_global("testing.call_in_threads")(fail, 4, 1)
+        assert any(e.value is x for x in raised)
+        del e
+    # `call_in_threads` returns at the first failed join, leaving the other threads to
+    # finish (and drop their errors) on their own: wait for them.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (
+        len(raised) < 1200 or op._native._pending_exceptions() != start
+    ):
+        time.sleep(0.01)
+    assert len(raised) == 1200
+    assert op._native._pending_exceptions() == start
+    raised.clear()

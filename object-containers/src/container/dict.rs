@@ -17,7 +17,7 @@ use super::Map;
 /// code outside this module runs.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Dict", index = 76, final, opaque)]
+#[object(key = "ffi.Dict", index = 76, final, opaque, structural_hooks = DICT_HOOKS)]
 pub struct DictObj {
     base: Object,
     inner: RwLock<MapInner>,
@@ -41,6 +41,23 @@ impl DictObj {
             .iter()
             .map(|e| (e.key.clone(), e.value.clone()))
             .collect()
+    }
+}
+
+/// Structural equality sees a dict as a snapshot of its entries, taken under the lock
+/// (so none is held while they are compared), compared as a `Map`'s: in any order.
+static DICT_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: dict_contents,
+    };
+
+fn dict_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    _: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    match obj.downcast_ref::<DictObj>() {
+        Some(d) => object_core::structural::Contents::SnapshotEntries(d.snapshot()),
+        None => object_core::structural::Contents::Identity,
     }
 }
 
@@ -86,6 +103,8 @@ fn new_obj(inner: MapInner) -> ObjectPtr<DictObj> {
 /// (`remove`, `clear`). The printer prints the repeated dict as a back-reference;
 /// saving a JSON graph with a cycle is an error (`GraphErrorKind::Cycle`); `==`
 /// compares values as `Any` does (objects by identity), so it does not descend.
+/// Structural equality compares dicts by contents, in any order, as maps, and ends on
+/// cycles (see `object_core::structural`).
 ///
 /// ```
 /// use object_containers::{Dict, String};

@@ -19,7 +19,7 @@ use super::{Array, ArrayError};
 /// itself does not re-enter the lock.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.List", index = 75, final, opaque)]
+#[object(key = "ffi.List", index = 75, final, opaque, structural_hooks = LIST_HOOKS)]
 pub struct ListObj {
     base: Object,
     items: RwLock<Vec<Any>>,
@@ -40,6 +40,23 @@ impl ListObj {
     /// A copy of the items (each a new reference), taken under the lock.
     fn snapshot(&self) -> Vec<Any> {
         self.read().clone()
+    }
+}
+
+/// Structural equality sees a list as a snapshot of its items, in order, taken under
+/// the lock (so none is held while the items are compared).
+static LIST_HOOKS: object_core::structural::StructuralHooks =
+    object_core::structural::StructuralHooks {
+        contents: list_contents,
+    };
+
+fn list_contents<'a>(
+    obj: &'a object_core::ObjectRef,
+    _: &object_core::structural::StructuralOptions,
+) -> object_core::structural::Contents<'a> {
+    match obj.downcast_ref::<ListObj>() {
+        Some(l) => object_core::structural::Contents::SnapshotItems(l.snapshot()),
+        None => object_core::structural::Contents::Identity,
     }
 }
 
@@ -81,7 +98,9 @@ impl fmt::Debug for ListObj {
 /// is broken by hand (`clear`, `pop`, `set`). The printer prints the repeated list as
 /// a back-reference (`ffi.List #1 [#1]`); saving a JSON graph that contains a cycle is
 /// an error (`GraphErrorKind::Cycle`), never a hang; `==` compares items as `Any` does
-/// (objects by identity), so it does not descend into the cycle.
+/// (objects by identity), so it does not descend into the cycle. Structural equality
+/// compares lists by contents and ends on cycles (bisimulation: `l1 = [l1]` equals
+/// `l2 = [l2]`; see `object_core::structural`).
 ///
 /// ```
 /// use object_containers::List;

@@ -251,15 +251,12 @@ pub struct TypeReflection {
 pub(crate) struct StructuralSpec {
     pub(crate) kind: StructuralKind,
     pub(crate) hooks: Option<&'static StructuralHooks>,
-    /// Whether a field is `#[object(def)]` (visited first).
-    pub(crate) has_def: bool,
 }
 
 impl StructuralSpec {
     pub(crate) const DEFAULT: StructuralSpec = StructuralSpec {
         kind: StructuralKind::Tree,
         hooks: None,
-        has_def: false,
     };
 }
 
@@ -330,19 +327,7 @@ impl TypeReflection {
         kind: StructuralKind,
         hooks: Option<&'static StructuralHooks>,
     ) -> TypeReflection {
-        let mut has_def = false;
-        let mut i = 0;
-        while i < self.fields.len() {
-            if self.fields[i].flags.contains(FieldFlags::DEFINITION) {
-                has_def = true;
-            }
-            i += 1;
-        }
-        self.structural = StructuralSpec {
-            kind,
-            hooks,
-            has_def,
-        };
+        self.structural = StructuralSpec { kind, hooks };
         self
     }
 }

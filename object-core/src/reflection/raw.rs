@@ -367,24 +367,118 @@ impl<'a> Described<'a> {
         })
     }
 
-    /// The reflected fields with their values, borrowed from the object, in table order.
-    #[inline]
-    pub(crate) fn views(self) -> impl Iterator<Item = (&'static FieldInfo, ValueRef<'a>)> {
-        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
-        self.refl.fields.iter().filter_map(move |field| {
-            let view = field.view?;
-            // `field` is an entry of the table describing the object's layout
-            // (`self.refl`, see `describe`).
-            // SAFETY: so a value of its Rust type lies at `offset`, kept alive and
-            // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
-            Some((field, unsafe { view(base.add(field.offset), PhantomData) }))
-        })
-    }
-
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
     pub(super) fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: the debug entry is the one of the Rust type whose layout the object
         // has (its own, or its Rust ancestor's for a run-time type).
         unsafe { (self.refl.debug)(ObjectPtr::as_ptr(self.obj), f) }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The fields structural equality and hashing walk, read without the table's detours.
+// ---------------------------------------------------------------------------------
+
+/// One field a structural walk compares: a compact copy of its table entry.
+#[derive(Clone, Copy)]
+pub(crate) struct PlanField {
+    /// The table entry (for its name in access paths).
+    pub(crate) info: &'static FieldInfo,
+    /// Whether the field is a definition site (`#[object(def)]`).
+    pub(crate) def: bool,
+    offset: usize,
+    view: ViewFn,
+}
+
+/// The fields of one type that structural equality and hashing compare, in the order
+/// they are walked: definition sites first, then the others, each in table order;
+/// skipped and `no_eq` fields left out. Built once per type and walk, so that the walk
+/// reads each field through one entry point at a known offset instead of filtering the
+/// whole table per object.
+pub(crate) struct EqPlan {
+    refl: &'static TypeReflection,
+    fields: Vec<PlanField>,
+}
+
+impl EqPlan {
+    /// The plan of the type `refl` describes.
+    pub(crate) fn new(refl: &'static TypeReflection) -> EqPlan {
+        let mut fields = Vec::new();
+        for defs in [true, false] {
+            for info in refl.fields {
+                let Some(view) = info.view else { continue };
+                if info.flags.contains(FieldFlags::NO_EQUALITY) {
+                    continue;
+                }
+                let def = info.flags.contains(FieldFlags::DEFINITION);
+                if def == defs {
+                    fields.push(PlanField {
+                        info,
+                        def,
+                        offset: info.offset,
+                        view,
+                    });
+                }
+            }
+        }
+        EqPlan { refl, fields }
+    }
+
+    /// Whether this is the plan of the type `refl` describes.
+    pub(crate) fn is_for(&self, refl: &'static TypeReflection) -> bool {
+        core::ptr::eq(self.refl, refl)
+    }
+
+    /// The planned fields of `obj`, with their values borrowed from it, in walk order
+    /// (none if `obj` is not described by this plan's reflection).
+    #[inline]
+    pub(crate) fn views<'p, 'a>(
+        &'p self,
+        obj: Described<'a>,
+    ) -> impl DoubleEndedIterator<Item = (&'p PlanField, ValueRef<'a>)> + 'p
+    where
+        'a: 'p,
+    {
+        let ok = core::ptr::eq(obj.refl, self.refl);
+        let fields = if ok { &self.fields[..] } else { &[] };
+        let base = ObjectPtr::as_ptr(obj.obj).cast::<u8>();
+        fields.iter().map(move |f| {
+            // `f` was copied from an entry of `self.refl`, the table that describes the
+            // object's layout (checked above: `obj.refl` is `self.refl`, see `describe`).
+            // SAFETY: so a value of the entry's Rust type lies at `offset`, kept alive
+            // and unchanged for `'a` by `obj.obj: &'a ObjectRef`.
+            (f, unsafe { (f.view)(base.add(f.offset), PhantomData) })
+        })
+    }
+
+    /// The planned fields of `l` and `r`, objects of the same type, side by side in walk
+    /// order (none if either is not described by this plan's reflection).
+    #[inline]
+    pub(crate) fn pairs<'p, 'a>(
+        &'p self,
+        l: Described<'a>,
+        r: Described<'a>,
+    ) -> impl DoubleEndedIterator<Item = (&'p PlanField, ValueRef<'a>, ValueRef<'a>)> + 'p
+    where
+        'a: 'p,
+    {
+        let ok = core::ptr::eq(l.refl, self.refl) && core::ptr::eq(r.refl, self.refl);
+        let fields = if ok { &self.fields[..] } else { &[] };
+        let (lb, rb) = (
+            ObjectPtr::as_ptr(l.obj).cast::<u8>(),
+            ObjectPtr::as_ptr(r.obj).cast::<u8>(),
+        );
+        fields.iter().map(move |f| {
+            // As in `views`, for each side (both checked to be described by `self.refl`).
+            // SAFETY: a value of the entry's Rust type lies at `offset` in each object,
+            // kept alive and unchanged for `'a` by the `&'a ObjectRef`s.
+            let (lv, rv) = unsafe {
+                (
+                    (f.view)(lb.add(f.offset), PhantomData),
+                    (f.view)(rb.add(f.offset), PhantomData),
+                )
+            };
+            (f, lv, rv)
+        })
     }
 }

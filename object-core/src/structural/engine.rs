@@ -7,16 +7,16 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::hooks::{Contents, StructuralHooks, TensorData};
 use super::path::{PathStep, Paths};
+use super::snapshot::{Keeper, Snapshots};
 use super::stable::{
-    combine, finish, hash_bytes, TAG_BYTES, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY, TAG_NONE,
-    TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
+    combine, finish, hash_bytes, TAG_BYTES, TAG_CUT, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY,
+    TAG_NONE, TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
 };
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::field::StructuralSpec;
-use crate::reflection::raw::{describe, Described};
-use crate::reflection::{FieldFlags, ValueRef};
+use crate::reflection::raw::{describe, Described, EqPlan};
+use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
 
@@ -191,24 +191,68 @@ pub(super) fn any_dag_type() -> bool {
     })
 }
 
-/// The last object described per type (by the low bits of its index): describing
-/// another object of the same type then skips the registry.
-struct TypeCache<'a>([Option<Described<'a>>; 16]);
+/// What the walk needs of an object's type: the object described, the type's
+/// structural spec, and its field plan (an index into [`TypeCache::plans`]).
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    d: Described<'a>,
+    kind: StructuralKind,
+    /// No fields to walk: hooks show the contents, or none are shown (identity).
+    builtin: bool,
+    plan: u32,
+}
+
+/// The last object described per type (by the low bits of its index), with its type's
+/// spec and field plan: describing another object of the same type then skips the
+/// registry and the field table.
+struct TypeCache<'a> {
+    slots: [Option<Entry<'a>>; 16],
+    plans: Vec<EqPlan>,
+}
 
 impl<'a> TypeCache<'a> {
     fn new() -> Self {
-        TypeCache([None; 16])
+        TypeCache {
+            slots: [None; 16],
+            plans: Vec::new(),
+        }
     }
 
     #[inline(always)]
-    fn describe(&mut self, o: &'a ObjectRef) -> Described<'a> {
-        let slot = &mut self.0[(o.type_index() & 15) as usize];
-        if let Some(d) = slot.and_then(|d| d.same_type(o)) {
-            return d;
+    fn entry(&mut self, o: &'a ObjectRef) -> Entry<'a> {
+        let slot = (o.type_index() & 15) as usize;
+        if let Some(e) = &self.slots[slot] {
+            if let Some(d) = e.d.same_type(o) {
+                return Entry {
+                    d,
+                    kind: e.kind,
+                    builtin: e.builtin,
+                    plan: e.plan,
+                };
+            }
         }
+        self.miss(o, slot)
+    }
+
+    #[cold]
+    fn miss(&mut self, o: &'a ObjectRef, slot: usize) -> Entry<'a> {
         let d = describe(o);
-        *slot = Some(d);
-        d
+        let refl = d.reflection();
+        let plan = match self.plans.iter().position(|p| p.is_for(refl)) {
+            Some(i) => i,
+            None => {
+                self.plans.push(EqPlan::new(refl));
+                self.plans.len() - 1
+            }
+        };
+        let e = Entry {
+            d,
+            kind: refl.structural.kind,
+            builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
+            plan: plan as u32,
+        };
+        self.slots[slot] = Some(e);
+        e
     }
 }
 
@@ -241,11 +285,13 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     /// Whether identical subtrees below the root may be skipped at all.
     inner_shortcut: bool,
     types: TypeCache<'a>,
+    /// Where the snapshots of mutable containers are kept until the walk ends.
+    keep: Keeper<'a>,
     pub(crate) paths: P,
 }
 
 impl<'a, P: Paths> EqEngine<'a, P> {
-    pub(crate) fn new(opts: StructuralOptions, paths: P) -> Self {
+    pub(crate) fn new(opts: StructuralOptions, paths: P, store: &'a Snapshots) -> Self {
         EqEngine {
             opts,
             stack: Vec::with_capacity(64),
@@ -257,6 +303,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             non_identity: 0,
             inner_shortcut: !opts.map_free_vars && !any_dag_type(),
             types: TypeCache::new(),
+            keep: Keeper::new(store),
             paths,
         }
     }
@@ -287,39 +334,36 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         !def && self.inner_shortcut && self.non_identity == 0
     }
 
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
-        let (lo, ro) = match (classify(t.l), classify(t.r)) {
-            (Node::Obj(a), Node::Obj(b)) => (a, b),
-            (Node::Leaf(a), Node::Leaf(b)) => {
-                return if leaf_eq(a, b) {
-                    Ok(())
-                } else {
-                    Err((t.lp, t.rp))
-                };
+        let (lo, ro) = match (t.l, t.r) {
+            (ValueRef::Object(a), ValueRef::Object(b)) => {
+                let ti = a.type_index();
+                if ti != b.type_index() {
+                    return Err((t.lp, t.rp));
+                }
+                if ti == ti::STRING || ti == ti::BYTES {
+                    return self.leaves(t);
+                }
+                (a, b)
             }
-            _ => return Err((t.lp, t.rp)),
+            _ => return self.leaves(t),
         };
-        if lo.type_index() != ro.type_index() {
-            return Err((t.lp, t.rp));
-        }
-        let ld = self.types.describe(lo);
-        let spec = ld.reflection().structural;
+        let e = self.types.entry(lo);
         let (la, ra) = (addr(lo), addr(ro));
-        match spec.kind {
+        match e.kind {
             StructuralKind::Identity => {
                 return if la == ra { Ok(()) } else { Err((t.lp, t.rp)) };
             }
-            StructuralKind::Var => return self.var(lo, ro, ld, spec, t),
+            StructuralKind::Var => return self.var(lo, ro, e, t),
             StructuralKind::Tree | StructuralKind::Dag => {}
         }
-        let dag = spec.kind == StructuralKind::Dag;
         if la == ra && self.can_shortcut(t.def) {
             // (No DAG type exists, so nothing inside needs pairing.)
             return Ok(());
         }
         if shared(lo) || shared(ro) {
-            if dag {
+            if e.kind == StructuralKind::Dag {
                 if let Some(&m) = self.dag_l.get(&la) {
                     return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
                 }
@@ -336,15 +380,24 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 return Ok(());
             }
         }
-        self.children(lo, ro, ld, spec, &t)
+        self.children(lo, ro, e, &t)
+    }
+
+    /// A pair that is not two objects of one type (strings and bytes included):
+    /// compared as leaves, or a mismatch.
+    #[cold]
+    fn leaves(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
+        match (classify(t.l), classify(t.r)) {
+            (Node::Leaf(a), Node::Leaf(b)) if leaf_eq(a, b) => Ok(()),
+            _ => Err((t.lp, t.rp)),
+        }
     }
 
     fn var(
         &mut self,
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
-        ld: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         t: Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
         let (la, ra) = (addr(lo), addr(ro));
@@ -361,7 +414,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 self.non_identity += 1;
             }
             // A definition compares the variable's own fields (say, its type).
-            self.children(lo, ro, ld, spec, &t)
+            self.children(lo, ro, e, &t)
         } else if la == ra {
             Ok(())
         } else {
@@ -369,54 +422,28 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn children(
         &mut self,
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
-        ld: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         t: &Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
-        if let Some(h) = spec.hooks {
-            return self.builtin(h, lo, ro, t);
-        }
-        if ld.reflection().is_opaque() {
-            return if addr(lo) == addr(ro) {
-                Ok(())
-            } else {
-                Err((t.lp, t.rp))
+        if e.builtin {
+            return match e.d.reflection().structural.hooks {
+                Some(h) => self.builtin(h, lo, ro, t),
+                None if addr(lo) == addr(ro) => Ok(()),
+                None => Err((t.lp, t.rp)),
             };
         }
-        let Some(rd) = ld.same_type(ro) else {
+        let Some(rd) = e.d.same_type(ro) else {
             return Err((t.lp, t.rp));
         };
-        let base = self.stack.len();
-        if spec.has_def {
-            self.fields(ld, rd, t, true)?;
-        }
-        self.fields(ld, rd, t, false)?;
-        self.stack[base..].reverse();
-        Ok(())
-    }
-
-    #[inline]
-    fn fields(
-        &mut self,
-        ld: Described<'a>,
-        rd: Described<'a>,
-        t: &Task<'a, P::Id>,
-        defs: bool,
-    ) -> Result<(), Mismatch<P::Id>> {
-        for ((f, lv), (_, rv)) in ld.views().zip(rd.views()) {
-            let flags = f.flags();
-            if flags.contains(FieldFlags::NO_EQUALITY) {
-                continue;
-            }
-            let is_def = flags.contains(FieldFlags::DEFINITION);
-            if is_def != defs {
-                continue;
-            }
+        // Pushed last field first, so that they are compared in walk order
+        // (definitions first).
+        let plan = &self.types.plans[e.plan as usize];
+        for (f, lv, rv) in plan.pairs(e.d, rd).rev() {
             if !P::TRACK {
                 match (lv, rv) {
                     (ValueRef::Value(a), ValueRef::Value(b)) => {
@@ -439,12 +466,13 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 ObjectPtr::prefetch(a);
                 ObjectPtr::prefetch(b);
             }
-            let lp = self.paths.child(t.lp, || PathStep::Field(f.name()));
-            let rp = self.paths.child(t.rp, || PathStep::Field(f.name()));
+            let name = f.info.name();
+            let lp = self.paths.child(t.lp, || PathStep::Field(name));
+            let rp = self.paths.child(t.rp, || PathStep::Field(name));
             self.stack.push(Task {
                 l: lv,
                 r: rv,
-                def: t.def || is_def,
+                def: t.def || f.def,
                 lp,
                 rp,
             });
@@ -463,8 +491,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         ro: &'a ObjectRef,
         t: &Task<'a, P::Id>,
     ) -> Result<(), Mismatch<P::Id>> {
-        let lc = (h.contents)(lo, &self.opts);
-        let rc = (h.contents)(ro, &self.opts);
+        let lc = self.hold((h.contents)(lo, &self.opts));
+        let rc = self.hold((h.contents)(ro, &self.opts));
         match (lc, rc) {
             (Contents::Items(a), Contents::Items(b)) => {
                 if a.len() != b.len() {
@@ -523,6 +551,21 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
     }
 
+    /// A snapshot, kept for the rest of the walk and seen as borrowed contents.
+    fn hold(&mut self, c: Contents<'a>) -> Contents<'a> {
+        match c {
+            Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
+            Contents::SnapshotEntries(entries) => Contents::Entries(
+                self.keep
+                    .entries(entries)
+                    .iter()
+                    .map(|(k, v)| (k, v))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
     fn entries(
         &mut self,
         a: Vec<(&'a Any, &'a Any)>,
@@ -572,23 +615,27 @@ impl<'a, P: Paths> EqEngine<'a, P> {
 // Hashing.
 // ---------------------------------------------------------------------------------
 
+/// How many mutable containers deep the hash looks: one nested deeper counts by its
+/// type and length only. Equality follows a cycle until a pair repeats (and then counts
+/// it equal); the hash cannot know where a cycle closes without comparing, so it hashes
+/// every object as the *unfolding* of the graph below it, cut at this depth — a
+/// function of what equality compares, wherever the walk entered the cycle. Fits in the
+/// two address bits of the memo key.
+const MAX_NEST: u8 = 3;
+
+const _: () = assert!(core::mem::align_of::<crate::header::Object>() >= 8);
+
 enum HTask<'a> {
     Visit {
         v: ValueRef<'a>,
         def: bool,
+        /// How many mutable containers (`List`, `Dict`) enclose the value.
+        nest: u8,
     },
     /// Mixes the top `n` child hashes into `seed`, in order.
-    Combine {
-        seed: u64,
-        n: usize,
-        memo: usize,
-    },
+    Combine { seed: u64, n: usize, memo: usize },
     /// Sums the top `n` (key, value) pairs of hashes: order does not matter.
-    Unordered {
-        seed: u64,
-        n: usize,
-        memo: usize,
-    },
+    Unordered { seed: u64, n: usize, memo: usize },
 }
 
 pub(crate) struct HashEngine<'a> {
@@ -601,10 +648,11 @@ pub(crate) struct HashEngine<'a> {
     vars: AddrMap<u64>,
     next_var: u64,
     types: TypeCache<'a>,
+    keep: Keeper<'a>,
 }
 
 impl<'a> HashEngine<'a> {
-    pub(crate) fn new(opts: StructuralOptions) -> Self {
+    pub(crate) fn new(opts: StructuralOptions, store: &'a Snapshots) -> Self {
         HashEngine {
             opts,
             stack: Vec::with_capacity(64),
@@ -613,14 +661,19 @@ impl<'a> HashEngine<'a> {
             vars: AddrMap::default(),
             next_var: 0,
             types: TypeCache::new(),
+            keep: Keeper::new(store),
         }
     }
 
     pub(crate) fn run(&mut self, v: ValueRef<'a>) -> u64 {
-        self.stack.push(HTask::Visit { v, def: false });
+        self.stack.push(HTask::Visit {
+            v,
+            def: false,
+            nest: 0,
+        });
         while let Some(t) = self.stack.pop() {
             match t {
-                HTask::Visit { v, def } => self.visit(v, def),
+                HTask::Visit { v, def, nest } => self.visit(v, def, nest),
                 HTask::Combine { seed, n, memo } => {
                     let start = self.values.len() - n;
                     let mut h = seed;
@@ -653,7 +706,7 @@ impl<'a> HashEngine<'a> {
     }
 
     #[inline]
-    fn visit(&mut self, v: ValueRef<'a>, def: bool) {
+    fn visit(&mut self, v: ValueRef<'a>, def: bool, nest: u8) {
         let o = match classify(v) {
             Node::Leaf(l) => {
                 self.values.push(leaf_hash(l));
@@ -661,11 +714,10 @@ impl<'a> HashEngine<'a> {
             }
             Node::Obj(o) => o,
         };
-        let d = self.types.describe(o);
-        let spec = d.reflection().structural;
-        let mut seed = d.info().key_hash();
+        let e = self.types.entry(o);
+        let mut seed = e.d.info().key_hash();
         let a = addr(o);
-        match spec.kind {
+        match e.kind {
             StructuralKind::Identity => {
                 self.values.push(combine(seed, TAG_IDENTITY));
                 return;
@@ -679,7 +731,8 @@ impl<'a> HashEngine<'a> {
                     let i = self.next_var;
                     self.next_var += 1;
                     self.vars.insert(a, i);
-                    self.children(o, d, spec, combine(combine(seed, TAG_VAR_DEF), i), def, 0);
+                    let seed = combine(combine(seed, TAG_VAR_DEF), i);
+                    self.children(o, e, seed, def, nest, 0);
                     return;
                 }
                 seed = combine(seed, TAG_FREE_VAR);
@@ -688,7 +741,10 @@ impl<'a> HashEngine<'a> {
         }
         let mut memo = 0;
         if shared(o) {
-            let key = a | usize::from(def);
+            // The hash of an object depends on whether it is under a definition and on
+            // how many mutable containers enclose it (the cut-off below): both go into
+            // the key, in the address's low bits (objects are 8-aligned).
+            let key = a | usize::from(def) | (usize::from(nest) << 1);
             match self.memo.get(&key) {
                 Some(Some(h)) => {
                     self.values.push(*h);
@@ -704,58 +760,50 @@ impl<'a> HashEngine<'a> {
                 }
             }
         }
-        self.children(o, d, spec, seed, def, memo);
+        self.children(o, e, seed, def, nest, memo);
     }
 
-    #[inline]
+    #[inline(always)]
     fn children(
         &mut self,
         o: &'a ObjectRef,
-        d: Described<'a>,
-        spec: StructuralSpec,
+        e: Entry<'a>,
         seed: u64,
         def: bool,
+        nest: u8,
         memo: usize,
     ) {
-        if let Some(h) = spec.hooks {
-            return self.builtin(h, o, seed, def, memo);
-        }
-        if d.reflection().is_opaque() {
-            return self.done(combine(seed, TAG_IDENTITY), memo);
+        if e.builtin {
+            return match e.d.reflection().structural.hooks {
+                Some(h) => self.builtin(h, o, seed, def, nest, memo),
+                None => self.done(combine(seed, TAG_IDENTITY), memo),
+            };
         }
         let at = self.stack.len();
         self.stack.push(HTask::Combine { seed, n: 0, memo });
         let base = self.stack.len();
         let mut h = seed;
         let mut n = 0;
-        let passes: &[bool] = if spec.has_def {
-            &[true, false]
-        } else {
-            &[false]
-        };
-        for &defs in passes {
-            for (f, v) in d.views() {
-                let flags = f.flags();
-                if flags.contains(FieldFlags::NO_EQUALITY) {
-                    continue;
-                }
-                let is_def = flags.contains(FieldFlags::DEFINITION);
-                if is_def != defs {
-                    continue;
-                }
-                match v {
-                    ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
-                    ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
-                    ValueRef::Object(o) => {
-                        ObjectPtr::prefetch(o);
-                        self.stack.push(HTask::Visit {
-                            v,
-                            def: def || is_def,
-                        });
-                        n += 1;
-                    }
+        let plan = &self.types.plans[e.plan as usize];
+        for (f, v) in plan.views(e.d) {
+            match v {
+                ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
+                ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
+                ValueRef::Object(o) => {
+                    ObjectPtr::prefetch(o);
+                    self.stack.push(HTask::Visit {
+                        v,
+                        def: def || f.def,
+                        nest,
+                    });
+                    n += 1;
                 }
             }
+        }
+        if n == 0 {
+            // Plain fields only (a literal): no child to wait for.
+            self.stack.truncate(at);
+            return self.done(h, memo);
         }
         self.stack[base..].reverse();
         self.stack[at] = HTask::Combine { seed: h, n, memo };
@@ -767,9 +815,36 @@ impl<'a> HashEngine<'a> {
         o: &'a ObjectRef,
         seed: u64,
         def: bool,
+        nest: u8,
         memo: usize,
     ) {
-        match (hooks.contents)(o, &self.opts) {
+        let mut contents = (hooks.contents)(o, &self.opts);
+        let mut nest = nest;
+        if let Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) = contents {
+            if nest >= MAX_NEST {
+                // Deep enough: a mutable container this far down counts by its type and
+                // length only, so that a cycle through mutable containers ends.
+                let len = match &contents {
+                    Contents::SnapshotItems(v) => v.len(),
+                    Contents::SnapshotEntries(v) => v.len(),
+                    _ => 0,
+                };
+                return self.done(combine(combine(seed, TAG_CUT), len as u64), memo);
+            }
+            nest += 1;
+            contents = match contents {
+                Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
+                Contents::SnapshotEntries(entries) => Contents::Entries(
+                    self.keep
+                        .entries(entries)
+                        .iter()
+                        .map(|(k, v)| (k, v))
+                        .collect(),
+                ),
+                other => other,
+            };
+        }
+        match contents {
             Contents::Items(items) => {
                 self.stack.push(HTask::Combine {
                     seed: combine(seed, items.len() as u64),
@@ -781,6 +856,7 @@ impl<'a> HashEngine<'a> {
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(x),
                         def,
+                        nest,
                     });
                 }
                 self.stack[base..].reverse();
@@ -802,10 +878,12 @@ impl<'a> HashEngine<'a> {
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(k),
                         def,
+                        nest,
                     });
                     self.stack.push(HTask::Visit {
                         v: ValueRef::from_any(v),
                         def,
+                        nest,
                     });
                 }
                 self.stack[base..].reverse();
@@ -823,6 +901,10 @@ impl<'a> HashEngine<'a> {
                 self.done(h, memo);
             }
             Contents::Identity => self.done(combine(seed, TAG_IDENTITY), memo),
+            // Made borrowed above.
+            Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) => {
+                self.done(combine(seed, TAG_IDENTITY), memo)
+            }
         }
     }
 }

@@ -53,6 +53,15 @@ pub enum Contents<'a> {
     /// match as `Map` keys do: strings by text, plain values by value, objects by
     /// identity — or, for a bound variable, through its binding.
     Entries(Vec<(&'a Any, &'a Any)>),
+    /// A snapshot of a *mutable* container's items (`List`), taken under its lock:
+    /// compared like [`Items`](Self::Items). The engine keeps the snapshot alive for
+    /// the rest of the walk, so no lock is held while the items are compared. Such a
+    /// container can reach itself: see the module docs on cycles.
+    SnapshotItems(Vec<Any>),
+    /// A snapshot of a *mutable* container's entries (`Dict`): compared like
+    /// [`Entries`](Self::Entries), kept alive like
+    /// [`SnapshotItems`](Self::SnapshotItems).
+    SnapshotEntries(Vec<(Any, Any)>),
     /// Integers compared as a whole (`Shape`).
     Ints(&'a [i64]),
     /// Bytes compared as a whole.

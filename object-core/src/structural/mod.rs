@@ -24,8 +24,10 @@
 //!   regardless of insertion order, entries matched by key (keys compare as `Map` keys
 //!   do: strings and plain values by value, objects by identity, or for a bound
 //!   variable through its binding); `Shape` by its dimensions; `NDArray` by dtype,
-//!   shape and contents (unless [`StructuralOptions::skip_tensor_contents`]). Opaque
-//!   built-ins without hooks (functions, modules, errors) compare by identity.
+//!   shape and contents (unless [`StructuralOptions::skip_tensor_contents`]); the
+//!   mutable `List` and `Dict` as `Array` and `Map` do, from a snapshot of their items
+//!   taken under their lock (see *Cycles* below). Opaque built-ins without hooks
+//!   (functions, modules, errors) compare by identity.
 //!
 //! # Variables and definition sites
 //!
@@ -67,6 +69,23 @@
 //! another object and `map_free_vars` is off (a binding makes "the same subtree" mean
 //! something else on each side), and if no `dag` type is linked into the program (a
 //! skipped subtree would hide the pairings of the DAG nodes inside it).
+//!
+//! # Cycles
+//!
+//! Only a mutable container (`List`, `Dict`) can make a value reach itself. Each is read
+//! as an owned snapshot (the lock is held only to copy the items out), so comparing a
+//! list that holds itself, or two lists that hold each other, neither deadlocks nor
+//! sees a half-done change. Then:
+//!
+//! - **equality** is *bisimulation*: a pair of objects met again while (or after) being
+//!   compared counts as equal, so the walk ends, and two cyclic values are equal when
+//!   their infinite unfoldings are: `l1 = [l1]` equals `l2 = [l2]` and `l3 = [[l3]]`;
+//!   `[l, 1]` with `l` itself differs from `[l', 2]` at `<root>[1]`;
+//! - **the hash** of a value is the hash of its unfolding cut where it is nested in
+//!   more than three mutable containers (a `List`/`Dict` that deep counts by its type
+//!   and length only). It depends only on what the unfolding holds, so values equal as
+//!   above hash alike, and it ends on every cycle. The cost of the cut: values that
+//!   differ only four or more mutable containers deep collide.
 //!
 //! # Limits
 //!
@@ -137,6 +156,7 @@
 mod engine;
 mod hooks;
 mod path;
+mod snapshot;
 mod stable;
 #[cfg(test)]
 mod tests;
@@ -150,6 +170,7 @@ pub use self::stable::stable_hash_str;
 
 use self::engine::{EqEngine, HashEngine};
 use self::path::{NoPaths, PathArena};
+use self::snapshot::Snapshots;
 use crate::reflection::{FieldKind, FieldValue};
 
 /// How structural equality and hashing treat the objects of a type: the
@@ -246,7 +267,8 @@ pub fn structural_equal_with<A: FieldValue, B: FieldValue>(
     b: &B,
     options: &StructuralOptions,
 ) -> bool {
-    EqEngine::new(*options, NoPaths)
+    let store = Snapshots::new();
+    EqEngine::new(*options, NoPaths, &store)
         .run(a.borrow_value(), b.borrow_value())
         .is_ok()
 }
@@ -266,7 +288,8 @@ pub fn structural_hash<A: FieldValue>(a: &A) -> u64 {
 
 /// [`structural_hash`] with `options`.
 pub fn structural_hash_with<A: FieldValue>(a: &A, options: &StructuralOptions) -> u64 {
-    HashEngine::new(*options).run(a.borrow_value())
+    let store = Snapshots::new();
+    HashEngine::new(*options, &store).run(a.borrow_value())
 }
 
 /// Where `a` and `b` first differ, as a path on each side (`<root>.body.args[2]`), or
@@ -293,7 +316,8 @@ pub fn first_mismatch_with<A: FieldValue, B: FieldValue>(
     b: &B,
     options: &StructuralOptions,
 ) -> Option<(AccessPath, AccessPath)> {
-    let mut engine = EqEngine::new(*options, PathArena::default());
+    let store = Snapshots::new();
+    let mut engine = EqEngine::new(*options, PathArena::default(), &store);
     match engine.run(a.borrow_value(), b.borrow_value()) {
         Ok(()) => None,
         Err((l, r)) => Some((engine.paths.path(l), engine.paths.path(r))),

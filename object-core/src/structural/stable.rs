@@ -77,4 +77,5 @@ pub(crate) const TAG_VAR_USE: u64 = 0x5641_5255;
 pub(crate) const TAG_FREE_VAR: u64 = 0x4652_4545;
 pub(crate) const TAG_IDENTITY: u64 = 0x4944_454e;
 pub(crate) const TAG_CYCLE: u64 = 0x4359_434c;
+pub(crate) const TAG_CUT: u64 = 0x4355_5421;
 pub(crate) const TAG_TENSOR_UNREAD: u64 = 0x554e_5244;

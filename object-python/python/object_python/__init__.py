@@ -37,6 +37,10 @@ from ._native import (
     register_type,
     remove_global,
     save_json_graph,
+    ShapeBase,
+    first_mismatch,
+    structural_equal,
+    structural_hash,
     type_class,
     type_keys,
 )
@@ -64,6 +68,10 @@ __all__ = [
     "remove_global",
     "save",
     "save_json_graph",
+    "Shape",
+    "first_mismatch",
+    "structural_equal",
+    "structural_hash",
     "type_class",
     "type_keys",
 ]
@@ -89,7 +97,9 @@ Array = type_class("ffi.Array")
 Map = type_class("ffi.Map")
 Function = type_class("ffi.Function")
 NDArray = type_class("ffi.Tensor")
+Shape = type_class("ffi.Shape")
 _abc.Sequence.register(ArrayBase)
+_abc.Sequence.register(ShapeBase)
 _abc.Mapping.register(MapBase)
 
 
