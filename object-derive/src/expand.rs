@@ -116,6 +116,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
+    let rebuild = rebuild(input, &krate, &parent, &key);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -136,6 +137,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             };
 
             #reflection
+            #rebuild
 
             #private::inventory::submit! { #private::LinkedType(&__REGISTRATION) }
 
@@ -431,9 +433,66 @@ fn reflection(
                 #private::debug_entry::<#name>,
             )
             .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
+            .with_rebuild(#private::rebuild_entry::<#name>)
         };
 
         #debug
+    }
+}
+
+/// The `Rebuild` impl (what the `transform` mutator copies a node with when its
+/// children changed): every reflected field rebuilt from the new children in table
+/// order (the parent's part first, through the parent's impl), skipped fields from
+/// `Default`. Opaque types keep the trait's default, which refuses. Autoref probes, so
+/// a parent or field type that fails its own checks is not reported again here.
+fn rebuild(
+    input: &Input<'_>,
+    krate: &TokenStream,
+    parent: &TokenStream,
+    key: &syn::LitStr,
+) -> TokenStream {
+    let name = input.ident;
+    let tr = quote!(#krate::transform);
+    let probe = quote!(#krate::__private::rebuild_probe);
+    let body = if input.attrs.opaque.is_some() {
+        quote!()
+    } else {
+        let inits = input.fields.iter().enumerate().map(|(i, f)| {
+            let id = f.ident;
+            let ty = &f.field.ty;
+            if i == 0 {
+                return quote!(#id: (&#probe::RebuildProbe::<#parent>::new()).rebuild_parent(&self.#id, __children)?);
+            }
+            if f.attrs.skip.is_some() {
+                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).skipped_default(#key)?);
+            }
+            let field_name = f
+                .attrs
+                .rename
+                .as_ref()
+                .map_or_else(|| id.to_string(), |r| r.value.value());
+            quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_field(#key, #field_name, &self.#id, __children)?)
+        });
+        quote! {
+            #[inline]
+            fn rebuild_from(
+                &self,
+                __children: &mut #tr::Children<'_>,
+            ) -> ::core::result::Result<Self, #tr::TransformError> {
+                #[allow(unused_imports)]
+                use #probe::{
+                    FieldFallback as _, FieldReal as _, ParentFallback as _, ParentReal as _,
+                    SkippedFallback as _, SkippedReal as _,
+                };
+                ::core::result::Result::Ok(#name { #(#inits,)* })
+            }
+        }
+    };
+    quote! {
+        #[automatically_derived]
+        impl #tr::Rebuild for #name {
+            #body
+        }
     }
 }
 

@@ -134,6 +134,7 @@ pub const unsafe fn type_reflection(
         create,
         debug,
         structural: StructuralSpec::DEFAULT,
+        rebuild: None,
     }
 }
 
@@ -177,6 +178,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     create: None,
     debug: debug_entry::<Object>,
     structural: StructuralSpec::DEFAULT,
+    rebuild: None,
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -187,6 +189,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
     structural: StructuralSpec::DEFAULT,
+    rebuild: None,
 };
 
 // SAFETY: the root has no fields.
