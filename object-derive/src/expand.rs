@@ -116,7 +116,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
-    let rebuild = rebuild(input, &krate, &parent, &key);
+    let rebuild = rebuild(input, &krate, &key);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -445,12 +445,7 @@ fn reflection(
 /// order (the parent's part first, through the parent's impl), skipped fields from
 /// `Default`. Opaque types keep the trait's default, which refuses. Autoref probes, so
 /// a parent or field type that fails its own checks is not reported again here.
-fn rebuild(
-    input: &Input<'_>,
-    krate: &TokenStream,
-    parent: &TokenStream,
-    key: &syn::LitStr,
-) -> TokenStream {
+fn rebuild(input: &Input<'_>, krate: &TokenStream, key: &syn::LitStr) -> TokenStream {
     let name = input.ident;
     let tr = quote!(#krate::transform);
     let probe = quote!(#krate::__private::rebuild_probe);
@@ -461,7 +456,9 @@ fn rebuild(
             let id = f.ident;
             let ty = &f.field.ty;
             if i == 0 {
-                return quote!(#id: (&#probe::RebuildProbe::<#parent>::new()).rebuild_parent(&self.#id, __children)?);
+                // The first field's own type, as `create` does: a first field that is not
+                // the parent is reported once, by its own check.
+                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_parent(&self.#id, __children)?);
             }
             if f.attrs.skip.is_some() {
                 return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).skipped_default(#key)?);
