@@ -1,44 +1,121 @@
 //! Enumerating a node's child objects: its reflected fields that hold objects, or a
 //! container's items through its [`ContainerHooks`](super::ContainerHooks).
 
-use super::rebuild::{container_hooks, ChildRef, Children};
+use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::raw::describe;
-use crate::reflection::ValueRef;
+use crate::reflection::raw::TypeDescriber;
+use crate::reflection::{FieldKind, ValueRef};
 
-/// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
-#[inline]
-pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
-    let d = describe(obj);
-    if !d.reflection().is_opaque() {
-        for (_, v) in d.views() {
-            if let ValueRef::Object(o) = v {
-                f(ChildRef::Borrowed(o));
-            }
+/// How the walkers find the children of one type's objects.
+pub(crate) enum Plan {
+    /// No children, ever (no field that can hold an object; an opaque type without
+    /// container hooks).
+    Leaf,
+    /// The entries of the type's table (indices) that may hold an object: fields of
+    /// kind `Object` or `Any`.
+    Fields {
+        desc: TypeDescriber,
+        kids: Box<[u16]>,
+    },
+    /// A container with hooks.
+    Container(&'static ContainerHooks),
+}
+
+impl Plan {
+    fn of(info: &'static crate::registry::TypeInfo) -> Plan {
+        let desc = TypeDescriber::of(info);
+        let refl = desc.reflection();
+        if refl.is_opaque() {
+            return match container_hooks(info.index()) {
+                Some(h) => Plan::Container(h),
+                None => Plan::Leaf,
+            };
         }
-    } else if let Some(h) = container_hooks(obj.type_index()) {
-        (h.children)(obj, f);
+        let kids: Box<[u16]> = refl
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
+            })
+            .filter_map(|(k, _)| u16::try_from(k).ok())
+            .collect();
+        if kids.is_empty() {
+            Plan::Leaf
+        } else {
+            Plan::Fields { desc, kids }
+        }
     }
 }
 
-/// A copy of `obj` with its children replaced by `children` (in the order
-/// [`each_child`] listed them).
+/// The plans of the types a walk has met, by type index (for the length of one walk:
+/// no registry look-up per node).
+#[derive(Default)]
+pub(crate) struct Plans {
+    by_index: Vec<Option<Plan>>,
+}
+
+impl Plans {
+    /// The plan for `obj`'s type.
+    #[inline]
+    pub(crate) fn get(&mut self, obj: &ObjectRef) -> &Plan {
+        let i = obj.type_index() as usize;
+        if i >= self.by_index.len() || self.by_index[i].is_none() {
+            self.fill(obj);
+        }
+        self.by_index[i].as_ref().unwrap_or(&Plan::Leaf)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, obj: &ObjectRef) {
+        let i = obj.type_index() as usize;
+        if i >= self.by_index.len() {
+            self.by_index.resize_with(i + 1, || None);
+        }
+        self.by_index[i] = Some(Plan::of(obj.type_info()));
+    }
+}
+
+/// Calls `f` with every child object of `obj` (of the type `plan` is for), borrowed
+/// from it where it stores them.
+#[inline]
+pub(crate) fn plan_children<'a>(plan: &Plan, obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+    match plan {
+        Plan::Leaf => {}
+        Plan::Fields { desc, kids } => {
+            let Some(d) = desc.describe(obj) else { return };
+            for &k in kids.iter() {
+                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
+                    f(ChildRef::Borrowed(o));
+                }
+            }
+        }
+        Plan::Container(h) => (h.children)(obj, f),
+    }
+}
+
+/// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
+pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+    plan_children(&Plan::of(obj.type_info()), obj, f);
+}
+
+/// A copy of `obj` (of the type `plan` is for) with its children replaced by
+/// `children` (in the order [`plan_children`] listed them).
+#[inline]
 pub(crate) fn rebuild_node(
+    plan: &Plan,
     obj: &ObjectRef,
     children: &mut Children<'_>,
 ) -> Result<ObjectRef, TransformError> {
-    let info = obj.type_info();
-    let refl = info.reflection();
-    if !refl.is_opaque() {
-        return match refl.rebuild {
-            Some(rebuild) => rebuild(obj, children, info),
-            None => Err(TransformError::not_rebuildable(info.key())),
-        };
-    }
-    match container_hooks(obj.type_index()) {
-        Some(h) => (h.rebuild)(obj, children),
-        None => Err(TransformError::not_rebuildable(info.key())),
+    match plan {
+        Plan::Fields { desc, .. } => match desc.reflection().rebuild {
+            Some(rebuild) => rebuild(obj, children, desc.info()),
+            None => Err(TransformError::not_rebuildable(desc.info().key())),
+        },
+        Plan::Container(h) => (h.rebuild)(obj, children),
+        Plan::Leaf => Err(TransformError::not_rebuildable(obj.type_key())),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::children::{addr, each_child, rebuild_node, AddrMap};
+use super::children::{addr, plan_children, rebuild_node, AddrMap, Plans};
 use super::dispatch::TypeDispatch;
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
@@ -126,32 +126,43 @@ pub fn mutate<R: Rewriter + ?Sized>(root: &ObjectRef, r: &mut R) -> Result<Objec
     Engine::new().run(root, r)
 }
 
-enum Task<'a> {
-    Enter(ChildRef<'a>),
-    /// A node whose children are being rewritten: their results start at `results`
-    /// index `start`, their originals' addresses at `origs` index `orig`.
-    Exit {
-        node: ChildRef<'a>,
-        start: usize,
-        orig: usize,
-        shared: bool,
-    },
+/// A node whose children are being rewritten.
+struct Frame<'a> {
+    node: ChildRef<'a>,
+    /// `pending.len()` before its children were pushed: when it is back to that, every
+    /// child has its result.
+    mark: usize,
+    /// Where its children's results start in `results`.
+    start: usize,
+    /// Where its children's addresses start in `origs`.
+    orig: usize,
+    shared: bool,
 }
 
+/// The walk's state: nodes waiting to be entered (`pending`, the next on top), nodes
+/// whose children are in progress (`frames`), finished results (`results`, a stack: a
+/// node's children's results, in order, end up on top of it), and the addresses of the
+/// original children (`origs`) to tell whether any changed.
 struct Engine<'a> {
-    tasks: Vec<Task<'a>>,
+    /// With whether the node may be shared (read when it was pushed: the counts of a
+    /// node's children are loaded together).
+    pending: Vec<(ChildRef<'a>, bool)>,
+    frames: Vec<Frame<'a>>,
     results: Vec<ObjectRef>,
     origs: Vec<usize>,
     memo: AddrMap<ObjectRef>,
+    plans: Plans,
 }
 
 impl<'a> Engine<'a> {
     fn new() -> Self {
         Engine {
-            tasks: Vec::new(),
+            pending: Vec::new(),
+            frames: Vec::new(),
             results: Vec::new(),
             origs: Vec::new(),
             memo: AddrMap::default(),
+            plans: Plans::default(),
         }
     }
 
@@ -160,36 +171,35 @@ impl<'a> Engine<'a> {
         root: &'a ObjectRef,
         r: &mut R,
     ) -> Result<ObjectRef, R::Error> {
-        self.tasks.push(Task::Enter(ChildRef::Borrowed(root)));
-        while let Some(task) = self.tasks.pop() {
-            match task {
-                Task::Enter(node) => self.enter(node, r)?,
-                Task::Exit {
-                    node,
-                    start,
-                    orig,
-                    shared,
-                } => self.exit(node, start, orig, shared, r)?,
+        self.pending
+            .push((ChildRef::Borrowed(root), ObjectPtr::strong_count(root) > 1));
+        loop {
+            if let Some(top) = self.frames.last() {
+                if top.mark == self.pending.len() {
+                    let frame = self.frames.pop().expect("a frame is on top");
+                    self.exit(frame, r)?;
+                    continue;
+                }
+            }
+            match self.pending.pop() {
+                Some((node, shared)) => self.enter(node, shared, r)?,
+                None => break,
             }
         }
         // The root's result is the only one left.
-        Ok(self
-            .results
-            .pop()
-            .expect("the walk leaves exactly the root's result"))
+        match self.results.pop() {
+            Some(out) => Ok(out),
+            None => Err(TransformError::not_rebuildable(root.type_key()).into()),
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     fn enter<R: Rewriter + ?Sized>(
         &mut self,
         node: ChildRef<'a>,
+        shared: bool,
         r: &mut R,
     ) -> Result<(), R::Error> {
-        // A node held once (count 1, not a snapshot) cannot be reached again: no memo.
-        let shared = match &node {
-            ChildRef::Borrowed(n) => ObjectPtr::strong_count(n) > 1,
-            ChildRef::Owned(_) => true,
-        };
         if shared {
             if let Some(done) = self.memo.get(&addr(node.get())) {
                 self.results.push(done.clone());
@@ -200,58 +210,60 @@ impl<'a> Engine<'a> {
             self.finish(node.get(), new, shared);
             return Ok(());
         }
-        let mark = self.tasks.len();
+        let mark = self.pending.len();
         let orig = self.origs.len();
-        let start = self.results.len();
-        let (tasks, origs) = (&mut self.tasks, &mut self.origs);
+        let (pending, origs) = (&mut self.pending, &mut self.origs);
+        let plan = self.plans.get(node.get());
         match &node {
-            ChildRef::Borrowed(n) => each_child(n, &mut |c| {
+            // A node held once (count 1, not a snapshot) cannot be reached again: no
+            // memo for it.
+            ChildRef::Borrowed(n) => plan_children(plan, n, &mut |c| {
                 origs.push(addr(c.get()));
-                tasks.push(Task::Enter(c));
+                let shared = ObjectPtr::strong_count(c.get()) > 1;
+                pending.push((c, shared));
             }),
-            ChildRef::Owned(o) => each_child(o, &mut |c| {
+            ChildRef::Owned(o) => plan_children(plan, o, &mut |c| {
                 origs.push(addr(c.get()));
-                tasks.push(Task::Enter(ChildRef::Owned(c.get().clone())));
+                pending.push((ChildRef::Owned(c.get().clone()), true));
             }),
         }
-        if self.tasks.len() == mark {
+        if self.pending.len() == mark {
             // No children: the fast path.
             let kept = node.get().clone();
             let new = r.post(kept, node.get())?;
             self.finish(node.get(), new, shared);
             return Ok(());
         }
-        // Children in order: the first is popped first.
-        self.tasks[mark..].reverse();
-        self.tasks.insert(
+        // Children in order: the first is entered first.
+        self.pending[mark..].reverse();
+        self.frames.push(Frame {
+            node,
             mark,
-            Task::Exit {
-                node,
-                start,
-                orig,
-                shared,
-            },
-        );
+            start: self.results.len(),
+            orig,
+            shared,
+        });
         Ok(())
     }
 
-    #[inline]
-    fn exit<R: Rewriter + ?Sized>(
-        &mut self,
-        node: ChildRef<'a>,
-        start: usize,
-        orig: usize,
-        shared: bool,
-        r: &mut R,
-    ) -> Result<(), R::Error> {
+    #[inline(always)]
+    fn exit<R: Rewriter + ?Sized>(&mut self, frame: Frame<'a>, r: &mut R) -> Result<(), R::Error> {
+        let Frame {
+            node,
+            start,
+            orig,
+            shared,
+            ..
+        } = frame;
         let changed = self.results[start..]
             .iter()
             .zip(&self.origs[orig..])
             .any(|(n, &o)| addr(n) != o);
         self.origs.truncate(orig);
         let kept = if changed {
+            let plan = self.plans.get(node.get());
             let mut children = Children::new(self.results.drain(start..));
-            rebuild_node(node.get(), &mut children)?
+            rebuild_node(plan, node.get(), &mut children)?
         } else {
             self.results.truncate(start);
             node.get().clone()
@@ -261,7 +273,7 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish(&mut self, original: &ObjectRef, new: ObjectRef, shared: bool) {
         if shared {
             self.memo.insert(addr(original), new.clone());
