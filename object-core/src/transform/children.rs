@@ -8,6 +8,7 @@ use crate::reflection::raw::TypeDescriber;
 use crate::reflection::{FieldKind, ValueRef};
 
 /// How the walkers find the children of one type's objects.
+#[derive(Clone, Copy)]
 pub(crate) enum Plan {
     /// No children, ever (no field that can hold an object; an opaque type without
     /// container hooks).
@@ -16,7 +17,7 @@ pub(crate) enum Plan {
     /// kind `Object` or `Any`.
     Fields {
         desc: TypeDescriber,
-        kids: Box<[u16]>,
+        kids: &'static [u16],
     },
     /// A container with hooks.
     Container(&'static ContainerHooks),
@@ -32,7 +33,27 @@ impl Plan {
                 None => Plan::Leaf,
             };
         }
-        let kids: Box<[u16]> = refl
+        let kids = child_fields(refl);
+        if kids.is_empty() {
+            Plan::Leaf
+        } else {
+            Plan::Fields { desc, kids }
+        }
+    }
+}
+
+/// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
+/// `Any`), computed once per table for the whole process (a table is `'static`; the
+/// few bytes per type are kept in a global map, like the registry's own entries).
+fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static FIELDS: OnceLock<Mutex<HashMap<usize, &'static [u16]>>> = OnceLock::new();
+    let key = refl as *const _ as usize;
+    let map = FIELDS.get_or_init(Mutex::default);
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    map.entry(key).or_insert_with(|| {
+        let kids: Vec<u16> = refl
             .fields()
             .iter()
             .enumerate()
@@ -41,12 +62,8 @@ impl Plan {
             })
             .filter_map(|(k, _)| u16::try_from(k).ok())
             .collect();
-        if kids.is_empty() {
-            Plan::Leaf
-        } else {
-            Plan::Fields { desc, kids }
-        }
-    }
+        Box::leak(kids.into_boxed_slice())
+    })
 }
 
 /// The plans of the types a walk has met, by type index (for the length of one walk:
@@ -58,13 +75,18 @@ pub(crate) struct Plans {
 
 impl Plans {
     /// The plan for `obj`'s type.
-    #[inline]
-    pub(crate) fn get(&mut self, obj: &ObjectRef) -> &Plan {
+    #[inline(always)]
+    pub(crate) fn get(&mut self, obj: &ObjectRef) -> Plan {
         let i = obj.type_index() as usize;
-        if i >= self.by_index.len() || self.by_index[i].is_none() {
-            self.fill(obj);
+        if let Some(Some(plan)) = self.by_index.get(i) {
+            return *plan;
         }
-        self.by_index[i].as_ref().unwrap_or(&Plan::Leaf)
+        self.fill(obj);
+        self.by_index
+            .get(i)
+            .copied()
+            .flatten()
+            .unwrap_or(Plan::Leaf)
     }
 
     #[cold]
@@ -81,7 +103,7 @@ impl Plans {
 /// Calls `f` with every child object of `obj` (of the type `plan` is for), borrowed
 /// from it where it stores them.
 #[inline]
-pub(crate) fn plan_children<'a>(plan: &Plan, obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+pub(crate) fn plan_children<'a>(plan: Plan, obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
     match plan {
         Plan::Leaf => {}
         Plan::Fields { desc, kids } => {
@@ -96,16 +118,38 @@ pub(crate) fn plan_children<'a>(plan: &Plan, obj: &'a ObjectRef, f: &mut impl Fn
     }
 }
 
+/// Pushes the children of `obj` onto `stack` so that the first is on top (popped
+/// first).
+#[inline(always)]
+pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<ChildRef<'a>>) {
+    match plan {
+        Plan::Leaf => {}
+        Plan::Fields { desc, kids } => {
+            let Some(d) = desc.describe(obj) else { return };
+            for &k in kids.iter().rev() {
+                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
+                    stack.push(ChildRef::Borrowed(o));
+                }
+            }
+        }
+        Plan::Container(h) => {
+            let mark = stack.len();
+            (h.children)(obj, &mut |c| stack.push(c));
+            stack[mark..].reverse();
+        }
+    }
+}
+
 /// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
 pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
-    plan_children(&Plan::of(obj.type_info()), obj, f);
+    plan_children(Plan::of(obj.type_info()), obj, f);
 }
 
 /// A copy of `obj` (of the type `plan` is for) with its children replaced by
 /// `children` (in the order [`plan_children`] listed them).
 #[inline]
 pub(crate) fn rebuild_node(
-    plan: &Plan,
+    plan: Plan,
     obj: &ObjectRef,
     children: &mut Children<'_>,
 ) -> Result<ObjectRef, TransformError> {

@@ -3,12 +3,13 @@
 
 use core::fmt;
 
-use super::children::{addr, plan_children, rebuild_node, AddrMap, Plans};
+use super::children::{addr, plan_children, push_children, rebuild_node, AddrMap, Plan, Plans};
 use super::dispatch::TypeDispatch;
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::reflection::ValueRef;
 
 /// A pass run by [`mutate`]: the default rule rewrites every child and rebuilds a node
 /// only when one of its children changed (otherwise the node itself is kept); the two
@@ -126,30 +127,32 @@ pub fn mutate<R: Rewriter + ?Sized>(root: &ObjectRef, r: &mut R) -> Result<Objec
     Engine::new().run(root, r)
 }
 
-/// A node whose children are being rewritten.
+/// How deep [`mutate`] recurses before it continues with its explicit stack: a bound
+/// (not proportional to the graph's depth), so that shallow graphs take the cheaper
+/// recursive path and deep ones still run in constant stack.
+const RECURSION_LIMIT: u32 = 96;
+
+/// A node whose children are being rewritten on the explicit stack.
 struct Frame<'a> {
     node: ChildRef<'a>,
-    /// `pending.len()` before its children were pushed: when it is back to that, every
+    /// `pending.len()` once its children were taken: when it is back to that, every
     /// child has its result.
     mark: usize,
     /// Where its children's results start in `results`.
     start: usize,
-    /// Where its children's addresses start in `origs`.
-    orig: usize,
     shared: bool,
+    /// Whether a child's result differs from the child.
+    changed: bool,
 }
 
-/// The walk's state: nodes waiting to be entered (`pending`, the next on top), nodes
-/// whose children are in progress (`frames`), finished results (`results`, a stack: a
-/// node's children's results, in order, end up on top of it), and the addresses of the
-/// original children (`origs`) to tell whether any changed.
+/// The walk's state: results (a stack: a node's children's results, in order, end up
+/// on top of it), and for the part below [`RECURSION_LIMIT`], nodes waiting to be
+/// entered (`pending`, the next on top) and nodes whose children are in progress
+/// (`frames`).
 struct Engine<'a> {
-    /// With whether the node may be shared (read when it was pushed: the counts of a
-    /// node's children are loaded together).
-    pending: Vec<(ChildRef<'a>, bool)>,
+    pending: Vec<ChildRef<'a>>,
     frames: Vec<Frame<'a>>,
     results: Vec<ObjectRef>,
-    origs: Vec<usize>,
     memo: AddrMap<ObjectRef>,
     plans: Plans,
 }
@@ -160,7 +163,6 @@ impl<'a> Engine<'a> {
             pending: Vec::new(),
             frames: Vec::new(),
             results: Vec::new(),
-            origs: Vec::new(),
             memo: AddrMap::default(),
             plans: Plans::default(),
         }
@@ -171,21 +173,7 @@ impl<'a> Engine<'a> {
         root: &'a ObjectRef,
         r: &mut R,
     ) -> Result<ObjectRef, R::Error> {
-        self.pending
-            .push((ChildRef::Borrowed(root), ObjectPtr::strong_count(root) > 1));
-        loop {
-            if let Some(top) = self.frames.last() {
-                if top.mark == self.pending.len() {
-                    let frame = self.frames.pop().expect("a frame is on top");
-                    self.exit(frame, r)?;
-                    continue;
-                }
-            }
-            match self.pending.pop() {
-                Some((node, shared)) => self.enter(node, shared, r)?,
-                None => break,
-            }
-        }
+        self.recurse(root, 0, r)?;
         // The root's result is the only one left.
         match self.results.pop() {
             Some(out) => Ok(out),
@@ -193,92 +181,181 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Rewrites `node`, recursing into its children while `depth` is below the limit
+    /// and handing deeper subtrees (and containers) to [`iterate`](Self::iterate).
+    /// Pushes the result; returns whether it differs from `node`.
+    fn recurse<R: Rewriter + ?Sized>(
+        &mut self,
+        node: &'a ObjectRef,
+        depth: u32,
+        r: &mut R,
+    ) -> Result<bool, R::Error> {
+        let plan = self.plans.get(node);
+        if depth >= RECURSION_LIMIT || matches!(plan, Plan::Container(_)) {
+            return self.iterate(ChildRef::Borrowed(node), r);
+        }
+        // A node held once (count 1) cannot be reached again: no memo for it.
+        let shared = ObjectPtr::strong_count(node) > 1;
+        if shared {
+            if let Some(done) = self.memo.get(&addr(node)) {
+                let done = done.clone();
+                return Ok(self.push_result(node, done, false));
+            }
+        }
+        if let Some(new) = r.pre(node)? {
+            return Ok(self.push_result(node, new, shared));
+        }
+        let start = self.results.len();
+        let mut changed = false;
+        if let Plan::Fields { desc, kids } = plan {
+            if let Some(d) = desc.describe(node) {
+                for &k in kids {
+                    if let Some(ValueRef::Object(child)) = d.view_at(usize::from(k)) {
+                        changed |= self.recurse(child, depth + 1, r)?;
+                    }
+                }
+            }
+        }
+        let kept = self.kept(plan, node, start, changed)?;
+        let new = r.post(kept, node)?;
+        Ok(self.push_result(node, new, shared))
+    }
+
+    /// Rewrites `node` with the explicit stack (no recursion). Pushes the result;
+    /// returns whether it differs from `node`.
+    fn iterate<R: Rewriter + ?Sized>(
+        &mut self,
+        node: ChildRef<'a>,
+        r: &mut R,
+    ) -> Result<bool, R::Error> {
+        let base_frames = self.frames.len();
+        let base_pending = self.pending.len();
+        let mut root_changed = false;
+        self.pending.push(node);
+        loop {
+            let changed = match self.frames.last() {
+                Some(top) if self.frames.len() > base_frames && top.mark == self.pending.len() => {
+                    let frame = self.frames.pop().expect("a frame is on top");
+                    self.exit(frame, r)?
+                }
+                _ => {
+                    if self.pending.len() == base_pending {
+                        break;
+                    }
+                    let node = self.pending.pop().expect("a node is pending");
+                    match self.enter(node, r)? {
+                        Some(changed) => changed,
+                        // Its children are pending now.
+                        None => continue,
+                    }
+                }
+            };
+            // Tell the parent (or, for the subtree's root, the caller).
+            if self.frames.len() > base_frames {
+                if let Some(parent) = self.frames.last_mut() {
+                    parent.changed |= changed;
+                }
+            } else {
+                root_changed = changed;
+            }
+        }
+        Ok(root_changed)
+    }
+
+    /// Enters `node` on the explicit stack: `Some(changed)` once its result is pushed
+    /// (memoized, replaced by `pre`, or without children), `None` if its children are
+    /// pending.
     #[inline(always)]
     fn enter<R: Rewriter + ?Sized>(
         &mut self,
         node: ChildRef<'a>,
-        shared: bool,
         r: &mut R,
-    ) -> Result<(), R::Error> {
+    ) -> Result<Option<bool>, R::Error> {
+        // A node held once (count 1, not a snapshot) cannot be reached again: no memo.
+        let shared = match &node {
+            ChildRef::Borrowed(n) => ObjectPtr::strong_count(n) > 1,
+            ChildRef::Owned(_) => true,
+        };
         if shared {
             if let Some(done) = self.memo.get(&addr(node.get())) {
-                self.results.push(done.clone());
-                return Ok(());
+                let done = done.clone();
+                return Ok(Some(self.push_result(node.get(), done, false)));
             }
         }
         if let Some(new) = r.pre(node.get())? {
-            self.finish(node.get(), new, shared);
-            return Ok(());
+            return Ok(Some(self.push_result(node.get(), new, shared)));
         }
         let mark = self.pending.len();
-        let orig = self.origs.len();
-        let (pending, origs) = (&mut self.pending, &mut self.origs);
         let plan = self.plans.get(node.get());
         match &node {
-            // A node held once (count 1, not a snapshot) cannot be reached again: no
-            // memo for it.
-            ChildRef::Borrowed(n) => plan_children(plan, n, &mut |c| {
-                origs.push(addr(c.get()));
-                let shared = ObjectPtr::strong_count(c.get()) > 1;
-                pending.push((c, shared));
-            }),
-            ChildRef::Owned(o) => plan_children(plan, o, &mut |c| {
-                origs.push(addr(c.get()));
-                pending.push((ChildRef::Owned(c.get().clone()), true));
-            }),
+            ChildRef::Borrowed(n) => push_children(plan, n, &mut self.pending),
+            ChildRef::Owned(o) => {
+                let pending = &mut self.pending;
+                plan_children(plan, o, &mut |c| {
+                    pending.push(ChildRef::Owned(c.get().clone()));
+                });
+                pending[mark..].reverse();
+            }
         }
         if self.pending.len() == mark {
             // No children: the fast path.
             let kept = node.get().clone();
             let new = r.post(kept, node.get())?;
-            self.finish(node.get(), new, shared);
-            return Ok(());
+            return Ok(Some(self.push_result(node.get(), new, shared)));
         }
-        // Children in order: the first is entered first.
-        self.pending[mark..].reverse();
         self.frames.push(Frame {
             node,
             mark,
             start: self.results.len(),
-            orig,
             shared,
+            changed: false,
         });
-        Ok(())
+        Ok(None)
     }
 
+    /// Leaves a frame whose children all have results: pushes its result, returns
+    /// whether it differs from the node.
     #[inline(always)]
-    fn exit<R: Rewriter + ?Sized>(&mut self, frame: Frame<'a>, r: &mut R) -> Result<(), R::Error> {
-        let Frame {
-            node,
-            start,
-            orig,
-            shared,
-            ..
-        } = frame;
-        let changed = self.results[start..]
-            .iter()
-            .zip(&self.origs[orig..])
-            .any(|(n, &o)| addr(n) != o);
-        self.origs.truncate(orig);
-        let kept = if changed {
-            let plan = self.plans.get(node.get());
+    fn exit<R: Rewriter + ?Sized>(
+        &mut self,
+        frame: Frame<'a>,
+        r: &mut R,
+    ) -> Result<bool, R::Error> {
+        let plan = self.plans.get(frame.node.get());
+        let kept = self.kept(plan, frame.node.get(), frame.start, frame.changed)?;
+        let new = r.post(kept, frame.node.get())?;
+        Ok(self.push_result(frame.node.get(), new, frame.shared))
+    }
+
+    /// `node` as the default rule leaves it, given its children's results (from
+    /// `start` on): itself if none changed, else a rebuilt copy. Takes the results.
+    #[inline(always)]
+    fn kept(
+        &mut self,
+        plan: Plan,
+        node: &ObjectRef,
+        start: usize,
+        changed: bool,
+    ) -> Result<ObjectRef, TransformError> {
+        if changed {
             let mut children = Children::new(self.results.drain(start..));
-            rebuild_node(plan, node.get(), &mut children)?
+            rebuild_node(plan, node, &mut children)
         } else {
             self.results.truncate(start);
-            node.get().clone()
-        };
-        let new = r.post(kept, node.get())?;
-        self.finish(node.get(), new, shared);
-        Ok(())
+            Ok(node.clone())
+        }
     }
 
+    /// Pushes `new` as the result for `original` (memoized if `original` may be
+    /// shared); returns whether it differs from `original`.
     #[inline(always)]
-    fn finish(&mut self, original: &ObjectRef, new: ObjectRef, shared: bool) {
-        if shared {
+    fn push_result(&mut self, original: &ObjectRef, new: ObjectRef, memo: bool) -> bool {
+        let changed = addr(&new) != addr(original);
+        if memo {
             self.memo.insert(addr(original), new.clone());
         }
         self.results.push(new);
+        changed
     }
 }
 
