@@ -569,8 +569,8 @@ fn containers_are_rebuilt_with_their_values() {
         2
     );
     assert!(ObjectPtr::ptr_eq(
-        &c.args.get(1).unwrap(),
-        &old.args.get(1).unwrap()
+        c.args.get(1).unwrap(),
+        old.args.get(1).unwrap()
     ));
     let k = c.attrs.get("k").unwrap().clone();
     assert_eq!(
