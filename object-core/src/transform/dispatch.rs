@@ -200,15 +200,16 @@ impl<F> TypeDispatch<F> {
     ///
     /// [`DispatchErrorKind::NoEntry`] (naming the type) if neither the type nor any
     /// ancestor has an entry.
-    #[inline]
+    #[inline(always)]
     pub fn dispatch(&self, obj: &ObjectRef) -> Result<&F, DispatchError> {
-        let index = obj.type_index();
-        self.get_index(index)
-            .ok_or_else(|| DispatchError::no_entry(obj.type_key()))
+        match self.get_index(obj.type_index()) {
+            Some(f) => Ok(f),
+            None => Err(DispatchError::no_entry(obj.type_key())),
+        }
     }
 
     /// As [`dispatch`](Self::dispatch), `None` where that is an error.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, obj: &ObjectRef) -> Option<&F> {
         self.get_index(obj.type_index())
     }
@@ -227,29 +228,41 @@ impl<F> TypeDispatch<F> {
             .ok_or_else(|| DispatchError::no_entry(info.key()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn get_index(&self, index: u32) -> Option<&F> {
         if let Some(slot) = self.cache.get(index as usize) {
             // Relaxed: the value is a pure function of the entries, which cannot change
             // while `&self` is shared; a stale `UNRESOLVED` only costs a resolution.
-            match slot.load(Ordering::Relaxed) {
-                UNRESOLVED => {}
-                NO_ENTRY => return None,
-                pos => return Some(&self.entries[pos as usize - 1].1),
+            let pos = slot.load(Ordering::Relaxed);
+            if pos.wrapping_sub(1) < NO_ENTRY - 1 {
+                if let Some((_, f)) = self.entries.get(pos as usize - 1) {
+                    return Some(f);
+                }
             }
-            let resolved = self.resolve(index);
+            if pos == NO_ENTRY {
+                return None;
+            }
+        }
+        self.resolve_and_cache(index)
+    }
+
+    /// The slow path of [`get_index`](Self::get_index): resolves `index` and caches
+    /// the answer where the cache reaches.
+    #[cold]
+    #[inline(never)]
+    fn resolve_and_cache(&self, index: u32) -> Option<&F> {
+        let resolved = self.resolve(index);
+        if let Some(slot) = self.cache.get(index as usize) {
             slot.store(
                 resolved.map_or(NO_ENTRY, |p| p as u32 + 1),
                 Ordering::Relaxed,
             );
-            return resolved.map(|p| &self.entries[p].1);
         }
-        self.resolve(index).map(|p| &self.entries[p].1)
+        resolved.map(|p| &self.entries[p].1)
     }
 
     /// The position of the entry of the nearest ancestor-or-self of `index` that has
     /// one: a walk up the type's ancestor list.
-    #[cold]
     fn resolve(&self, index: u32) -> Option<usize> {
         if self.entries.is_empty() {
             return None;
@@ -294,6 +307,8 @@ pub struct DispatchError {
 }
 
 impl DispatchError {
+    #[cold]
+    #[inline(never)]
     fn no_entry(key: &str) -> Self {
         DispatchError {
             kind: DispatchErrorKind::NoEntry,
