@@ -13,6 +13,9 @@
 //!     the stack, the returned `Any` converted to `i64` (`i64::try_from`);
 //!   - `typed`: the typed view, `typed::<(i64, i64), i64>().call((a, b))` (the view is
 //!     made once, outside the measurement);
+//!   - `call_with`: `Function::call_with([a, b])` (arguments converted into views in an
+//!     inline buffer of 8 on the stack: no allocation up to 8 arguments), the result
+//!     converted as for `packed`;
 //!   - `box_dyn_fn`: a `Box<dyn Fn(i64, i64) -> i64>` (one indirect call);
 //!   - `direct` (for information): an `#[inline(never)]` `fn` (one direct call).
 //!
@@ -109,6 +112,14 @@ fn call_i64_i64(c: &mut Criterion) {
             black_box(&typed)
                 .call((black_box(40), black_box(2)))
                 .expect("the typed call succeeds")
+        })
+    });
+    g.bench_function("call_with", |b| {
+        b.iter(|| {
+            let ret = black_box(&f)
+                .call_with([black_box(40i64), black_box(2i64)])
+                .expect("the add function succeeds");
+            i64::try_from(ret).expect("the add function returns an int")
         })
     });
     g.bench_function("box_dyn_fn", |b| {

@@ -206,3 +206,112 @@ fn printing_and_visiting_deep_chains() {
         drop(head);
     });
 }
+
+/// The `transform` walkers on a chain `deep()` long, on a 2 MiB stack: the visitor
+/// reaches every node; the identity rewrite returns the same chain; a rewrite of the
+/// deepest node rebuilds every link above it (and drops the old and new chains).
+#[test]
+fn visiting_and_rewriting_a_deep_chain() {
+    use object_core::transform::{mutate, walk, Rewriter, TransformError, Walk};
+    use object_core::ObjectPtr;
+
+    #[derive(Object)]
+    #[repr(C)]
+    #[object(key = "deep.Leaf")]
+    struct Leaf {
+        base: Object,
+        value: i64,
+    }
+
+    struct Identity;
+    impl Rewriter for Identity {
+        type Error = TransformError;
+    }
+    struct BumpLeaf;
+    impl Rewriter for BumpLeaf {
+        type Error = TransformError;
+        fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+            match n.downcast_ref::<Leaf>() {
+                Some(l) => Ok(make_object(Leaf {
+                    base: Object::new(),
+                    value: l.value + 1,
+                })
+                .into_object_ref()),
+                None => Ok(n),
+            }
+        }
+    }
+
+    let _leaks = LeakCheck::new();
+    let n = deep();
+    on_small_stack(move || {
+        let leaf = make_object(Leaf {
+            base: Object::new(),
+            value: 1,
+        })
+        .into_object_ref();
+        let head = (0..n).fold(leaf, |prev, _| link(Some(prev)));
+        let mut count = 0usize;
+        assert!(walk(&head, &mut |_: &ObjectRef| {
+            count += 1;
+            Walk::Continue
+        }));
+        assert_eq!(count, n + 1);
+
+        let same = mutate(&head, &mut Identity).unwrap();
+        assert!(ObjectPtr::ptr_eq(&same, &head));
+        drop(same);
+
+        let bumped = mutate(&head, &mut BumpLeaf).unwrap();
+        assert!(!ObjectPtr::ptr_eq(&bumped, &head));
+        // Down to the new leaf, iteratively.
+        let mut cur = bumped.clone();
+        let mut links = 0;
+        while let Some(next) = cur.downcast_ref::<Link>().and_then(|l| l.next.clone()) {
+            cur = next;
+            links += 1;
+        }
+        assert_eq!(links, n);
+        assert_eq!(cur.downcast_ref::<Leaf>().map(|l| l.value), Some(2));
+        drop(cur);
+        drop(bumped);
+        drop(head);
+    });
+}
+
+/// The same through nested arrays (container hooks), a tenth as deep.
+#[test]
+fn rewriting_deeply_nested_arrays() {
+    use object_core::transform::{mutate, Rewriter, TransformError};
+
+    struct IntsUp;
+    impl Rewriter for IntsUp {
+        type Error = TransformError;
+        fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+            Ok(n)
+        }
+    }
+    struct Swap(ObjectRef);
+    impl Rewriter for Swap {
+        type Error = TransformError;
+        fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+            if n.type_key() == "ffi.Object" {
+                return Ok(self.0.clone());
+            }
+            Ok(n)
+        }
+    }
+    let _leaks = LeakCheck::new();
+    let n = deep() / 10;
+    on_small_stack(move || {
+        let bottom = Any::from(make_object(Object::new()));
+        let nested = (0..n).fold(bottom, |prev, _| Any::from(Array::<Any>::from(vec![prev])));
+        let root = nested.as_object().unwrap().clone();
+        let same = mutate(&root, &mut IntsUp).unwrap();
+        assert!(object_core::ObjectPtr::ptr_eq(&same, &root));
+        let other = make_object(Object::new());
+        let swapped = mutate(&root, &mut Swap(other.clone())).unwrap();
+        assert!(!object_core::ObjectPtr::ptr_eq(&swapped, &root));
+        drop((same, swapped, root, nested, other));
+    });
+}

@@ -2561,3 +2561,35 @@ fn panic_payload_drop_child() {
 fn panic_payloads_that_panic_on_drop_are_errors() {
     run_child("panic_payload_drop_child");
 }
+
+/// `call_with` keeps its arguments inline up to 8 and spills beyond: every count around
+/// the boundary passes every argument, in order.
+#[test]
+fn call_with_passes_every_argument_around_the_inline_limit() {
+    let digits = Function::from_packed(|args| {
+        let mut out = 0i64;
+        for a in args {
+            out = out * 10 + i64::try_from(*a).map_err(|e| Error::type_error(e.to_string()))?;
+        }
+        Ok(Any::from(out))
+    });
+    assert_eq!(Function::INLINE_ARGS, 8);
+    for n in [0usize, 1, 7, 8, 9, 10, 17] {
+        let args: Vec<i64> = (0..n as i64).map(|i| i % 9 + 1).collect();
+        let want = args
+            .iter()
+            .fold(0i64, |acc, d| acc.wrapping_mul(10).wrapping_add(*d));
+        let got = digits.call_with(args.iter().copied()).unwrap();
+        assert_eq!(got.as_int(), Some(want), "{n} arguments");
+    }
+    // Object arguments beyond the limit stay alive for the call.
+    let count = Function::from_packed(|args| {
+        Ok(Any::from(
+            args.iter()
+                .filter(|a| a.as_str() == Some("long string argument"))
+                .count() as i64,
+        ))
+    });
+    let strings: Vec<Any> = (0..12).map(|_| Any::from("long string argument")).collect();
+    assert_eq!(count.call_with(&strings).unwrap().as_int(), Some(12));
+}

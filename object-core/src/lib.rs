@@ -16,7 +16,9 @@
 //!   [`make_object_with_items`]);
 //! - [`reflection`] of every derived type's fields, and on it [`structural`] equality
 //!   and hashing (alpha-equivalence through variables bound at definition sites, stable
-//!   hashes, access paths to the first difference).
+//!   hashes, access paths to the first difference);
+//! - on reflection, [`transform`]: dispatch by type ([`TypeDispatch`](transform::TypeDispatch)),
+//!   a generic visitor and a mutator that rebuilds only what changed.
 //!
 //! ```
 //! use object_core::{make_object, Object, ObjectPtr, ObjectRef};
@@ -81,6 +83,7 @@ pub mod registry;
 mod root;
 mod string;
 pub mod structural;
+pub mod transform;
 pub mod type_index;
 // Views: the unchecked reference of the variant the view's table chose.
 #[allow(unsafe_code)]
@@ -145,6 +148,8 @@ pub mod __private {
     };
     pub use crate::registry::{LinkedType, TypeRegistration};
     pub use crate::structural::can_define;
+    pub use crate::transform::rebuild::probe as rebuild_probe;
+    pub use crate::transform::rebuild::rebuild_entry;
     pub use core::any::TypeId;
     pub use core::marker::{PhantomData, Send, Sync};
     pub use core::ptr::NonNull;

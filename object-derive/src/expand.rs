@@ -117,6 +117,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
     let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
+    let rebuild = rebuild(input, &krate, &key);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -137,6 +138,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             };
 
             #reflection
+            #rebuild
 
             #private::inventory::submit! { #private::LinkedType(&__REGISTRATION) }
 
@@ -447,9 +449,63 @@ fn reflection(
             )
             .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
             .with_abstract(#is_abstract)
+            .with_rebuild(#private::rebuild_entry::<#name>)
         };
 
         #debug
+    }
+}
+
+/// The `Rebuild` impl (what the `transform` mutator copies a node with when its
+/// children changed): every reflected field rebuilt from the new children in table
+/// order (the parent's part first, through the parent's impl), skipped fields from
+/// `Default`. Opaque types keep the trait's default, which refuses. Autoref probes, so
+/// a parent or field type that fails its own checks is not reported again here.
+fn rebuild(input: &Input<'_>, krate: &TokenStream, key: &syn::LitStr) -> TokenStream {
+    let name = input.ident;
+    let tr = quote!(#krate::transform);
+    let probe = quote!(#krate::__private::rebuild_probe);
+    let body = if input.attrs.opaque.is_some() {
+        quote!()
+    } else {
+        let inits = input.fields.iter().enumerate().map(|(i, f)| {
+            let id = f.ident;
+            let ty = &f.field.ty;
+            if i == 0 {
+                // The first field's own type, as `create` does: a first field that is not
+                // the parent is reported once, by its own check.
+                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_parent(&self.#id, __children)?);
+            }
+            if f.attrs.skip.is_some() {
+                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).skipped_default(#key)?);
+            }
+            let field_name = f
+                .attrs
+                .rename
+                .as_ref()
+                .map_or_else(|| id.to_string(), |r| r.value.value());
+            quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_field(#key, #field_name, &self.#id, __children)?)
+        });
+        quote! {
+            #[inline]
+            fn rebuild_from(
+                &self,
+                __children: &mut #tr::Children<'_>,
+            ) -> ::core::result::Result<Self, #tr::TransformError> {
+                #[allow(unused_imports)]
+                use #probe::{
+                    FieldFallback as _, FieldReal as _, ParentFallback as _, ParentReal as _,
+                    SkippedFallback as _, SkippedReal as _,
+                };
+                ::core::result::Result::Ok(#name { #(#inits,)* })
+            }
+        }
+    };
+    quote! {
+        #[automatically_derived]
+        impl #tr::Rebuild for #name {
+            #body
+        }
     }
 }
 

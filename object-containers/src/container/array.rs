@@ -800,3 +800,39 @@ fn array_contents<'a>(
         None => object_core::structural::Contents::Identity,
     }
 }
+
+// The `transform` walkers see an array's object items as its children, in order.
+inventory::submit! {
+    object_core::transform::ContainerHooks {
+        type_index: object_core::type_index::ARRAY,
+        children: array_children,
+        rebuild: array_rebuild,
+    }
+}
+
+fn array_children<'a>(
+    obj: &'a object_core::ObjectRef,
+    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
+) {
+    if let Some(p) = obj.downcast_ptr_ref::<ArrayObj>() {
+        for item in ObjectPtr::items(p) {
+            if let Some(o) = super::item_child(item) {
+                f(object_core::transform::ChildRef::Borrowed(o));
+            }
+        }
+    }
+}
+
+fn array_rebuild(
+    obj: &object_core::ObjectRef,
+    children: &mut object_core::transform::Children<'_>,
+) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
+    let items = obj
+        .downcast_ptr_ref::<ArrayObj>()
+        .map_or(&[][..], ObjectPtr::items);
+    let new = items
+        .iter()
+        .map(|item| super::rebuild_item(item, children, "ffi.Array"))
+        .collect::<Result<Array<Any>, _>>()?;
+    Ok(new.into_object_ptr().into_object_ref())
+}

@@ -392,3 +392,52 @@ unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Dict<K, V> {
 super::view_field_value!(Dict<K, V>, "ffi.Dict");
 
 crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Dict<K, V>);
+
+// The `transform` walkers see a dict's object keys and values as its children, key
+// then value, in insertion order, from a snapshot (see `List`'s hooks). A rebuilt dict
+// is a new dict; new keys that collide keep the last entry.
+inventory::submit! {
+    object_core::transform::ContainerHooks {
+        type_index: object_core::type_index::DICT,
+        children: dict_children,
+        rebuild: dict_rebuild,
+    }
+}
+
+fn dict_children<'a>(
+    obj: &'a object_core::ObjectRef,
+    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
+) {
+    if let Some(d) = obj.downcast_ref::<DictObj>() {
+        for (k, v) in &d.snapshot() {
+            for item in [k, v] {
+                if let Some(o) = super::item_child(item) {
+                    f(object_core::transform::ChildRef::Owned(o.clone()));
+                }
+            }
+        }
+    }
+}
+
+fn dict_rebuild(
+    obj: &object_core::ObjectRef,
+    children: &mut object_core::transform::Children<'_>,
+) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
+    let entries = obj
+        .downcast_ref::<DictObj>()
+        .map(DictObj::snapshot)
+        .unwrap_or_default();
+    let new = Dict::<Any, Any>::new();
+    for (k, v) in &entries {
+        let k = super::rebuild_item(k, children, "ffi.Dict")?;
+        let v = super::rebuild_item(v, children, "ffi.Dict")?;
+        new.insert(k, v);
+    }
+    if children.remaining() != 0 {
+        return Err(object_core::transform::TransformError::item_type(
+            "ffi.Dict",
+            object_core::TypeError::new("the entries the walk saw", "a dict changed meanwhile"),
+        ));
+    }
+    Ok(new.into_object_ptr().into_object_ref())
+}

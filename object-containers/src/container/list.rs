@@ -442,3 +442,49 @@ unsafe impl<T: AnyItem> AnyItem for List<T> {
 super::view_field_value!(List<T>, "ffi.List");
 
 crate::function::impl_call_traits!(impl<T: AnyItem> List<T>);
+
+// The `transform` walkers see a list's object items as its children, in order, from a
+// snapshot (the list may change meanwhile: a rebuild takes a new snapshot, and a list
+// that changed between the two is a `WrongChildType` error if its children no longer
+// line up). A rebuilt list is a new list.
+inventory::submit! {
+    object_core::transform::ContainerHooks {
+        type_index: object_core::type_index::LIST,
+        children: list_children,
+        rebuild: list_rebuild,
+    }
+}
+
+fn list_children<'a>(
+    obj: &'a object_core::ObjectRef,
+    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
+) {
+    if let Some(l) = obj.downcast_ref::<ListObj>() {
+        for item in &l.snapshot() {
+            if let Some(o) = super::item_child(item) {
+                f(object_core::transform::ChildRef::Owned(o.clone()));
+            }
+        }
+    }
+}
+
+fn list_rebuild(
+    obj: &object_core::ObjectRef,
+    children: &mut object_core::transform::Children<'_>,
+) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
+    let items = obj
+        .downcast_ref::<ListObj>()
+        .map(ListObj::snapshot)
+        .unwrap_or_default();
+    let new = items
+        .iter()
+        .map(|item| super::rebuild_item(item, children, "ffi.List"))
+        .collect::<Result<Vec<Any>, _>>()?;
+    if children.remaining() != 0 {
+        return Err(object_core::transform::TransformError::item_type(
+            "ffi.List",
+            object_core::TypeError::new("the items the walk saw", "a list changed meanwhile"),
+        ));
+    }
+    Ok(new_obj(new).into_object_ref())
+}

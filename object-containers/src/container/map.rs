@@ -609,3 +609,44 @@ fn map_contents<'a>(
         None => object_core::structural::Contents::Identity,
     }
 }
+
+// The `transform` walkers see a map's object keys and values as its children, key then
+// value, in insertion order. A rebuilt map whose new keys collide keeps the last entry.
+inventory::submit! {
+    object_core::transform::ContainerHooks {
+        type_index: object_core::type_index::MAP,
+        children: map_children,
+        rebuild: map_rebuild,
+    }
+}
+
+fn map_children<'a>(
+    obj: &'a object_core::ObjectRef,
+    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
+) {
+    if let Some(m) = obj.downcast_ref::<MapObj>() {
+        for e in m.inner.iter() {
+            for item in [&e.key, &e.value] {
+                if let Some(o) = super::item_child(item) {
+                    f(object_core::transform::ChildRef::Borrowed(o));
+                }
+            }
+        }
+    }
+}
+
+fn map_rebuild(
+    obj: &object_core::ObjectRef,
+    children: &mut object_core::transform::Children<'_>,
+) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
+    let mut out = Vec::new();
+    if let Some(m) = obj.downcast_ref::<MapObj>() {
+        for e in m.inner.iter() {
+            let k = super::rebuild_item(&e.key, children, "ffi.Map")?;
+            let v = super::rebuild_item(&e.value, children, "ffi.Map")?;
+            out.push((k, v));
+        }
+    }
+    let new: Map<Any, Any> = out.into_iter().collect();
+    Ok(new.into_object_ptr().into_object_ref())
+}

@@ -121,24 +121,60 @@ impl Function {
         abi::call(&self.0, args)
     }
 
-    /// Calls with arguments given as anything convertible to views.
+    /// Calls with arguments given as anything convertible to views. Up to
+    /// [`INLINE_ARGS`](Self::INLINE_ARGS) (8) arguments, the views live in a buffer on
+    /// the stack: no allocation; beyond that they are collected into a `Vec`.
     ///
     /// ```
     /// use object_containers::Function;
     /// let concat = Function::from_typed(|a: String, b: String| a + &b);
     /// let out = concat.call_with(["con", "cat"]).unwrap();
     /// assert_eq!(out.as_str(), Some("concat"));
+    ///
+    /// // Beyond 8 arguments too (collected into a `Vec`).
+    /// let count = Function::from_packed(|args| Ok(object_core::Any::from(args.len() as i64)));
+    /// assert_eq!(count.call_with(0..12i64).unwrap().as_int(), Some(12));
     /// ```
     ///
     /// # Errors
     ///
     /// As for [`Function::call`].
+    #[inline]
     pub fn call_with<'a, I>(&self, args: I) -> Result<Any, Error>
     where
         I: IntoIterator,
         I::Item: Into<AnyView<'a>>,
     {
-        let views: Vec<AnyView<'a>> = args.into_iter().map(Into::into).collect();
+        let mut args = args.into_iter();
+        let mut inline = [AnyView::NONE; Self::INLINE_ARGS];
+        let mut n = 0;
+        for arg in args.by_ref() {
+            if n == Self::INLINE_ARGS {
+                return self.call_spilled(&inline, arg.into(), &mut args.map(Into::into));
+            }
+            inline[n] = arg.into();
+            n += 1;
+        }
+        self.call(&inline[..n])
+    }
+
+    /// How many arguments [`call_with`](Self::call_with) passes without allocating.
+    pub const INLINE_ARGS: usize = 8;
+
+    /// `call_with` beyond [`INLINE_ARGS`](Self::INLINE_ARGS) arguments: the first ones,
+    /// the next, and the rest, in a `Vec`.
+    #[cold]
+    #[inline(never)]
+    fn call_spilled<'a>(
+        &self,
+        first: &[AnyView<'a>],
+        next: AnyView<'a>,
+        rest: &mut dyn Iterator<Item = AnyView<'a>>,
+    ) -> Result<Any, Error> {
+        let mut views = Vec::with_capacity(first.len() + 1 + rest.size_hint().0);
+        views.extend_from_slice(first);
+        views.push(next);
+        views.extend(rest);
         self.call(&views)
     }
 

@@ -11,6 +11,7 @@ use crate::any::{Any, TypeError};
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
 use crate::structural::{StructuralHooks, StructuralKind};
+use crate::transform::RebuildFn;
 use crate::type_index as ti;
 
 /// The value kind of a reflected field, as a foreign reader needs it to interpret the
@@ -244,6 +245,8 @@ pub struct TypeReflection {
     pub(crate) structural: StructuralSpec,
     /// `#[object(abstract)]`: `create` refuses the type itself.
     pub(super) is_abstract: bool,
+    /// Copies an object with new children (see [`crate::transform`]).
+    pub(crate) rebuild: Option<RebuildFn>,
 }
 
 /// What structural equality and hashing need to know about a type.
@@ -329,6 +332,22 @@ impl TypeReflection {
     ) -> TypeReflection {
         self.structural = StructuralSpec { kind, hooks };
         self
+    }
+}
+
+impl TypeReflection {
+    /// This reflection with the rebuild entry `rebuild` (what the
+    /// [`transform`](crate::transform) mutator copies changed nodes with). Used by the
+    /// derive.
+    #[must_use]
+    pub const fn with_rebuild(mut self, rebuild: RebuildFn) -> TypeReflection {
+        self.rebuild = Some(rebuild);
+        self
+    }
+
+    /// Whether the mutator can rebuild objects of this type field by field.
+    pub fn can_rebuild(&self) -> bool {
+        self.rebuild.is_some()
     }
 }
 

@@ -135,6 +135,7 @@ pub const unsafe fn type_reflection(
         debug,
         structural: StructuralSpec::DEFAULT,
         is_abstract: false,
+        rebuild: None,
     }
 }
 
@@ -179,6 +180,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     debug: debug_entry::<Object>,
     structural: StructuralSpec::DEFAULT,
     is_abstract: false,
+    rebuild: None,
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -190,6 +192,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     debug: debug_entry::<Object>,
     structural: StructuralSpec::DEFAULT,
     is_abstract: false,
+    rebuild: None,
 };
 
 // SAFETY: the root has no fields.
@@ -290,6 +293,47 @@ pub(crate) fn describe(obj: &ObjectRef) -> Described<'_> {
     }
 }
 
+/// A type's entry paired with the reflection that describes its objects, for describing
+/// many objects of that type without a registry look-up each (the `transform` walkers
+/// keep one per type index for the length of a pass).
+#[derive(Clone, Copy)]
+pub(crate) struct TypeDescriber {
+    info: &'static TypeInfo,
+    refl: &'static TypeReflection,
+}
+
+impl TypeDescriber {
+    /// The describer of objects of type `info`.
+    pub(crate) fn of(info: &'static TypeInfo) -> Self {
+        TypeDescriber {
+            info,
+            refl: info.reflection(),
+        }
+    }
+
+    /// The type's entry.
+    #[inline]
+    pub(crate) fn info(&self) -> &'static TypeInfo {
+        self.info
+    }
+
+    /// The reflection describing the type's objects.
+    #[inline]
+    pub(crate) fn reflection(&self) -> &'static TypeReflection {
+        self.refl
+    }
+
+    /// `obj` described, if its run-time type is exactly this one (one compare).
+    #[inline(always)]
+    pub(crate) fn describe<'a>(&self, obj: &'a ObjectRef) -> Option<Described<'a>> {
+        (obj.type_index() == self.info.index()).then_some(Described {
+            obj,
+            info: self.info,
+            refl: self.refl,
+        })
+    }
+}
+
 impl<'a> Described<'a> {
     /// The object's run-time type.
     #[inline]
@@ -365,6 +409,34 @@ impl<'a> Described<'a> {
             info: self.info,
             refl: self.refl,
         })
+    }
+
+    /// The reflected fields with their values, borrowed from the object, in table order.
+    #[inline]
+    pub(crate) fn views(self) -> impl Iterator<Item = (&'static FieldInfo, ValueRef<'a>)> {
+        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
+        self.refl.fields.iter().filter_map(move |field| {
+            let view = field.view?;
+            // `field` is an entry of the table describing the object's layout
+            // (`self.refl`, see `describe`).
+            // SAFETY: so a value of its Rust type lies at `offset`, kept alive and
+            // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
+            Some((field, unsafe { view(base.add(field.offset), PhantomData) }))
+        })
+    }
+
+    /// The value of the `k`-th entry of the object's table, borrowed from the object
+    /// (`None` for a skipped entry or one past the end).
+    #[inline(always)]
+    pub(crate) fn view_at(self, k: usize) -> Option<ValueRef<'a>> {
+        let field = self.refl.fields.get(k)?;
+        let view = field.view?;
+        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
+        // `field` is an entry of the table describing the object's layout (`self.refl`,
+        // see `describe`).
+        // SAFETY: so a value of its Rust type lies at `offset`, kept alive and unchanged
+        // for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
+        Some(unsafe { view(base.add(field.offset), PhantomData) })
     }
 
     /// Formats the object through the `Debug` of the Rust type whose layout it has.

@@ -7,6 +7,7 @@ use crate::dtype::{DataType, Device};
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::string::String as ObjString;
+use crate::transform::Children;
 
 /// A Rust type that can be a reflected object field: integers, floats, `bool`,
 /// strings, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`,
@@ -48,6 +49,28 @@ pub trait FieldValue: Sized + 'static {
     /// `int` with the same bits; a string as a borrowed `&str`; an object as a borrowed
     /// handle.
     fn borrow_value(&self) -> ValueRef<'_>;
+
+    /// A copy of this field whose child objects are taken, in order, from `children`
+    /// (what the [`transform`](crate::transform) mutator uses to rebuild a node whose
+    /// children changed). The children of a field are the objects its
+    /// [`borrow_value`](Self::borrow_value) shows (`ValueRef::Object`): one for an
+    /// object handle, none for a plain value, a string or `None`.
+    ///
+    /// The default takes one child where `borrow_value` shows an object and converts
+    /// it with [`from_any`](Self::from_any), and copies any other value through
+    /// [`to_any`](Self::to_any) / `from_any`; the built-in impls do the same without the
+    /// round trip.
+    ///
+    /// # Errors
+    ///
+    /// A `TypeError` if the child does not convert to `Self` (a `Stmt` given for an
+    /// `ObjectPtr<Expr>` field) or if `children` has none left.
+    fn rebuild_field(&self, children: &mut Children<'_>) -> Result<Self, TypeError> {
+        match self.borrow_value() {
+            ValueRef::Object(_) => Self::from_any(Any::from(children.next_child()?)),
+            _ => Self::from_any(self.to_any()?),
+        }
+    }
 }
 
 macro_rules! int_field {
@@ -74,6 +97,10 @@ macro_rules! int_field {
                 // (Wrapping for u64/usize beyond i64::MAX: the same bits.)
                 ValueRef::Value(AnyView::from(*self as i64))
             }
+            #[inline]
+            fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+                Ok(*self)
+            }
         }
     )*};
 }
@@ -95,6 +122,10 @@ impl FieldValue for isize {
     #[inline]
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(*self as i64))
+    }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
     }
 }
 
@@ -118,6 +149,10 @@ impl FieldValue for f64 {
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(*self))
     }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
+    }
 }
 
 impl FieldValue for f32 {
@@ -135,6 +170,10 @@ impl FieldValue for f32 {
     #[inline]
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(f64::from(*self)))
+    }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
     }
 }
 
@@ -154,6 +193,10 @@ impl FieldValue for bool {
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(*self))
     }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
+    }
 }
 
 impl FieldValue for std::string::String {
@@ -171,6 +214,10 @@ impl FieldValue for std::string::String {
     #[inline]
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Str(self.as_str())
+    }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(self.clone())
     }
 }
 
@@ -190,6 +237,10 @@ impl FieldValue for ObjString {
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Str(self.as_str())
     }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(self.clone())
+    }
 }
 
 impl FieldValue for DataType {
@@ -207,6 +258,10 @@ impl FieldValue for DataType {
     #[inline]
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(*self))
+    }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
     }
 }
 
@@ -226,6 +281,10 @@ impl FieldValue for Device {
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Value(AnyView::from(*self))
     }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
+    }
 }
 
 impl FieldValue for Any {
@@ -244,6 +303,13 @@ impl FieldValue for Any {
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::from_any(self)
     }
+    #[inline]
+    fn rebuild_field(&self, children: &mut Children<'_>) -> Result<Self, TypeError> {
+        match self.borrow_value() {
+            ValueRef::Object(_) => children.next_child().map(Any::from),
+            _ => Ok(self.clone()),
+        }
+    }
 }
 
 impl<T: ObjectType> FieldValue for ObjectPtr<T> {
@@ -261,6 +327,13 @@ impl<T: ObjectType> FieldValue for ObjectPtr<T> {
     #[inline]
     fn borrow_value(&self) -> ValueRef<'_> {
         ValueRef::Object(self.as_object_ref())
+    }
+    #[inline]
+    fn rebuild_field(&self, children: &mut Children<'_>) -> Result<Self, TypeError> {
+        children
+            .next_child()?
+            .downcast::<T>()
+            .map_err(|o| TypeError::new(T::TYPE_KEY, o.type_key()))
     }
 }
 
@@ -292,6 +365,13 @@ impl<F: FieldValue> FieldValue for Option<F> {
         match self {
             Some(x) => x.borrow_value(),
             None => ValueRef::Value(AnyView::NONE),
+        }
+    }
+    #[inline]
+    fn rebuild_field(&self, children: &mut Children<'_>) -> Result<Self, TypeError> {
+        match self {
+            Some(x) => x.rebuild_field(children).map(Some),
+            None => Ok(None),
         }
     }
 }

@@ -1,0 +1,197 @@
+//! Enumerating a node's child objects: its reflected fields that hold objects, or a
+//! container's items through its [`ContainerHooks`](super::ContainerHooks).
+
+use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
+use super::TransformError;
+use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::reflection::raw::TypeDescriber;
+use crate::reflection::{FieldKind, ValueRef};
+
+/// How the walkers find the children of one type's objects.
+#[derive(Clone, Copy)]
+pub(crate) enum Plan {
+    /// No children, ever (no field that can hold an object; an opaque type without
+    /// container hooks).
+    Leaf,
+    /// The entries of the type's table (indices) that may hold an object: fields of
+    /// kind `Object` or `Any`.
+    Fields {
+        desc: TypeDescriber,
+        kids: &'static [u16],
+    },
+    /// A container with hooks.
+    Container(&'static ContainerHooks),
+}
+
+impl Plan {
+    fn of(info: &'static crate::registry::TypeInfo) -> Plan {
+        let desc = TypeDescriber::of(info);
+        let refl = desc.reflection();
+        if refl.is_opaque() {
+            return match container_hooks(info.index()) {
+                Some(h) => Plan::Container(h),
+                None => Plan::Leaf,
+            };
+        }
+        let kids = child_fields(refl);
+        if kids.is_empty() {
+            Plan::Leaf
+        } else {
+            Plan::Fields { desc, kids }
+        }
+    }
+}
+
+/// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
+/// `Any`), computed once per table for the whole process (a table is `'static`; the
+/// few bytes per type are kept in a global map, like the registry's own entries).
+fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static FIELDS: OnceLock<Mutex<HashMap<usize, &'static [u16]>>> = OnceLock::new();
+    let key = refl as *const _ as usize;
+    let map = FIELDS.get_or_init(Mutex::default);
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    map.entry(key).or_insert_with(|| {
+        let kids: Vec<u16> = refl
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
+            })
+            .filter_map(|(k, _)| u16::try_from(k).ok())
+            .collect();
+        Box::leak(kids.into_boxed_slice())
+    })
+}
+
+/// The plans of the types a walk has met, by type index (for the length of one walk:
+/// no registry look-up per node).
+#[derive(Default)]
+pub(crate) struct Plans {
+    by_index: Vec<Option<Plan>>,
+}
+
+impl Plans {
+    /// The plan for `obj`'s type.
+    #[inline(always)]
+    pub(crate) fn get(&mut self, obj: &ObjectRef) -> Plan {
+        let i = obj.type_index() as usize;
+        if let Some(Some(plan)) = self.by_index.get(i) {
+            return *plan;
+        }
+        self.fill(obj);
+        self.by_index
+            .get(i)
+            .copied()
+            .flatten()
+            .unwrap_or(Plan::Leaf)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, obj: &ObjectRef) {
+        let i = obj.type_index() as usize;
+        if i >= self.by_index.len() {
+            self.by_index.resize_with(i + 1, || None);
+        }
+        self.by_index[i] = Some(Plan::of(obj.type_info()));
+    }
+}
+
+/// Calls `f` with every child object of `obj` (of the type `plan` is for), borrowed
+/// from it where it stores them.
+#[inline]
+pub(crate) fn plan_children<'a>(plan: Plan, obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+    match plan {
+        Plan::Leaf => {}
+        Plan::Fields { desc, kids } => {
+            let Some(d) = desc.describe(obj) else { return };
+            for &k in kids.iter() {
+                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
+                    f(ChildRef::Borrowed(o));
+                }
+            }
+        }
+        Plan::Container(h) => (h.children)(obj, f),
+    }
+}
+
+/// Pushes the children of `obj` onto `stack` so that the first is on top (popped
+/// first).
+#[inline(always)]
+pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<ChildRef<'a>>) {
+    match plan {
+        Plan::Leaf => {}
+        Plan::Fields { desc, kids } => {
+            let Some(d) = desc.describe(obj) else { return };
+            for &k in kids.iter().rev() {
+                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
+                    stack.push(ChildRef::Borrowed(o));
+                }
+            }
+        }
+        Plan::Container(h) => {
+            let mark = stack.len();
+            (h.children)(obj, &mut |c| stack.push(c));
+            stack[mark..].reverse();
+        }
+    }
+}
+
+/// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
+pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+    plan_children(Plan::of(obj.type_info()), obj, f);
+}
+
+/// A copy of `obj` (of the type `plan` is for) with its children replaced by
+/// `children` (in the order [`plan_children`] listed them).
+#[inline]
+pub(crate) fn rebuild_node(
+    plan: Plan,
+    obj: &ObjectRef,
+    children: &mut Children<'_>,
+) -> Result<ObjectRef, TransformError> {
+    match plan {
+        Plan::Fields { desc, .. } => match desc.reflection().rebuild {
+            Some(rebuild) => rebuild(obj, children, desc.info()),
+            None => Err(TransformError::not_rebuildable(desc.info().key())),
+        },
+        Plan::Container(h) => (h.rebuild)(obj, children),
+        Plan::Leaf => Err(TransformError::not_rebuildable(obj.type_key())),
+    }
+}
+
+/// The address of an object, as a memo key.
+#[inline]
+pub(crate) fn addr(o: &ObjectRef) -> usize {
+    ObjectPtr::as_ptr(o) as usize
+}
+
+/// A hasher for object addresses (already unique; spread the bits a little).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct AddrHasher(u64);
+
+impl core::hash::Hasher for AddrHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        // Objects are at least 16-byte aligned: drop the zero bits, then mix.
+        self.0 = ((n as u64) >> 4)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
+pub(crate) type AddrMap<V> =
+    std::collections::HashMap<usize, V, core::hash::BuildHasherDefault<AddrHasher>>;

@@ -1,0 +1,702 @@
+//! Writing passes: dispatch by type (`TypeDispatch`), the reflection-driven visitor
+//! (`for_each_child`, `walk`) and mutator (`mutate`, `RewriteTable`).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use object_containers::{Array, Dict, List, Map, String};
+use object_core::registry::{register_type, TypeSpec};
+use object_core::transform::{
+    for_each_child, mutate, walk, DispatchErrorKind, RewriteTable, Rewriter, TransformError,
+    TransformErrorKind, TypeDispatch, Walk,
+};
+use object_core::{make_object, make_object_as, Any, Object, ObjectPtr, ObjectRef};
+use object_tests::LeakCheck;
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Expr", slots = 2)]
+struct Expr {
+    base: Object,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Int", parent = Expr, slots = 2)]
+struct Int {
+    base: Expr,
+    value: i64,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.BinOp", parent = Expr, slots = 4)]
+struct BinOp {
+    base: Expr,
+    lhs: ObjectPtr<Expr>,
+    rhs: ObjectPtr<Expr>,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Add", parent = BinOp)]
+struct Add {
+    base: BinOp,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Mul", parent = BinOp)]
+struct Mul {
+    base: BinOp,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Var", parent = Expr)]
+struct Var {
+    base: Expr,
+    name: String,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Let", parent = Expr)]
+struct Let {
+    base: Expr,
+    var: ObjectPtr<Var>,
+    value: ObjectPtr<Expr>,
+    body: ObjectPtr<Expr>,
+    #[object(skip)]
+    cache: u64,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Call", parent = Expr)]
+struct Call {
+    base: Expr,
+    args: Array<ObjectPtr<Expr>>,
+    attrs: Map<String, Any>,
+    extra: Option<ObjectRef>,
+    anything: Any,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "tr.Stmt")]
+struct Stmt {
+    base: Object,
+}
+
+fn e() -> Expr {
+    Expr {
+        base: Object::new(),
+    }
+}
+fn int(v: i64) -> ObjectPtr<Expr> {
+    make_object(Int {
+        base: e(),
+        value: v,
+    })
+    .upcast()
+}
+fn var(n: &str) -> ObjectPtr<Expr> {
+    make_object(Var {
+        base: e(),
+        name: n.into(),
+    })
+    .upcast()
+}
+fn bin(lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr>) -> BinOp {
+    BinOp {
+        base: e(),
+        lhs,
+        rhs,
+    }
+}
+fn add(l: ObjectPtr<Expr>, r: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    make_object(Add { base: bin(l, r) }).upcast()
+}
+fn mul(l: ObjectPtr<Expr>, r: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
+    make_object(Mul { base: bin(l, r) }).upcast()
+}
+fn r(p: &ObjectPtr<Expr>) -> &ObjectRef {
+    p.as_object_ref()
+}
+fn ints(o: &ObjectRef) -> Vec<i64> {
+    let mut out = Vec::new();
+    walk(o, &mut |n: &ObjectRef| {
+        if let Some(i) = n.downcast_ref::<Int>() {
+            out.push(i.value);
+        }
+        Walk::Continue
+    });
+    out
+}
+
+// ---------------------------------------------------------------------------------
+// TypeDispatch
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn dispatch_finds_the_type_or_its_nearest_ancestor() {
+    let mut t: TypeDispatch<&str> = TypeDispatch::new();
+    assert!(t.is_empty());
+    t.set_dispatch::<BinOp>("binop");
+    t.set_dispatch::<Mul>("mul");
+    t.set_dispatch::<Expr>("expr");
+    assert_eq!(t.len(), 3);
+    let a = add(int(1), int(2));
+    let m = mul(int(1), int(2));
+    assert_eq!(t.dispatch(r(&a)), Ok(&"binop"));
+    assert_eq!(t.dispatch(r(&m)), Ok(&"mul"));
+    assert_eq!(t.dispatch(r(&int(3))), Ok(&"expr"));
+    // Twice: the second from the cache.
+    assert_eq!(t.dispatch(r(&a)), Ok(&"binop"));
+    let stmt = make_object(Stmt {
+        base: Object::new(),
+    })
+    .into_object_ref();
+    let err = t.dispatch(&stmt).unwrap_err();
+    assert_eq!(err.kind(), DispatchErrorKind::NoEntry);
+    assert_eq!(err.type_key(), "tr.Stmt");
+    assert!(t.get(&stmt).is_none());
+    assert!(t.contains::<Mul>() && !t.contains::<Add>());
+}
+
+#[test]
+fn changing_entries_invalidates_the_cache() {
+    let mut t: TypeDispatch<u32> = TypeDispatch::new();
+    t.set_dispatch::<Expr>(1);
+    let a = add(int(1), int(2));
+    assert_eq!(t.dispatch(r(&a)), Ok(&1));
+    t.set_dispatch::<Add>(2);
+    assert_eq!(t.dispatch(r(&a)), Ok(&2));
+    assert_eq!(t.set_dispatch::<Add>(3), Some(2));
+    assert_eq!(t.dispatch(r(&a)), Ok(&3));
+    assert_eq!(t.remove::<Add>(), Some(3));
+    assert_eq!(t.dispatch(r(&a)), Ok(&1));
+    assert_eq!(t.remove::<Add>(), None);
+}
+
+#[test]
+fn dispatch_by_key_and_index_and_their_errors() {
+    let mut t: TypeDispatch<&str> = TypeDispatch::new();
+    let add_index = add(int(1), int(2)).type_index();
+    t.set_dispatch_key("tr.Int", "int").unwrap();
+    t.set_dispatch_index(add_index, "add").unwrap();
+    assert_eq!(t.dispatch(r(&int(1))), Ok(&"int"));
+    assert_eq!(t.dispatch_index(add_index), Ok(&"add"));
+    let e = t.set_dispatch_key("tr.NoSuchType", "x").unwrap_err();
+    assert_eq!(e.kind(), DispatchErrorKind::UnknownType);
+    // Value kinds (index 1 = int) are not object types.
+    assert_eq!(
+        t.set_dispatch_index(1, "x").unwrap_err().kind(),
+        DispatchErrorKind::UnknownType
+    );
+    assert_eq!(
+        t.dispatch_index(u32::MAX - 7).unwrap_err().kind(),
+        DispatchErrorKind::UnknownType
+    );
+    assert!(!format!("{t:?}").is_empty());
+}
+
+#[test]
+fn run_time_types_registered_after_the_table_was_filled() {
+    let mut t: TypeDispatch<&str> = TypeDispatch::new();
+    t.set_dispatch::<Int>("int");
+    t.set_dispatch::<Expr>("expr");
+    // Fill the cache for the link-time types first.
+    assert_eq!(t.dispatch(r(&int(1))), Ok(&"int"));
+    // Then register: inside `Int`'s reserved slots, beyond them (overflow), and a
+    // grandchild of the overflowed one.
+    let in_slots = register_type(&TypeSpec::new("tr.rt.IntA", "tr.Int")).unwrap();
+    let overflow1 = register_type(&TypeSpec::new("tr.rt.IntB", "tr.Int")).unwrap();
+    let overflow2 = register_type(&TypeSpec::new("tr.rt.IntC", "tr.Int")).unwrap();
+    let deeper = register_type(&TypeSpec::new("tr.rt.IntD", "tr.rt.IntC")).unwrap();
+    let plugin_expr = register_type(&TypeSpec::new("tr.rt.Plugin", "tr.Expr")).unwrap();
+    for info in [in_slots, overflow1, overflow2, deeper] {
+        let o = make_object_as(
+            Int {
+                base: e(),
+                value: 5,
+            },
+            info.index(),
+        )
+        .unwrap();
+        assert_eq!(o.type_key(), info.key());
+        assert_eq!(
+            t.dispatch(o.as_object_ref().as_object_ref()),
+            Ok(&"int"),
+            "{}",
+            info.key()
+        );
+        // Cached or not, the same answer again.
+        assert_eq!(t.dispatch(o.upcast_ref::<Object>()), Ok(&"int"));
+    }
+    let p = make_object_as(e(), plugin_expr.index()).unwrap();
+    assert_eq!(t.dispatch(p.upcast_ref::<Object>()), Ok(&"expr"));
+    // An entry for the run-time type itself, by key.
+    t.set_dispatch_key("tr.rt.Plugin", "plugin").unwrap();
+    assert_eq!(t.dispatch(p.upcast_ref::<Object>()), Ok(&"plugin"));
+}
+
+#[test]
+fn a_shared_table_dispatches_from_many_threads() {
+    let mut t: TypeDispatch<fn(&ObjectRef) -> i64> = TypeDispatch::new();
+    t.set_dispatch::<Int>(|o| o.downcast_ref::<Int>().unwrap().value);
+    t.set_dispatch::<BinOp>(|_| -1);
+    let t = std::sync::Arc::new(t);
+    let handles: Vec<_> = (0..4)
+        .map(|k| {
+            let t = t.clone();
+            std::thread::spawn(move || {
+                let mut sum = 0;
+                for i in 0..1000 {
+                    let x = int(i + k);
+                    sum += t.dispatch(r(&x)).unwrap()(r(&x));
+                    let a = add(x.clone(), x);
+                    sum += t.dispatch(r(&a)).unwrap()(r(&a));
+                }
+                sum
+            })
+        })
+        .collect();
+    for (k, h) in handles.into_iter().enumerate() {
+        let k = k as i64;
+        assert_eq!(h.join().unwrap(), (0..1000).map(|i| i + k - 1).sum::<i64>());
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Children and walks
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn children_of_fields_and_containers() {
+    let _leaks = LeakCheck::new();
+    let (a, b, c, d) = (int(1), int(2), int(3), int(4));
+    let mut attrs: Map<String, Any> = Map::new();
+    attrs.insert(String::from("k"), Any::from(c.clone()));
+    attrs.insert(String::from("n"), Any::from(7));
+    let call = make_object(Call {
+        base: e(),
+        args: Array::from(vec![a.clone(), b.clone()]),
+        attrs: attrs.clone(),
+        extra: None,
+        anything: Any::from(d.clone()),
+    })
+    .into_object_ref();
+    let mut kids = Vec::new();
+    for_each_child(&call, |k| kids.push(k.clone()));
+    // The array, the map, the `Any` (not the `None`).
+    assert_eq!(kids.len(), 3);
+    assert_eq!(kids[0].type_key(), "ffi.Array");
+    assert_eq!(kids[1].type_key(), "ffi.Map");
+    assert!(ObjectPtr::ptr_eq(&kids[2], &d));
+    let mut items = Vec::new();
+    for_each_child(&kids[0], |k| items.push(k.clone()));
+    assert!(ObjectPtr::ptr_eq(&items[0], &a) && ObjectPtr::ptr_eq(&items[1], &b));
+    // A map's string key is a value, not a child; its object value is.
+    let mut entries = Vec::new();
+    for_each_child(&kids[1], |k| entries.push(k.clone()));
+    assert_eq!(entries.len(), 1);
+    assert!(ObjectPtr::ptr_eq(&entries[0], &c));
+    // A string held as an object field is a leaf.
+    let s = ObjectRef::from(String::from("text"));
+    let mut n = 0;
+    for_each_child(&s, |_| n += 1);
+    assert_eq!(n, 0);
+    // Lists and dicts, from snapshots.
+    let list: List<Any> = List::new();
+    list.push(Any::from(a.clone()));
+    list.push(Any::from(5));
+    let dict: Dict<Any, Any> = Dict::new();
+    dict.insert(Any::from(b.clone()), Any::from(c.clone()));
+    let mut n = 0;
+    for_each_child(list.as_object_ptr().as_object_ref(), |k| {
+        assert!(ObjectPtr::ptr_eq(k, &a));
+        n += 1;
+    });
+    assert_eq!(n, 1);
+    let mut kv = Vec::new();
+    for_each_child(dict.as_object_ptr().as_object_ref(), |k| kv.push(k.clone()));
+    assert_eq!(kv.len(), 2);
+    assert!(ObjectPtr::ptr_eq(&kv[0], &b) && ObjectPtr::ptr_eq(&kv[1], &c));
+}
+
+#[test]
+fn walk_enters_each_shared_node_once_in_pre_order() {
+    let x = var("x");
+    // (x + 1) * (x + 1), the sum shared.
+    let s = add(x.clone(), int(1));
+    let root = mul(s.clone(), s.clone());
+    let mut entered = Vec::new();
+    let mut left = Vec::new();
+    struct V<'a>(&'a mut Vec<&'static str>, &'a mut Vec<&'static str>);
+    impl object_core::transform::Visitor for V<'_> {
+        fn enter(&mut self, n: &ObjectRef) -> Walk {
+            self.0.push(n.type_key());
+            Walk::Continue
+        }
+        fn leave(&mut self, n: &ObjectRef) {
+            self.1.push(n.type_key());
+        }
+    }
+    assert!(walk(r(&root), &mut V(&mut entered, &mut left)));
+    assert_eq!(entered, ["tr.Mul", "tr.Add", "tr.Var", "tr.Int"]);
+    assert_eq!(left, ["tr.Var", "tr.Int", "tr.Add", "tr.Mul"]);
+
+    // Skip and stop.
+    let mut seen = Vec::new();
+    assert!(walk(r(&root), &mut |n: &ObjectRef| {
+        seen.push(n.type_key());
+        if n.is::<Add>() {
+            Walk::SkipChildren
+        } else {
+            Walk::Continue
+        }
+    }));
+    assert_eq!(seen, ["tr.Mul", "tr.Add"]);
+    let mut count = 0;
+    assert!(!walk(r(&root), &mut |_: &ObjectRef| {
+        count += 1;
+        if count == 2 {
+            Walk::Stop
+        } else {
+            Walk::Continue
+        }
+    }));
+    assert_eq!(count, 2);
+}
+
+// ---------------------------------------------------------------------------------
+// The mutator
+// ---------------------------------------------------------------------------------
+
+struct Identity;
+impl Rewriter for Identity {
+    type Error = TransformError;
+}
+
+/// Adds one to every `Int` leaf, counting the rewrites.
+struct Bump(usize);
+impl Rewriter for Bump {
+    type Error = TransformError;
+    fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+        if let Some(i) = node.downcast_ref::<Int>() {
+            self.0 += 1;
+            return Ok(int(i.value + 1).into_object_ref());
+        }
+        Ok(node)
+    }
+}
+
+/// Replaces `Var`s named `x` by `Int(10)`.
+struct Subst;
+impl Rewriter for Subst {
+    type Error = TransformError;
+    fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+        match node.downcast_ref::<Var>() {
+            Some(v) if v.name == "x" => Ok(int(10).into_object_ref()),
+            _ => Ok(node),
+        }
+    }
+}
+
+#[test]
+fn an_unchanged_graph_is_the_same_object() {
+    let _leaks = LeakCheck::new();
+    let root = add(mul(var("x"), int(2)), var("y"));
+    let out = mutate(r(&root), &mut Identity).unwrap();
+    assert!(ObjectPtr::ptr_eq(&out, &root));
+    // Also through a table with hooks that change nothing.
+    let mut t: RewriteTable<usize> = RewriteTable::new();
+    t.post::<Int>(|n, i, _| {
+        *n += 1;
+        Ok(i.into_object_ref())
+    });
+    let mut n = 0;
+    let out = t.run(r(&root), &mut n).unwrap();
+    assert!(ObjectPtr::ptr_eq(&out, &root));
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn only_the_path_to_a_change_is_rebuilt() {
+    let _leaks = LeakCheck::new();
+    let left = mul(var("y"), int(2));
+    let right_x = add(var("z"), var("x"));
+    let root = add(left.clone(), right_x.clone());
+    let out = mutate(r(&root), &mut Subst).unwrap();
+    assert!(!ObjectPtr::ptr_eq(&out, &root));
+    let out_add = out.downcast_ref::<Add>().unwrap();
+    // The untouched left operand is the very same object.
+    assert!(ObjectPtr::ptr_eq(&out_add.base.lhs, &left));
+    let new_right = out_add.base.rhs.downcast_ref::<Add>().unwrap();
+    assert!(ObjectPtr::ptr_eq(
+        &new_right.base.lhs,
+        &right_x.downcast_ref::<Add>().unwrap().base.lhs
+    ));
+    assert_eq!(new_right.base.rhs.downcast_ref::<Int>().unwrap().value, 10);
+    // The original is unchanged.
+    assert!(right_x.downcast_ref::<Add>().unwrap().base.rhs.is::<Var>());
+}
+
+#[test]
+fn a_shared_subtree_is_rewritten_once_and_stays_shared() {
+    let _leaks = LeakCheck::new();
+    let shared = add(int(1), int(2));
+    let root = mul(shared.clone(), add(shared.clone(), shared.clone()));
+    let mut bump = Bump(0);
+    let out = mutate(r(&root), &mut bump).unwrap();
+    // Two distinct ints under the shared sum: bumped once each.
+    assert_eq!(bump.0, 2);
+    let m = out.downcast_ref::<Mul>().unwrap();
+    let inner = m.base.rhs.downcast_ref::<Add>().unwrap();
+    assert!(ObjectPtr::ptr_eq(&m.base.lhs, &inner.base.lhs));
+    assert!(ObjectPtr::ptr_eq(&inner.base.lhs, &inner.base.rhs));
+    assert_eq!(ints(&out), [2, 3]);
+    // A shared leaf (count > 1) is memoized too.
+    let one = int(1);
+    let root = add(one.clone(), one.clone());
+    drop(one);
+    let mut bump = Bump(0);
+    let out = mutate(r(&root), &mut bump).unwrap();
+    assert_eq!(bump.0, 1);
+    let a = out.downcast_ref::<Add>().unwrap();
+    assert!(ObjectPtr::ptr_eq(&a.base.lhs, &a.base.rhs));
+}
+
+#[test]
+fn a_child_that_does_not_fit_its_field_is_an_error() {
+    let _leaks = LeakCheck::new();
+    struct ToStmt;
+    impl Rewriter for ToStmt {
+        type Error = TransformError;
+        fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+            if node.is::<Int>() {
+                return Ok(make_object(Stmt {
+                    base: Object::new(),
+                })
+                .into_object_ref());
+            }
+            Ok(node)
+        }
+    }
+    let root = add(var("x"), int(1));
+    let err = mutate(r(&root), &mut ToStmt).unwrap_err();
+    assert_eq!(err.kind(), TransformErrorKind::WrongChildType);
+    assert_eq!(err.type_key(), "tr.Add");
+    assert_eq!(err.field(), Some("rhs"));
+    assert_eq!(err.type_error().unwrap().expected, "tr.Expr");
+    assert!(err.to_string().contains("rhs"), "{err}");
+
+    // A `Var` field given an `Int`: also refused (`ObjectPtr<Var>`).
+    let l = make_object(Let {
+        base: e(),
+        var: var("x").downcast().ok().unwrap(),
+        value: int(1),
+        body: var("x"),
+        cache: 9,
+    })
+    .into_object_ref();
+    let err = mutate(&l, &mut Subst).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.field()),
+        (TransformErrorKind::WrongChildType, Some("var"))
+    );
+    // An array of expressions given a statement.
+    let call = make_object(Call {
+        base: e(),
+        args: Array::from(vec![int(1)]),
+        attrs: Map::new(),
+        extra: None,
+        anything: Any::NONE,
+    })
+    .into_object_ref();
+    let err = mutate(&call, &mut ToStmt).unwrap_err();
+    assert_eq!(err.kind(), TransformErrorKind::WrongChildType);
+    assert_eq!(err.field(), Some("args"));
+}
+
+#[test]
+fn rebuilt_nodes_keep_their_values_and_reset_skipped_fields() {
+    let _leaks = LeakCheck::new();
+    let l = make_object(Let {
+        base: e(),
+        var: var("y").downcast().ok().unwrap(),
+        value: int(1),
+        body: add(var("y"), int(5)),
+        cache: 9,
+    })
+    .into_object_ref();
+    let out = mutate(&l, &mut Bump(0)).unwrap();
+    let new = out.downcast_ref::<Let>().unwrap();
+    let old = l.downcast_ref::<Let>().unwrap();
+    assert!(ObjectPtr::ptr_eq(&new.var, &old.var));
+    assert_eq!(new.value.downcast_ref::<Int>().unwrap().value, 2);
+    assert_eq!(new.cache, 0, "a skipped field takes its Default");
+    assert_eq!(ints(&out), [2, 6]);
+}
+
+#[test]
+fn containers_are_rebuilt_with_their_values() {
+    let _leaks = LeakCheck::new();
+    let mut attrs: Map<String, Any> = Map::new();
+    attrs.insert(String::from("k"), Any::from(int(3)));
+    attrs.insert(String::from("n"), Any::from(7));
+    let list: List<Any> = List::new();
+    list.push(Any::from(int(4)));
+    list.push(Any::from("s"));
+    let dict: Dict<Any, Any> = Dict::new();
+    dict.insert(Any::from(int(5)), Any::from(int(6)));
+    let holder: Array<Any> = Array::from(vec![Any::from(list.clone()), Any::from(dict.clone())]);
+    let call = make_object(Call {
+        base: e(),
+        args: Array::from(vec![int(1), var("v")]),
+        attrs,
+        extra: Some(holder.into_object_ptr().into_object_ref()),
+        anything: Any::from(int(2)),
+    })
+    .into_object_ref();
+    let out = mutate(&call, &mut Bump(0)).unwrap();
+    let c = out.downcast_ref::<Call>().unwrap();
+    let old = call.downcast_ref::<Call>().unwrap();
+    assert_eq!(c.args.len(), 2);
+    assert_eq!(
+        c.args.get(0).unwrap().downcast_ref::<Int>().unwrap().value,
+        2
+    );
+    assert!(ObjectPtr::ptr_eq(
+        c.args.get(1).unwrap(),
+        old.args.get(1).unwrap()
+    ));
+    let k = c.attrs.get("k").unwrap().clone();
+    assert_eq!(
+        ObjectRef::try_from(k)
+            .unwrap()
+            .downcast_ref::<Int>()
+            .unwrap()
+            .value,
+        4
+    );
+    assert_eq!(c.attrs.get("n").unwrap().as_int(), Some(7));
+    assert_eq!(
+        ObjectRef::try_from(c.anything.clone())
+            .unwrap()
+            .downcast_ref::<Int>()
+            .unwrap()
+            .value,
+        3
+    );
+    let holder = Array::<Any>::try_from(Any::from(c.extra.clone().unwrap())).unwrap();
+    let new_list = List::<Any>::try_from(holder.get(0).unwrap().clone()).unwrap();
+    assert!(!List::ptr_eq(&new_list, &list), "a new list");
+    assert_eq!(new_list.len(), 2);
+    assert_eq!(new_list.get(1).unwrap().as_str(), Some("s"));
+    let new_dict = Dict::<Any, Any>::try_from(holder.get(1).unwrap().clone()).unwrap();
+    let (k, v) = new_dict.to_vec().unwrap().pop().unwrap();
+    let k = ObjectRef::try_from(k).unwrap();
+    assert_eq!(k.downcast_ref::<Int>().unwrap().value, 6);
+    assert_eq!(
+        ObjectRef::try_from(v)
+            .unwrap()
+            .downcast_ref::<Int>()
+            .unwrap()
+            .value,
+        7
+    );
+    // The originals are untouched.
+    assert_eq!(ints(&call), [1, 3, 4, 5, 6, 2]);
+    assert_eq!(ints(&out), [2, 4, 5, 6, 7, 3]);
+}
+
+#[test]
+fn run_time_types_keep_their_type_when_rebuilt() {
+    let _leaks = LeakCheck::new();
+    let info = register_type(&TypeSpec::new("tr.rt.Sub", "tr.BinOp")).unwrap();
+    let node = make_object_as(bin(int(1), int(2)), info.index()).unwrap();
+    let out = mutate(node.as_object_ref().upcast_ref::<Object>(), &mut Bump(0)).unwrap();
+    assert_eq!(out.type_key(), "tr.rt.Sub");
+    assert!(out.is::<BinOp>());
+    assert_eq!(ints(&out), [2, 3]);
+}
+
+#[test]
+fn pre_hooks_replace_without_descending_and_errors_stop_the_pass() {
+    let _leaks = LeakCheck::new();
+    static POSTS: AtomicUsize = AtomicUsize::new(0);
+    let mut t: RewriteTable<Vec<&'static str>> = RewriteTable::new();
+    t.pre::<Mul>(|log, _| {
+        log.push("pre mul");
+        Ok(Some(int(0).into_object_ref()))
+    })
+    .post::<BinOp>(|log, node, _| {
+        POSTS.fetch_add(1, Ordering::Relaxed);
+        log.push(node.type_key());
+        Ok(node.into_object_ref())
+    })
+    .post::<Var>(|_, v, _| {
+        if v.name == "bad" {
+            return Err(TransformError::custom("tr.Var", "bad variable"));
+        }
+        Ok(v.into_object_ref())
+    });
+    let root = add(mul(int(1), int(2)), int(3));
+    let mut log = Vec::new();
+    let out = t.run(r(&root), &mut log).unwrap();
+    assert_eq!(log, ["pre mul", "tr.Add"]);
+    assert_eq!(POSTS.load(Ordering::Relaxed), 1);
+    assert_eq!(ints(&out), [0, 3]);
+    let bad = add(int(1), var("bad"));
+    let err = t.run(r(&bad), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.kind(), TransformErrorKind::Custom);
+}
+
+#[test]
+fn a_pass_with_its_own_error_type() {
+    #[derive(Debug)]
+    enum PassError {
+        Transform(TransformErrorKind),
+        DivByZero,
+    }
+    impl From<TransformError> for PassError {
+        fn from(e: TransformError) -> Self {
+            PassError::Transform(e.kind())
+        }
+    }
+    struct NoZero;
+    impl Rewriter for NoZero {
+        type Error = PassError;
+        fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, PassError> {
+            match node.downcast_ref::<Int>() {
+                Some(i) if i.value == 0 => Err(PassError::DivByZero),
+                _ => Ok(None),
+            }
+        }
+    }
+    assert!(matches!(
+        mutate(r(&add(int(1), int(0))), &mut NoZero),
+        Err(PassError::DivByZero)
+    ));
+    assert!(mutate(r(&add(int(1), int(2))), &mut NoZero).is_ok());
+    struct Bad;
+    impl Rewriter for Bad {
+        type Error = PassError;
+        fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, PassError> {
+            Ok(if n.is::<Int>() {
+                make_object(Stmt {
+                    base: Object::new(),
+                })
+                .into_object_ref()
+            } else {
+                n
+            })
+        }
+    }
+    assert!(matches!(
+        mutate(r(&add(int(1), int(2))), &mut Bad),
+        Err(PassError::Transform(TransformErrorKind::WrongChildType))
+    ));
+}
