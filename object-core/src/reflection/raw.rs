@@ -411,20 +411,6 @@ impl<'a> Described<'a> {
         })
     }
 
-    /// The reflected fields with their values, borrowed from the object, in table order.
-    #[inline]
-    pub(crate) fn views(self) -> impl Iterator<Item = (&'static FieldInfo, ValueRef<'a>)> {
-        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
-        self.refl.fields.iter().filter_map(move |field| {
-            let view = field.view?;
-            // `field` is an entry of the table describing the object's layout
-            // (`self.refl`, see `describe`).
-            // SAFETY: so a value of its Rust type lies at `offset`, kept alive and
-            // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
-            Some((field, unsafe { view(base.add(field.offset), PhantomData) }))
-        })
-    }
-
     /// The value of the `k`-th entry of the object's table, borrowed from the object
     /// (`None` for a skipped entry or one past the end).
     #[inline(always)]
