@@ -700,3 +700,56 @@ fn a_pass_with_its_own_error_type() {
         Err(PassError::Transform(TransformErrorKind::WrongChildType))
     ));
 }
+
+#[test]
+fn cycles_through_lists_and_dicts_are_errors_not_endless_walks() {
+    let _leaks = LeakCheck::new();
+    // l = [1, l]: the mutator reports the cycle; the visitor sees `l` once.
+    let l: List<Any> = List::new();
+    l.push(Any::from(int(1)));
+    l.push(Any::from(l.clone()));
+    let root = l.clone().into_object_ptr().into_object_ref();
+    let e = mutate(&root, &mut Identity).unwrap_err();
+    assert_eq!(e.kind(), TransformErrorKind::Cycle, "{e}");
+    assert_eq!(e.type_key(), "ffi.List");
+    assert!(e.to_string().contains("cycle"), "{e}");
+    let e = mutate(&root, &mut Bump(0)).unwrap_err();
+    assert_eq!(e.kind(), TransformErrorKind::Cycle, "{e}");
+    let mut seen = 0;
+    assert!(walk(&root, &mut |_: &ObjectRef| {
+        seen += 1;
+        Walk::Continue
+    }));
+    assert_eq!(seen, 2, "the list and the Int, once each");
+
+    // Through a Dict and a node: d = {"k": [add(1, 2), d]}, reached from a node's field.
+    let d: Dict<String, Any> = Dict::new();
+    let inner: List<Any> = List::new();
+    inner.push(Any::from(add(int(1), int(2))));
+    inner.push(Any::from(d.clone()));
+    d.insert(String::from("k"), Any::from(inner.clone()));
+    let e = mutate(&d.clone().into_object_ptr().into_object_ref(), &mut Bump(0)).unwrap_err();
+    assert_eq!(e.kind(), TransformErrorKind::Cycle, "{e}");
+
+    // The same container twice without a cycle is shared, not a cycle.
+    let shared: List<Any> = List::new();
+    shared.push(Any::from(int(5)));
+    let twice = Array::<Any>::from(vec![Any::from(shared.clone()), Any::from(shared.clone())]);
+    let out = mutate(
+        &twice.clone().into_object_ptr().into_object_ref(),
+        &mut Bump(0),
+    )
+    .unwrap();
+    let out = Array::<Any>::try_from(Any::from(out)).unwrap();
+    assert_eq!(out.len(), 2);
+    assert_eq!(
+        out[0].as_object(),
+        out[1].as_object(),
+        "one rewrite of the shared list"
+    );
+
+    // Break the cycles, for the leak check.
+    l.clear();
+    d.clear();
+    inner.clear();
+}

@@ -21,6 +21,10 @@ pub enum TransformErrorKind {
     Dispatch,
     /// A pass reported an error of its own ([`TransformError::custom`]).
     Custom,
+    /// The graph has a cycle (only mutable containers, `ffi.List` and `ffi.Dict`, can
+    /// make one): a container was reached again while its items were being rewritten.
+    /// [`mutate`](super::mutate) reports it instead of walking forever.
+    Cycle,
 }
 
 /// The error of the [`transform`](super) walkers: a [`kind`](Self::kind) to match, the
@@ -58,6 +62,18 @@ impl TransformError {
             type_key: key.to_owned(),
             field: None,
             detail: Detail::Type(e),
+        }
+    }
+
+    pub(crate) fn cycle(key: &str) -> Self {
+        TransformError {
+            kind: TransformErrorKind::Cycle,
+            type_key: key.to_owned(),
+            field: None,
+            detail: Detail::Message(
+                "reached again while its items were being rewritten: the graph has a cycle"
+                    .to_owned(),
+            ),
         }
     }
 

@@ -154,6 +154,9 @@ struct Engine<'a> {
     frames: Vec<Frame<'a>>,
     results: Vec<ObjectRef>,
     memo: AddrMap<ObjectRef>,
+    /// Containers whose items are being rewritten (their frames are open): reaching
+    /// one again means a cycle, which only containers (`List`, `Dict`) can close.
+    open: AddrMap<()>,
     plans: Plans,
 }
 
@@ -164,6 +167,7 @@ impl<'a> Engine<'a> {
             frames: Vec::new(),
             results: Vec::new(),
             memo: AddrMap::default(),
+            open: AddrMap::default(),
             plans: Plans::default(),
         }
     }
@@ -287,6 +291,10 @@ impl<'a> Engine<'a> {
         }
         let mark = self.pending.len();
         let plan = self.plans.get(node.get());
+        let container = matches!(plan, Plan::Container(_));
+        if container && self.open.insert(addr(node.get()), ()).is_some() {
+            return Err(TransformError::cycle(node.get().type_key()).into());
+        }
         match &node {
             ChildRef::Borrowed(n) => push_children(plan, n, &mut self.pending),
             ChildRef::Owned(o) => {
@@ -298,6 +306,9 @@ impl<'a> Engine<'a> {
             }
         }
         if self.pending.len() == mark {
+            if container {
+                self.open.remove(&addr(node.get()));
+            }
             // No children: the fast path.
             let kept = node.get().clone();
             let new = r.post(kept, node.get())?;
@@ -322,6 +333,9 @@ impl<'a> Engine<'a> {
         r: &mut R,
     ) -> Result<bool, R::Error> {
         let plan = self.plans.get(frame.node.get());
+        if matches!(plan, Plan::Container(_)) {
+            self.open.remove(&addr(frame.node.get()));
+        }
         let kept = self.kept(plan, frame.node.get(), frame.start, frame.changed)?;
         let new = r.post(kept, frame.node.get())?;
         Ok(self.push_result(frame.node.get(), new, frame.shared))
