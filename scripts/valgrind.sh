@@ -17,9 +17,17 @@ export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.01}"
 export OBJECT_CAPI_C_RUNNER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible --error-exitcode=1 --suppressions=$PWD/scripts/valgrind.supp"
 
 # Build once and collect the test executables cargo reports.
+# (object-python is only the extension module, built without libpython: its Python
+# tests run under scripts/python.sh.) A build failure stops here, never a shorter list.
+artifacts=$(mktemp)
+trap 'rm -f "$artifacts"' EXIT
+if ! cargo test --workspace --exclude object-derive --exclude object-python --tests --lib \
+    --no-run --message-format=json >"$artifacts"; then
+    echo "valgrind.sh: building the tests failed" >&2
+    exit 1
+fi
 mapfile -t bins < <(
-    cargo test --workspace --exclude object-derive --tests --lib --no-run --message-format=json 2>/dev/null |
-        python3 -c '
+    python3 -c '
 import json, sys
 for line in sys.stdin:
     try:
@@ -32,7 +40,7 @@ for line in sys.stdin:
     if name == "compiletest":  # trybuild UI tests run rustc; not a memcheck target
         continue
     print(m["executable"])
-'
+' <"$artifacts"
 )
 
 if [ "${#bins[@]}" -eq 0 ]; then
