@@ -1,13 +1,13 @@
 //! The passes over the object IR: constant folding, CSE, dead-let elimination. Each is
 //! one [`rewrite`] with the generic mutator plus a `match` on the node's view.
 
-use std::collections::HashMap;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use object_core::prelude::*;
 use object_core::structural::StructuralKey;
+use object_core::transform::for_each_child;
 
-use super::walk::{map_children, rewrite, visit_post};
+use super::walk::{map_children, rewrite, rewrite_post, visit_post};
 use super::{Call, Expr, ExprView, Function, IntImm, Let, Stmt, StmtView, Var};
 use crate::frontend::MAX_CSE_HEIGHT;
 
@@ -15,7 +15,7 @@ use crate::frontend::MAX_CSE_HEIGHT;
 /// `not`, `select` and `if` on a constant condition. Unchanged subtrees are kept (the
 /// very same objects).
 pub fn fold_constants(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    rewrite(f, |_| None, fold)
+    rewrite_post(f, fold)
 }
 
 fn fold(n: ObjectRef) -> ObjectRef {
@@ -39,11 +39,7 @@ fn fold(n: ObjectRef) -> ObjectRef {
 }
 
 fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef {
-    obj(if c != 0 { a } else { b })
-}
-
-fn obj<T: ObjectType>(e: &ObjectPtr<T>) -> ObjectRef {
-    e.clone().into_object_ref()
+    if c != 0 { a } else { b }.clone().into_object_ref()
 }
 
 /// Common-subexpression elimination: in each maximal `let`-free expression, every
@@ -52,25 +48,20 @@ fn obj<T: ObjectType>(e: &ObjectPtr<T>) -> ObjectRef {
 /// expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
     let (mut temps, mut let_free) = (0, HashSet::new());
-    rewrite(
-        f,
-        |_| None,
-        |n| {
-            let lf =
-                |c: &ObjectRef| c.is::<Var>() || c.is::<IntImm>() || let_free.contains(&addr(c));
-            // An expression, or the array of a call's arguments, without `let`s.
-            let mut all = !(n.is::<Stmt>() || n.is::<Let>() || n.is::<Function>());
-            object_core::transform::for_each_child(&n, |c| all &= lf(c));
-            if all {
-                let_free.insert(addr(&n));
-                return n;
-            }
-            map_children(&n, |c| match c.downcast_ptr_ref::<Expr>() {
-                Some(e) if lf(c) => obj(&cse_tree(e, &mut temps)),
-                _ => c.clone(),
-            })
-        },
-    )
+    rewrite_post(f, |n| {
+        let lf = |c: &ObjectRef| c.is::<Var>() || c.is::<IntImm>() || let_free.contains(&addr(c));
+        // An expression, or the array of a call's arguments, without `let`s.
+        let mut all = !(n.is::<Stmt>() || n.is::<Let>() || n.is::<Function>());
+        for_each_child(&n, |c| all &= lf(c));
+        if all {
+            let_free.insert(addr(&n));
+            return n;
+        }
+        map_children(&n, |c| match c.downcast_ptr_ref::<Expr>() {
+            Some(e) if lf(c) => cse_tree(e, &mut temps).upcast(),
+            _ => c.clone(),
+        })
+    })
 }
 
 fn addr<T: ObjectType>(n: &ObjectPtr<T>) -> usize {
@@ -134,7 +125,7 @@ fn replace(
         Some(n) if small.contains(&addr(n)) => names.get(&StructuralKey::new(n.clone())),
         _ => None,
     };
-    rewrite(e, |n| name(n).map(obj), |n| n)
+    rewrite(e, |n| name(n).map(|t| t.clone().upcast()), |n| n)
 }
 
 /// Removes every `let` (expression or statement) whose variable is not used, including
@@ -142,30 +133,28 @@ fn replace(
 pub fn eliminate_dead_lets(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
     let mut uses: HashMap<usize, isize> = HashMap::new();
     count_uses(f.body.as_object_ref(), &mut uses, 1);
-    rewrite(
-        f,
-        |_| None,
-        |n| {
-            let dead = |v: &ObjectPtr<Var>| uses.get(&addr(v)).is_none_or(|&c| c == 0);
-            let (value, body) = match binding(&n) {
-                Some((v, value, body)) if dead(v) => (value.clone(), body.clone()),
-                _ => return n,
-            };
-            count_uses(&value, &mut uses, -1);
-            body
-        },
-    )
+    rewrite_post(f, |n| {
+        let dead = |v: &ObjectPtr<Var>| uses.get(&addr(v)).is_none_or(|&c| c == 0);
+        let (value, body) = match binding(&n) {
+            Some((v, value, body)) if dead(v) => (value, body),
+            _ => return n,
+        };
+        count_uses(&value, &mut uses, -1);
+        body
+    })
 }
 
 /// The variable, value and body of a `let` (expression or statement).
 fn binding(n: &ObjectRef) -> Option<(&ObjectPtr<Var>, ObjectRef, ObjectRef)> {
     match (n.downcast_ptr_ref::<Expr>(), n.downcast_ptr_ref::<Stmt>()) {
         (Some(e), _) => match e.view() {
-            ExprView::Let(x) => Some((&x.var, obj(&x.value), obj(&x.body))),
+            ExprView::Let(x) => Some((&x.var, x.value.clone().upcast(), x.body.clone().upcast())),
             _ => None,
         },
         (_, Some(s)) => match s.view() {
-            StmtView::LetStmt(x) => Some((&x.var, obj(&x.value), obj(&x.body))),
+            StmtView::LetStmt(x) => {
+                Some((&x.var, x.value.clone().upcast(), x.body.clone().upcast()))
+            }
             _ => None,
         },
         _ => None,

@@ -44,6 +44,14 @@ pub fn rewrite<T: ObjectType>(
     }
 }
 
+/// [`rewrite`] with only a `post` hook.
+pub fn rewrite_post<T: ObjectType>(
+    root: &ObjectPtr<T>,
+    post: impl FnMut(ObjectRef) -> ObjectRef,
+) -> ObjectPtr<T> {
+    rewrite(root, |_| None, post)
+}
+
 /// `node` with each direct child `c` replaced by `f(c)`: `node` itself if none changed.
 pub fn map_children(node: &ObjectRef, mut f: impl FnMut(&ObjectRef) -> ObjectRef) -> ObjectRef {
     let mut at_root = true;
