@@ -73,7 +73,28 @@ pub(crate) struct Plans {
     by_index: Vec<Option<Plan>>,
 }
 
+std::thread_local! {
+    static CACHED: core::cell::Cell<Option<Plans>> = const { core::cell::Cell::new(None) };
+}
+
 impl Plans {
+    /// The plans the last walk on this thread met ([`keep`](Self::keep)), or none:
+    /// [`Plan::of`] takes a lock, and a pass may run many short walks. A plan depends
+    /// only on its type's registry entry, table and container hooks, none of which
+    /// change once the type has objects.
+    pub(crate) fn cached() -> Plans {
+        CACHED
+            .try_with(core::cell::Cell::take)
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Keeps these plans for the thread's next walk.
+    pub(crate) fn keep(self) {
+        let _ = CACHED.try_with(|c| c.set(Some(self)));
+    }
+
     /// The plan for `obj`'s type.
     #[inline(always)]
     pub(crate) fn get(&mut self, obj: &ObjectRef) -> Plan {
@@ -141,8 +162,15 @@ pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<
 }
 
 /// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
+///
+/// Called once per node by walks written outside this module, so it uses the thread's
+/// cached plans ([`Plans::cached`]).
 pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
-    plan_children(Plan::of(obj.type_info()), obj, f);
+    let mut plans = Plans::cached();
+    let plan = plans.get(obj);
+    // Put back before `f` runs (it may walk too).
+    plans.keep();
+    plan_children(plan, obj, f);
 }
 
 /// A copy of `obj` (of the type `plan` is for) with its children replaced by

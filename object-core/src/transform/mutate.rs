@@ -164,7 +164,7 @@ impl<'a> Engine<'a> {
             frames: Vec::new(),
             results: Vec::new(),
             memo: AddrMap::default(),
-            plans: Plans::default(),
+            plans: Plans::cached(),
         }
     }
 
@@ -174,8 +174,10 @@ impl<'a> Engine<'a> {
         r: &mut R,
     ) -> Result<ObjectRef, R::Error> {
         self.recurse(root, 0, r)?;
+        let out = self.results.pop();
+        self.plans.keep();
         // The root's result is the only one left.
-        match self.results.pop() {
+        match out {
             Some(out) => Ok(out),
             None => Err(TransformError::not_rebuildable(root.type_key()).into()),
         }
