@@ -22,23 +22,27 @@
 //!
 //! # Measured
 //!
-//! Two runs on a shared 2-core machine under heavy load (load average ~7.5), so only
-//! the ratios within a group mean anything, and those loosely (object / enum):
+//! On a shared 2-core machine (other agents' builds running), so only the ratios within
+//! a group mean anything, and those loosely (object / enum; `--measurement-time 3
+//! --sample-size 10`). The object passes are written with `object_view!` views and the
+//! generic mutator (`transform::mutate`); the earlier hand-written version (a
+//! `downcast_ref` chain and a hand-written rebuild) measured fold 1.05–1.30×, CSE
+//! 1.65–2.06×, dead-let 0.81–0.83×.
 //!
 //! | group | last full run | other runs |
 //! | --- | --- | --- |
-//! | `frontend_parse` | 522 / 349 ms = 1.49× | 378 / 305 ms = 1.24× |
-//! | `frontend_print` | 222 / 252 ms = 0.88× | 127 / 176 ms = 0.72× |
-//! | `frontend_fold` | 349 / 269 ms = 1.30× | 228 / 216 ms = 1.05×, 268 / 213 ms = 1.25× |
-//! | `frontend_cse` | 1317 / 783 ms = 1.68× | 1001 / 487 ms = 2.06×, 1112 / 676 ms = 1.65× |
-//! | `frontend_dead_let` | 468 / 567 ms = 0.83× | 208 / 257 ms = 0.81× |
+//! | `frontend_parse` | 163 / 134 ms = 1.22× | 197 / 141 ms = 1.40× |
+//! | `frontend_print` | 70 / 85 ms = 0.82× | 79 / 95 ms = 0.83× |
+//! | `frontend_fold` | 146 / 92 ms = 1.60× | 162 / 105 ms = 1.54×, 137 / 84 ms = 1.64× |
+//! | `frontend_cse` | 799 / 256 ms = 3.12× | 892 / 291 ms = 3.07×, 821 / 297 ms = 2.76×, 1019 / 308 ms = 3.30× |
+//! | `frontend_dead_let` | 245 / 172 ms = 1.43× | 265 / 183 ms = 1.45×, 231 / 189 ms = 1.22× |
 //!
-//! Folding and parsing miss the target by 5 to 50%: the object version finds a
-//! node's type through a chain of `downcast_ref`s (`object_ir::walk::view`), three
-//! times per node, where the enum matches once per use. CSE misses it most: it is
-//! bound by structural hashing (`StructuralKey`, the reflection-driven engine) against
-//! the derived `Hash`, the gap `benches/structural.rs` measures too. Printing and
-//! dead-let elimination are faster with objects.
+//! The target is missed by every pass. Fold is the mutator's per-node overhead (its
+//! identity rewrite is 1.56–1.84× an enum rewrite in `benches/transform.rs`). CSE adds
+//! to the structural hashing gap (`StructuralKey` against a derived `Hash`, a fresh
+//! type cache per key) one short `mutate` per node that has a `let` below it and
+//! address sets the enum does not need (its facts ride on its own walk). Dead-let
+//! counts uses with `transform::for_each_child` (reflection) where the enum matches.
 
 use std::time::Duration;
 

@@ -203,7 +203,8 @@ fn json_round_trip() {
         assert_eq!(object_ir::print(&back), object_ir::print(&o));
         assert!(!ObjectPtr::ptr_eq(&back, &o));
     }
-    let not_fn = object_json::to_json_graph(&object_core::Any::from(object_ir::int(3))).unwrap();
+    let not_fn =
+        object_json::to_json_graph(&object_core::Any::from(object_ir::IntImm::new(3))).unwrap();
     assert!(matches!(
         object_ir::load_json(&not_fn),
         Err(object_ir::JsonError::NotAFunction("frontend.IntImm"))
@@ -471,4 +472,30 @@ fn passes_keep_the_meaning_of_generated_programs() {
         }
     }
     assert!(stores > 500, "the programs store defined values ({stores})");
+}
+
+#[test]
+fn views_list_every_node_type() {
+    use object_ir::{ExprView, StmtView};
+    // Every concrete expression and statement type of the example has its variant, so a
+    // new node type makes the passes' `match`es fail to compile.
+    assert!(
+        ExprView::unlisted().is_empty(),
+        "{:?}",
+        ExprView::unlisted()
+    );
+    assert!(
+        StmtView::unlisted().is_empty(),
+        "{:?}",
+        StmtView::unlisted()
+    );
+    ExprView::assert_exhaustive();
+    StmtView::assert_exhaustive();
+    let o = parse("(fn f (x) (eval (- x 1)))", &mut object_ir::ObjectBuilder).unwrap();
+    let e = &o.body.downcast_ref::<object_ir::Evaluate>().unwrap().value;
+    assert!(matches!(e.view(), ExprView::Sub(_)));
+    let (op, b) = e.view().binary().expect("a binary operator");
+    assert_eq!(op, object_examples::frontend::BinOpKind::Sub);
+    assert!(matches!(b.rhs.view(), ExprView::IntImm(i) if i.value == 1));
+    assert!(matches!(o.body.view(), StmtView::Evaluate(_)));
 }

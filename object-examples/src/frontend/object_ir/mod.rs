@@ -4,11 +4,10 @@
 //! field (`#[object(def)]`), so structural equality and [`StructuralKey`] compare
 //! programs up to the names of their variables.
 //!
-//! Written with today's public API only: `make_object` with explicit `base` chains
-//! (behind the small constructors in this module), `downcast_ref`, `ObjectPtr`,
-//! `StructuralKey`, `object_json`. The [`walk`] module holds what a generated view and
-//! a reflection-driven mutator will replace: the table from type to variant ([`view`])
-//! and the rebuild-if-changed rule ([`walk::with_children`]).
+//! Written with the public API only: the derive's generated constructors (`Add::new(a,
+//! b)`), `#[object(abstract)]` bases, the exhaustive views [`ExprView`] and [`StmtView`]
+//! (`object_view!`, matched in O(1)), the generic mutator
+//! ([`object_core::transform::mutate`]), `StructuralKey` and `object_json`.
 //!
 //! [`StructuralKey`]: object_core::structural::StructuralKey
 
@@ -28,12 +27,25 @@ pub mod walk;
 
 pub use passes::{cse, eliminate_dead_lets, fold_constants};
 pub use print::print;
-pub use walk::{view, View};
+pub use walk::visit_post;
+
+object_core::object_view! {
+    /// What an [`Expr`] is: one variant per expression type, so that a new node type
+    /// makes every `match` fail to compile.
+    pub enum ExprView for Expr {
+        IntImm, Var, Add, Sub, Mul, Div, Mod, Min, Max, Lt, Eq, And, Or, Not, Select, Let, Call,
+    }
+}
+
+object_core::object_view! {
+    /// What a [`Stmt`] is.
+    pub enum StmtView for Stmt { Evaluate, LetStmt, Store, SeqStmt, IfThenElse }
+}
 
 /// The base of every expression (abstract: only its subtypes are made).
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "frontend.Expr", slots = 8)]
+#[object(key = "frontend.Expr", abstract, slots = 8)]
 pub struct Expr {
     base: Object,
 }
@@ -63,7 +75,7 @@ pub struct Var {
 /// The base of the binary operators (abstract); the operator is the subtype.
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "frontend.BinaryOp", parent = Expr, slots = 4)]
+#[object(key = "frontend.BinaryOp", parent = Expr, abstract, slots = 4)]
 pub struct BinaryOp {
     base: Expr,
     /// Left operand.
@@ -86,27 +98,19 @@ macro_rules! binary_ops {
 
         /// A binary operator node of kind `op`.
         pub fn binary(op: BinOpKind, lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-            let base = BinaryOp { base: expr_base(), lhs, rhs };
             match op {
-                $(BinOpKind::$name => make_object($name { base }).upcast(),)*
+                $(BinOpKind::$name => $name::new(lhs, rhs).upcast(),)*
             }
         }
 
-        /// The operator of a `BinaryOp` of type index `index`: one look-up in a table
-        /// indexed from the lowest operator index.
-        fn op_of(index: u32) -> Option<BinOpKind> {
-            static TABLE: std::sync::OnceLock<(u32, Vec<Option<BinOpKind>>)> = std::sync::OnceLock::new();
-            let (first, table) = TABLE.get_or_init(|| {
-                let ops = [$(($name::type_index(), BinOpKind::$name),)*];
-                let first = ops.iter().map(|(i, _)| *i).min().unwrap_or(0);
-                let last = ops.iter().map(|(i, _)| *i).max().unwrap_or(0);
-                let mut table = vec![None; (last - first + 1) as usize];
-                for (i, op) in ops {
-                    table[(i - first) as usize] = Some(op);
+        impl<'a> ExprView<'a> {
+            /// The operator and operands of a binary operator node.
+            pub fn binary(&self) -> Option<(BinOpKind, &'a BinaryOp)> {
+                match *self {
+                    $(ExprView::$name(x) => Some((BinOpKind::$name, &x.base)),)*
+                    _ => None,
                 }
-                (first, table)
-            });
-            table.get(index.checked_sub(*first)? as usize).copied().flatten()
+            }
         }
     };
 }
@@ -179,7 +183,7 @@ pub struct Call {
 /// The base of every statement (abstract).
 #[derive(Object)]
 #[repr(C)]
-#[object(key = "frontend.Stmt", slots = 4)]
+#[object(key = "frontend.Stmt", abstract, slots = 4)]
 pub struct Stmt {
     base: Object,
 }
@@ -262,151 +266,6 @@ pub struct Function {
     pub body: ObjectPtr<Stmt>,
 }
 
-// The constructors: what `#[derive(Object)]`-generated `new`s will replace.
-
-fn expr_base() -> Expr {
-    Expr {
-        base: Object::new(),
-    }
-}
-
-fn stmt_base() -> Stmt {
-    Stmt {
-        base: Object::new(),
-    }
-}
-
-/// A constant.
-pub fn int(value: i64) -> ObjectPtr<Expr> {
-    make_object(IntImm {
-        base: expr_base(),
-        value,
-    })
-    .upcast()
-}
-
-/// A fresh variable.
-pub fn var(name: &str) -> ObjectPtr<Var> {
-    make_object(Var {
-        base: expr_base(),
-        name: name.to_owned(),
-    })
-}
-
-/// `(not a)`.
-pub fn not(a: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-    make_object(Not {
-        base: expr_base(),
-        a,
-    })
-    .upcast()
-}
-
-/// `(select cond t f)`.
-pub fn select(cond: ObjectPtr<Expr>, t: ObjectPtr<Expr>, f: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-    make_object(Select {
-        base: expr_base(),
-        cond,
-        true_value: t,
-        false_value: f,
-    })
-    .upcast()
-}
-
-/// `(let var value body)`.
-pub fn let_(var: ObjectPtr<Var>, value: ObjectPtr<Expr>, body: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-    make_object(Let {
-        base: expr_base(),
-        var,
-        value,
-        body,
-    })
-    .upcast()
-}
-
-/// `(call op args…)`.
-pub fn call(op: &str, args: Array<ObjectPtr<Expr>>) -> ObjectPtr<Expr> {
-    make_object(Call {
-        base: expr_base(),
-        op: op.to_owned(),
-        args,
-    })
-    .upcast()
-}
-
-/// `(eval value)`.
-pub fn evaluate(value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
-    make_object(Evaluate {
-        base: stmt_base(),
-        value,
-    })
-    .upcast()
-}
-
-/// `(let var value body)` as a statement.
-pub fn let_stmt(
-    var: ObjectPtr<Var>,
-    value: ObjectPtr<Expr>,
-    body: ObjectPtr<Stmt>,
-) -> ObjectPtr<Stmt> {
-    make_object(LetStmt {
-        base: stmt_base(),
-        var,
-        value,
-        body,
-    })
-    .upcast()
-}
-
-/// `(store buffer index value)`.
-pub fn store(buffer: &str, index: ObjectPtr<Expr>, value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
-    make_object(Store {
-        base: stmt_base(),
-        buffer: buffer.to_owned(),
-        index,
-        value,
-    })
-    .upcast()
-}
-
-/// `(seq stmts…)`.
-pub fn seq(seq: Array<ObjectPtr<Stmt>>) -> ObjectPtr<Stmt> {
-    make_object(SeqStmt {
-        base: stmt_base(),
-        seq,
-    })
-    .upcast()
-}
-
-/// `(if cond then else)`.
-pub fn if_then_else(
-    cond: ObjectPtr<Expr>,
-    t: ObjectPtr<Stmt>,
-    f: ObjectPtr<Stmt>,
-) -> ObjectPtr<Stmt> {
-    make_object(IfThenElse {
-        base: stmt_base(),
-        cond,
-        then_case: t,
-        else_case: f,
-    })
-    .upcast()
-}
-
-/// `(fn name (params…) body)`.
-pub fn function(
-    name: &str,
-    params: Array<ObjectPtr<Var>>,
-    body: ObjectPtr<Stmt>,
-) -> ObjectPtr<Function> {
-    make_object(Function {
-        base: Object::new(),
-        name: name.to_owned(),
-        params,
-        body,
-    })
-}
-
 /// Builds the object IR from the parser.
 #[derive(Debug, Default)]
 pub struct ObjectBuilder;
@@ -418,13 +277,13 @@ impl Builder for ObjectBuilder {
     type Function = ObjectPtr<Function>;
 
     fn var(&mut self, name: &str) -> ObjectPtr<Var> {
-        var(name)
+        Var::new(name)
     }
     fn var_ref(&mut self, v: &ObjectPtr<Var>) -> ObjectPtr<Expr> {
         v.clone().upcast()
     }
     fn int(&mut self, value: i64) -> ObjectPtr<Expr> {
-        int(value)
+        IntImm::new(value).upcast()
     }
     fn binary(
         &mut self,
@@ -435,7 +294,7 @@ impl Builder for ObjectBuilder {
         binary(op, lhs, rhs)
     }
     fn not(&mut self, a: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-        not(a)
+        Not::new(a).upcast()
     }
     fn select(
         &mut self,
@@ -443,7 +302,7 @@ impl Builder for ObjectBuilder {
         t: ObjectPtr<Expr>,
         f: ObjectPtr<Expr>,
     ) -> ObjectPtr<Expr> {
-        select(c, t, f)
+        Select::new(c, t, f).upcast()
     }
     fn let_(
         &mut self,
@@ -451,13 +310,13 @@ impl Builder for ObjectBuilder {
         value: ObjectPtr<Expr>,
         body: ObjectPtr<Expr>,
     ) -> ObjectPtr<Expr> {
-        let_(v, value, body)
+        Let::new(v, value, body).upcast()
     }
     fn call(&mut self, name: &str, args: Vec<ObjectPtr<Expr>>) -> ObjectPtr<Expr> {
-        call(name, args.into())
+        Call::new(name, args).upcast()
     }
     fn evaluate(&mut self, value: ObjectPtr<Expr>) -> ObjectPtr<Stmt> {
-        evaluate(value)
+        Evaluate::new(value).upcast()
     }
     fn let_stmt(
         &mut self,
@@ -465,7 +324,7 @@ impl Builder for ObjectBuilder {
         value: ObjectPtr<Expr>,
         body: ObjectPtr<Stmt>,
     ) -> ObjectPtr<Stmt> {
-        let_stmt(v, value, body)
+        LetStmt::new(v, value, body).upcast()
     }
     fn store(
         &mut self,
@@ -473,10 +332,10 @@ impl Builder for ObjectBuilder {
         index: ObjectPtr<Expr>,
         value: ObjectPtr<Expr>,
     ) -> ObjectPtr<Stmt> {
-        store(buffer, index, value)
+        Store::new(buffer, index, value).upcast()
     }
     fn seq(&mut self, stmts: Vec<ObjectPtr<Stmt>>) -> ObjectPtr<Stmt> {
-        seq(stmts.into())
+        SeqStmt::new(stmts).upcast()
     }
     fn if_then_else(
         &mut self,
@@ -484,7 +343,7 @@ impl Builder for ObjectBuilder {
         t: ObjectPtr<Stmt>,
         f: ObjectPtr<Stmt>,
     ) -> ObjectPtr<Stmt> {
-        if_then_else(c, t, f)
+        IfThenElse::new(c, t, f).upcast()
     }
     fn function(
         &mut self,
@@ -492,7 +351,7 @@ impl Builder for ObjectBuilder {
         params: Vec<ObjectPtr<Var>>,
         body: ObjectPtr<Stmt>,
     ) -> ObjectPtr<Function> {
-        function(name, params.into(), body)
+        Function::new(name, params, body)
     }
 }
 

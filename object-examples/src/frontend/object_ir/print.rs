@@ -2,8 +2,7 @@
 
 use object_core::prelude::*;
 
-use super::walk::{view, View};
-use super::Function;
+use super::{Expr, ExprView as E, Function, Stmt, StmtView as S};
 
 enum Item<'a> {
     N(&'a ObjectRef),
@@ -32,6 +31,13 @@ fn n<T: ObjectType>(p: &ObjectPtr<T>) -> Item<'_> {
     Item::N(p.as_object_ref())
 }
 
+/// A node of a type the printer does not know: `<key>`.
+fn other(o: &mut String, node: &ObjectRef) {
+    o.push('<');
+    o.push_str(node.type_key());
+    o.push('>');
+}
+
 /// Prints a program in the text syntax (one line); [`parse`](crate::frontend::parse)
 /// reads it back.
 pub fn print(f: &ObjectPtr<Function>) -> String {
@@ -49,47 +55,56 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
             }
             Item::N(node) => node,
         };
-        match view(node) {
-            View::Int(x) => o.push_str(&x.value.to_string()),
-            View::Var(x) => o.push_str(&x.name),
-            View::Binary(op, x) => form(o, st, op.symbol(), [n(&x.lhs), n(&x.rhs)]),
-            View::Not(x) => form(o, st, "not", [n(&x.a)]),
-            View::Select(x) => form(
-                o,
-                st,
-                "select",
-                [n(&x.cond), n(&x.true_value), n(&x.false_value)],
-            ),
-            View::Let(x) => form(
-                o,
-                st,
-                "let",
-                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
-            ),
-            View::Call(x) => {
-                let kids = std::iter::once(Item::Text(&x.op)).chain(x.args.iter().map(n));
-                form(o, st, "call", kids)
+        if let Some(e) = node.downcast_ptr_ref::<Expr>() {
+            let v = e.view();
+            match v {
+                E::IntImm(x) => o.push_str(&x.value.to_string()),
+                E::Var(x) => o.push_str(&x.name),
+                E::Not(x) => form(o, st, "not", [n(&x.a)]),
+                E::Select(x) => form(
+                    o,
+                    st,
+                    "select",
+                    [n(&x.cond), n(&x.true_value), n(&x.false_value)],
+                ),
+                E::Let(x) => form(
+                    o,
+                    st,
+                    "let",
+                    [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+                ),
+                E::Call(x) => {
+                    let kids = std::iter::once(Item::Text(&x.op)).chain(x.args.iter().map(n));
+                    form(o, st, "call", kids)
+                }
+                _ => match v.binary() {
+                    Some((op, x)) => form(o, st, op.symbol(), [n(&x.lhs), n(&x.rhs)]),
+                    None => other(o, node),
+                },
             }
-            View::Evaluate(x) => form(o, st, "eval", [n(&x.value)]),
-            View::LetStmt(x) => form(
-                o,
-                st,
-                "let",
-                [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
-            ),
-            View::Store(x) => form(
-                o,
-                st,
-                "store",
-                [Item::Text(&x.buffer), n(&x.index), n(&x.value)],
-            ),
-            View::Seq(x) => form(o, st, "seq", x.seq.iter().map(n)),
-            View::If(x) => form(o, st, "if", [n(&x.cond), n(&x.then_case), n(&x.else_case)]),
-            View::Other => {
-                o.push('<');
-                o.push_str(node.type_key());
-                o.push('>');
+        } else if let Some(s) = node.downcast_ptr_ref::<Stmt>() {
+            match s.view() {
+                S::Evaluate(x) => form(o, st, "eval", [n(&x.value)]),
+                S::LetStmt(x) => form(
+                    o,
+                    st,
+                    "let",
+                    [Item::Text(&x.var.name), n(&x.value), n(&x.body)],
+                ),
+                S::Store(x) => form(
+                    o,
+                    st,
+                    "store",
+                    [Item::Text(&x.buffer), n(&x.index), n(&x.value)],
+                ),
+                S::SeqStmt(x) => form(o, st, "seq", x.seq.iter().map(n)),
+                S::IfThenElse(x) => {
+                    form(o, st, "if", [n(&x.cond), n(&x.then_case), n(&x.else_case)])
+                }
+                S::Other(_) => other(o, node),
             }
+        } else {
+            other(o, node);
         }
     }
     out
