@@ -96,7 +96,7 @@ fn the_fast_path_agrees_with_the_general_path() {
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .unwrap_or(1.0);
-    let rounds = ((20_000.0 * scale) as usize).max(if cfg!(miri) { 24 } else { 1_000 });
+    let rounds = ((20_000.0 * scale) as usize).max(if cfg!(miri) { 12 } else { 1_000 });
     let mut fast = 0;
     for round in 0..rounds {
         let mut t = seeds[round % seeds.len()].clone();
