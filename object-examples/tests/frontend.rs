@@ -61,10 +61,28 @@ const fn native_or_miri(native: usize, miri: usize) -> usize {
     }
 }
 
+/// `OBJECT_TEST_SCALE` (valgrind runs at 0.01), as the workspace's other tests read it.
+fn scale() -> f64 {
+    std::env::var("OBJECT_TEST_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0)
+}
+
+/// `native` scaled by [`scale`], at least `min`; `miri` under Miri.
+fn scaled(native: usize, min: usize, miri: usize) -> usize {
+    native_or_miri(((native as f64 * scale()) as usize).max(min), miri)
+}
+
+/// Whether this run has the full counts the coverage assertions are written for.
+fn full_scale() -> bool {
+    !cfg!(miri) && scale() >= 1.0
+}
+
 #[test]
 fn versions_agree_on_generated_programs() {
     let (mut folded, mut cse, mut dead) = (0, 0, 0);
-    for seed in 0..native_or_miri(120, 2) as u64 {
+    for seed in 0..scaled(120, 4, 2) as u64 {
         let text = generate(20 + 25 * seed as usize, seed);
         let s = stages(&text);
         folded += usize::from(s[1] != s[0]);
@@ -72,7 +90,7 @@ fn versions_agree_on_generated_programs() {
         dead += usize::from(s[3] != s[2]);
     }
     // The generator makes work for every pass in most programs.
-    if cfg!(miri) {
+    if !full_scale() {
         return;
     }
     assert!(folded > 100, "fold changed {folded} of 120");
@@ -315,28 +333,28 @@ fn nested(depth: usize, prefix: &str, open: &str, leaf: &str, suffix: &str) -> S
 fn deep_programs_on_a_small_stack() {
     small_stack(|| {
         // (Under Miri, still deeper than the mutator's bounded recursion.)
-        const DEPTH: usize = native_or_miri(200_000, 300);
+        let depth = scaled(200_000, 2_000, 300);
         let cases = [
             // Statement lets, all dead: dead-let removes them all.
             (
-                nested(DEPTH, "", "(let w (+ v 1) ", "(eval v)", ""),
+                nested(depth, "", "(let w (+ v 1) ", "(eval v)", ""),
                 "(fn f (v) (eval v))".to_owned(),
             ),
             // An expression 200,000 deep with no let in it: CSE bounds its hashing.
             (
-                nested(DEPTH, "(eval ", "(+ (* v 2) ", "(- 3 1)", ")"),
-                nested(DEPTH, "(eval (let _t0 (* v 2) ", "(+ _t0 ", "2", "))"),
+                nested(depth, "(eval ", "(+ (* v 2) ", "(- 3 1)", ")"),
+                nested(depth, "(eval (let _t0 (* v 2) ", "(+ _t0 ", "2", "))"),
             ),
             (
                 nested(
-                    DEPTH,
+                    depth,
                     "",
                     "(seq (eval v) ",
                     "(eval (let w (* v 2) (+ w (+ 1 2))))",
                     "",
                 ),
                 nested(
-                    DEPTH,
+                    depth,
                     "",
                     "(seq (eval v) ",
                     "(eval (let w (* v 2) (+ w 3)))",
@@ -456,7 +474,7 @@ mod interp {
 #[test]
 fn passes_keep_the_meaning_of_generated_programs() {
     let mut stores = 0;
-    for seed in 0..native_or_miri(60, 2) as u64 {
+    for seed in 0..scaled(60, 4, 2) as u64 {
         let text = generate(40 + 40 * seed as usize, 1000 + seed);
         let p0 = parse(&text, &mut enum_ir::EnumBuilder).unwrap();
         let p1 = enum_ir::fold_constants(&p0);
@@ -485,10 +503,9 @@ fn passes_keep_the_meaning_of_generated_programs() {
             }
         }
     }
-    assert!(
-        stores > native_or_miri(500, 1),
-        "the programs store defined values ({stores})"
-    );
+    if full_scale() {
+        assert!(stores > 500, "the programs store defined values ({stores})");
+    }
 }
 
 #[test]
