@@ -553,17 +553,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
 
     /// A snapshot, kept for the rest of the walk and seen as borrowed contents.
     fn hold(&mut self, c: Contents<'a>) -> Contents<'a> {
-        match c {
-            Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
-            Contents::SnapshotEntries(entries) => Contents::Entries(
-                self.keep
-                    .entries(entries)
-                    .iter()
-                    .map(|(k, v)| (k, v))
-                    .collect(),
-            ),
-            other => other,
-        }
+        hold(&mut self.keep, c)
     }
 
     fn entries(
@@ -832,17 +822,7 @@ impl<'a> HashEngine<'a> {
                 return self.done(combine(combine(seed, TAG_CUT), len as u64), memo);
             }
             nest += 1;
-            contents = match contents {
-                Contents::SnapshotItems(items) => Contents::Items(self.keep.items(items)),
-                Contents::SnapshotEntries(entries) => Contents::Entries(
-                    self.keep
-                        .entries(entries)
-                        .iter()
-                        .map(|(k, v)| (k, v))
-                        .collect(),
-                ),
-                other => other,
-            };
+            contents = hold(&mut self.keep, contents);
         }
         match contents {
             Contents::Items(items) => {
@@ -906,5 +886,17 @@ impl<'a> HashEngine<'a> {
                 self.done(combine(seed, TAG_IDENTITY), memo)
             }
         }
+    }
+}
+
+/// A snapshot (of a `List` or `Dict`), kept in `keep` for the rest of the walk and seen
+/// as borrowed contents; other contents as they are.
+fn hold<'a>(keep: &mut Keeper<'a>, c: Contents<'a>) -> Contents<'a> {
+    match c {
+        Contents::SnapshotItems(items) => Contents::Items(keep.items(items)),
+        Contents::SnapshotEntries(entries) => {
+            Contents::Entries(keep.entries(entries).iter().map(|(k, v)| (k, v)).collect())
+        }
+        other => other,
     }
 }
