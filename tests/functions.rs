@@ -2566,6 +2566,7 @@ fn panic_payloads_that_panic_on_drop_are_errors() {
 /// the boundary passes every argument, in order.
 #[test]
 fn call_with_passes_every_argument_around_the_inline_limit() {
+    let _leaks = LeakCheck::new();
     let digits = Function::from_packed(|args| {
         let mut out = 0i64;
         for a in args {

@@ -140,6 +140,7 @@ fn ints(o: &ObjectRef) -> Vec<i64> {
 
 #[test]
 fn dispatch_finds_the_type_or_its_nearest_ancestor() {
+    let _leaks = LeakCheck::new();
     let mut t: TypeDispatch<&str> = TypeDispatch::new();
     assert!(t.is_empty());
     t.set_dispatch::<BinOp>("binop");
@@ -166,6 +167,7 @@ fn dispatch_finds_the_type_or_its_nearest_ancestor() {
 
 #[test]
 fn changing_entries_invalidates_the_cache() {
+    let _leaks = LeakCheck::new();
     let mut t: TypeDispatch<u32> = TypeDispatch::new();
     t.set_dispatch::<Expr>(1);
     let a = add(int(1), int(2));
@@ -181,6 +183,7 @@ fn changing_entries_invalidates_the_cache() {
 
 #[test]
 fn dispatch_by_key_and_index_and_their_errors() {
+    let _leaks = LeakCheck::new();
     let mut t: TypeDispatch<&str> = TypeDispatch::new();
     let add_index = add(int(1), int(2)).type_index();
     t.set_dispatch_key("tr.Int", "int").unwrap();
@@ -203,6 +206,7 @@ fn dispatch_by_key_and_index_and_their_errors() {
 
 #[test]
 fn run_time_types_registered_after_the_table_was_filled() {
+    let _leaks = LeakCheck::new();
     let mut t: TypeDispatch<&str> = TypeDispatch::new();
     t.set_dispatch::<Int>("int");
     t.set_dispatch::<Expr>("expr");
@@ -243,6 +247,7 @@ fn run_time_types_registered_after_the_table_was_filled() {
 
 #[test]
 fn a_shared_table_dispatches_from_many_threads() {
+    let _leaks = LeakCheck::new();
     let mut t: TypeDispatch<fn(&ObjectRef) -> i64> = TypeDispatch::new();
     t.set_dispatch::<Int>(|o| o.downcast_ref::<Int>().unwrap().value);
     t.set_dispatch::<BinOp>(|_| -1);
@@ -327,6 +332,7 @@ fn children_of_fields_and_containers() {
 
 #[test]
 fn walk_enters_each_shared_node_once_in_pre_order() {
+    let _leaks = LeakCheck::new();
     let x = var("x");
     // (x + 1) * (x + 1), the sum shared.
     let s = add(x.clone(), int(1));
@@ -656,6 +662,7 @@ fn pre_hooks_replace_without_descending_and_errors_stop_the_pass() {
 
 #[test]
 fn a_pass_with_its_own_error_type() {
+    let _leaks = LeakCheck::new();
     #[derive(Debug)]
     enum PassError {
         Transform(TransformErrorKind),
