@@ -568,3 +568,65 @@ fn ref_chain(parent_of: &HashMap<u32, u32>, mut x: u32) -> Vec<u32> {
 fn is_ref_ancestor(parent_of: &HashMap<u32, u32>, x: u32, y: u32) -> bool {
     ref_chain(parent_of, x).contains(&y)
 }
+
+// --- `is` on a type whose cache is not filled yet -------------------------------------
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "unfilled.Final", final)]
+struct UnfilledFinal {
+    base: Object,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "unfilled.Base", slots = 1)]
+struct UnfilledBase {
+    base: Object,
+}
+
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "unfilled.Base2")]
+struct UnfilledBase2 {
+    base: Object,
+    value: i64,
+}
+
+/// The first `is::<T>()` of a type (its cache not filled: the word matches nothing)
+/// must fill the cache and answer as a filled one would, negative or positive. Each
+/// type here is used by this test only, and first through `is`.
+#[test]
+fn first_check_of_a_type_fills_its_cache() {
+    let a: ObjectRef = make_object(A {
+        base: Object::new(),
+    })
+    .into_object_ref();
+    // Negative first checks: a final type, a base type.
+    assert!(!a.is::<UnfilledFinal>());
+    assert!(!a.is::<UnfilledBase>());
+    assert!(a.downcast_ref::<UnfilledFinal>().is_none());
+    // Filled now, and right.
+    let f: ObjectRef = make_object(UnfilledFinal {
+        base: Object::new(),
+    })
+    .into_object_ref();
+    assert!(f.is::<UnfilledFinal>() && !f.is::<UnfilledBase>());
+    assert_eq!(f.type_index(), UnfilledFinal::type_index());
+    // A positive first check: a run-time child of a type no Rust code used yet, made
+    // with `make_object_as` (whose check is that type's first `is`).
+    let child = register_type(&TypeSpec::new("unfilled.Base2.Child", "unfilled.Base2"))
+        .expect("registering a child of unfilled.Base2");
+    let c: ObjectRef = make_object_as(
+        UnfilledBase2 {
+            base: Object::new(),
+            value: 7,
+        },
+        child.index(),
+    )
+    .expect("a child of unfilled.Base2 is one")
+    .into_object_ref();
+    assert!(c.is::<UnfilledBase2>());
+    assert_eq!(c.downcast_ref::<UnfilledBase2>().map(|b| b.value), Some(7));
+    assert!(!c.is::<UnfilledFinal>() && !c.is::<UnfilledBase>());
+}

@@ -80,7 +80,10 @@ pub unsafe trait NonFinal: ObjectType {}
 /// Per-type cache of registry facts, one `static` per object type (written by the
 /// derive). The fast path is one `Acquire` load of a word holding `begin` (the type's
 /// index) in bits 0..32, the end of its range in bits 32..63, and in bit 63 whether some
-/// descendant was allocated outside that range; 0 means "not filled yet".
+/// descendant was allocated outside that range. Before it is filled the word is
+/// `UNFILLED`: `begin` is `u32::MAX` (no type's index) and the range is empty, so it
+/// matches no object, and `is` learns that the cache was empty only on its negative
+/// path (a positive exact check is one load and one compare).
 ///
 /// The registry fills the cache and updates its overflow bit under its writer lock, so
 /// the word never misses an overflowed descendant that was registered before it.
@@ -93,12 +96,17 @@ pub struct TypeCache {
 /// Bit 63 of the cache word: some descendant lies outside the range.
 const OVERFLOW_BIT: u64 = 1 << 63;
 
+/// The word of a cache not filled yet: `begin = u32::MAX` (above `MAX_TYPES`, so no
+/// type's index), `end = 0`: an exact compare and a range check both fail on it.
+const UNFILLED: u64 = u32::MAX as u64;
+const _: () = assert!(crate::registry::MAX_TYPES < u32::MAX);
+
 impl TypeCache {
     /// An empty cache, filled on first use.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         TypeCache {
-            word: AtomicU64::new(0),
+            word: AtomicU64::new(UNFILLED),
             info: AtomicPtr::new(core::ptr::null_mut()),
         }
     }
@@ -107,7 +115,7 @@ impl TypeCache {
     pub(crate) fn word<T: ObjectType>(&'static self) -> u64 {
         // Acquire pairs with the Release stores in `publish`, so `info` is visible too.
         let w = self.word.load(Ordering::Acquire);
-        if w == 0 {
+        if w == UNFILLED {
             return self.fill::<T>();
         }
         w
@@ -170,16 +178,42 @@ pub(crate) fn is_instance<T: ObjectType>(index: u32) -> bool {
         // The root: every object is an `Object`.
         return true;
     }
-    let w = T::type_cache().word::<T>();
+    // Acquire pairs with the Release stores in `publish` (as in `word`). The word is
+    // read without the fill check: an unfilled word matches nothing, so only the
+    // negative path needs to know (below).
+    let w = T::type_cache().word.load(Ordering::Acquire);
+    if in_word::<T>(w, index) {
+        return true;
+    }
+    if w == UNFILLED {
+        return is_instance_unfilled::<T>(index);
+    }
+    overflowed::<T>(w, index)
+}
+
+/// The in-line part of [`is_instance`]: `index` is `T`'s (final) or inside its range.
+#[inline(always)]
+fn in_word<T: ObjectType>(w: u64, index: u32) -> bool {
     let begin = w as u32;
     if T::FINAL {
         return index == begin;
     }
     let end = ((w & !OVERFLOW_BIT) >> 32) as u32;
-    if index.wrapping_sub(begin) < end.wrapping_sub(begin) {
-        return true;
-    }
-    w & OVERFLOW_BIT != 0 && registry::display_check(index, T::DEPTH, begin)
+    index.wrapping_sub(begin) < end.wrapping_sub(begin)
+}
+
+/// The rest of [`is_instance`]: a descendant of `T` outside its range, if any exists.
+#[inline(always)]
+fn overflowed<T: ObjectType>(w: u64, index: u32) -> bool {
+    !T::FINAL && w & OVERFLOW_BIT != 0 && registry::display_check(index, T::DEPTH, w as u32)
+}
+
+/// [`is_instance`] on a cache not filled yet (the type's first check): fill, then ask.
+#[cold]
+#[inline(never)]
+fn is_instance_unfilled<T: ObjectType>(index: u32) -> bool {
+    let w = T::type_cache().word::<T>();
+    in_word::<T>(w, index) || overflowed::<T>(w, index)
 }
 
 // ---------------------------------------------------------------------------------
