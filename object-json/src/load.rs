@@ -202,6 +202,9 @@ struct Frame {
     cursor: usize,
 }
 
+/// How many keys [`Loader::kind_of`] remembers before it hashes one.
+const RECENT: usize = 4;
+
 struct Loader<'d, 'a> {
     nodes: &'d [Json<'a>],
     /// How many nodes the graph has: child indices are below.
@@ -211,6 +214,11 @@ struct Loader<'d, 'a> {
     arena: Vec<usize>,
     /// Kinds by type key (keys read without escapes only: they borrow the text).
     types: FastMap<&'a str, Kind>,
+    /// The kinds of the last few keys looked up (a graph has few types, and a text
+    /// repeats them): compared before the map is hashed into.
+    recent: [Option<(&'a str, Kind)>; RECENT],
+    /// Where the next key goes in `recent`.
+    next_recent: usize,
     entries: Vec<(&'d str, Option<Any>)>,
 }
 
@@ -224,6 +232,8 @@ impl<'d, 'a> Loader<'d, 'a> {
             state: vec![State::New; n],
             arena: Vec::new(),
             types: FastMap::default(),
+            recent: [None; RECENT],
+            next_recent: 0,
             entries: Vec::new(),
         }
     }
@@ -475,8 +485,15 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     #[allow(clippy::ptr_arg)] // a key borrowed from the text is cached, others are not
     fn kind_of(&mut self, i: usize, key: &Cow<'a, str>) -> Result<Kind, GraphError> {
-        if let Some(k) = self.types.get(key.as_ref()) {
-            return Ok(*k);
+        let recent = self.recent.iter().flatten();
+        if let Some(&(_, k)) = recent.into_iter().find(|(r, _)| *r == key.as_ref()) {
+            return Ok(k);
+        }
+        if let Some(&k) = self.types.get(key.as_ref()) {
+            if let Cow::Borrowed(key) = key {
+                self.remember(key, k);
+            }
+            return Ok(k);
         }
         let cow = key;
         let key: &str = key;
@@ -500,8 +517,16 @@ impl<'d, 'a> Loader<'d, 'a> {
         };
         if let Cow::Borrowed(key) = cow {
             self.types.insert(key, kind);
+            self.remember(key, kind);
         }
         Ok(kind)
+    }
+
+    /// Enters a key (borrowed from the text) in `recent`, over the oldest.
+    #[inline]
+    fn remember(&mut self, key: &'a str, kind: Kind) {
+        self.recent[self.next_recent] = Some((key, kind));
+        self.next_recent = (self.next_recent + 1) % RECENT;
     }
 
     fn child(&self, c: usize) -> Any {

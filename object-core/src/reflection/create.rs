@@ -31,6 +31,20 @@ impl<'s, 'n> FieldSource<'s, 'n> {
         FieldSource { type_key, entries }
     }
 
+    /// The value given for `name`, taken out (each value is taken once). Callers that
+    /// fill the entries from a type's field table (the JSON graph's loader) pass the
+    /// table's own `&'static str`s, so the names are compared by address first.
+    #[inline]
+    fn take_entry(&mut self, name: &'static str) -> Option<Any> {
+        self.entries
+            .iter_mut()
+            .find(|(n, v)| {
+                v.is_some()
+                    && ((n.as_ptr() == name.as_ptr() && n.len() == name.len()) || *n == name)
+            })
+            .and_then(|(_, v)| v.take())
+    }
+
     /// Takes the field `name`, converted to `F`. Used by the derive.
     ///
     /// # Errors
@@ -51,11 +65,7 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     /// assert_eq!(src.take::<bool>("s").unwrap_err().kind(), ReflectErrorKind::WrongType);
     /// ```
     pub fn take<F: FieldValue>(&mut self, name: &'static str) -> Result<F, ReflectError> {
-        let slot = self
-            .entries
-            .iter_mut()
-            .find(|(n, v)| *n == name && v.is_some())
-            .and_then(|(_, v)| v.take());
+        let slot = self.take_entry(name);
         match slot {
             Some(value) => {
                 F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
@@ -93,11 +103,7 @@ impl<'s, 'n> FieldSource<'s, 'n> {
         name: &'static str,
         default: impl FnOnce() -> F,
     ) -> Result<F, ReflectError> {
-        let slot = self
-            .entries
-            .iter_mut()
-            .find(|(n, v)| *n == name && v.is_some())
-            .and_then(|(_, v)| v.take());
+        let slot = self.take_entry(name);
         match slot {
             Some(value) => {
                 F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
