@@ -245,11 +245,14 @@ fn write_metadata(
 const QUEUED: usize = usize::MAX;
 const ACTIVE: usize = usize::MAX - 1;
 
-/// How a reflected type's nodes are written, worked out once per type.
+/// How a reflected type's nodes are written, worked out once per type: the text
+/// between the values, so that a node is a few appends.
 struct TypeForm {
-    /// The escaped type key.
-    key: String,
-    /// Every reflected field, with its escaped name and `: `.
+    /// The node up to its first field's value: `{"type":"key","data":{"name":`
+    /// (`{"type":"key","data":{` without fields).
+    head: String,
+    /// Every reflected field, with the text before its value: for the first, nothing
+    /// (`head` has it); for the others, `,"name":`.
     fields: Vec<(&'static FieldInfo, String)>,
 }
 
@@ -346,20 +349,30 @@ fn form_of(
         std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
         std::collections::hash_map::Entry::Vacant(e) => {
             let obj = reflected(v)?;
-            let mut key = String::new();
-            json::write_str(&mut key, graph_key(v));
+            let mut head = String::from(style.node_type);
+            json::write_str(&mut head, graph_key(v));
+            head.push_str(style.data);
+            head.push('{');
             let fields = obj
                 .type_info()
                 .reflection()
                 .reflected_fields()
-                .map(|f| {
+                .enumerate()
+                .map(|(i, f)| {
                     let mut name = String::new();
+                    if i > 0 {
+                        name.push_str(style.comma);
+                    }
                     json::write_str(&mut name, f.name());
                     name.push_str(style.colon);
+                    if i == 0 {
+                        head.push_str(&name);
+                        name.clear();
+                    }
                     (f, name)
                 })
                 .collect();
-            forms.push(TypeForm { key, fields });
+            forms.push(TypeForm { head, fields });
             Ok(*e.insert(forms.len() - 1))
         }
     }
@@ -536,7 +549,6 @@ impl Saver {
         if self.count > 0 {
             out.push(',');
         }
-        out.push_str(self.style.node_type);
         let (v, kids) = (&self.values[slot], &self.arena[start..]);
         let r = match form {
             // A reflected object (the form was made when it was visited).
@@ -562,15 +574,10 @@ impl Saver {
         form: &TypeForm,
     ) -> Result<(), GraphError> {
         let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
-        out.push_str(&form.key);
-        out.push_str(self.style.data);
-        out.push('{');
+        out.push_str(&form.head);
         let mut kids = kids.iter();
-        for (i, (field, name)) in form.fields.iter().enumerate() {
-            if i > 0 {
-                out.push_str(self.style.comma);
-            }
-            out.push_str(name);
+        for (field, before) in &form.fields {
+            out.push_str(before);
             if field.is_inline_pod() {
                 let value = read_field(obj, field)?;
                 write_inline(out, field, &value).map_err(|e| {
@@ -597,6 +604,7 @@ impl Saver {
     /// data (node indices of `kids` for arrays and maps).
     fn emit_value(&self, out: &mut String, v: &Any, kids: &[usize]) -> Result<(), GraphError> {
         let type_index = v.type_index();
+        out.push_str(self.style.node_type);
         json::write_str(out, graph_key(v));
         if type_index == ti::NONE {
             out.push('}');
