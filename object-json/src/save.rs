@@ -256,15 +256,20 @@ struct TypeForm {
     fields: Vec<(&'static FieldInfo, String)>,
 }
 
+/// A distinct value reached, and where its node stands.
+struct Slot {
+    value: Any,
+    /// Its node index once written, else `QUEUED` or `ACTIVE`.
+    state: usize,
+    /// Whether the table has it (else it is reached through one position).
+    in_table: bool,
+}
+
 struct Saver {
     /// The layout.
     style: Style,
     /// Every distinct value reached, by slot (in the order first reached).
-    values: Vec<Any>,
-    /// Per slot: its node index once written, else `QUEUED` or `ACTIVE`.
-    state: Vec<usize>,
-    /// Per slot: whether the table has it (else it is reached through one position).
-    in_table: Vec<bool>,
+    slots: Vec<Slot>,
     /// The slots (with their hashes), found by value (see `hash_value` and
     /// `same_value`). Objects reached through one position only are not entered.
     table: hashbrown::HashTable<(usize, u64)>,
@@ -286,9 +291,7 @@ impl Default for Saver {
     fn default() -> Self {
         Saver {
             style: Style::COMPACT,
-            values: Vec::new(),
-            state: Vec::new(),
-            in_table: Vec::new(),
+            slots: Vec::new(),
             table: hashbrown::HashTable::new(),
             hasher: foldhash::fast::FixedState::default(),
             arena: Vec::new(),
@@ -389,7 +392,7 @@ impl Saver {
                 Task::Emit { slot, start, form } => {
                     self.emit(slot, start, form)?;
                     self.arena.truncate(start);
-                    self.state[slot] = self.count;
+                    self.slots[slot].state = self.count;
                     self.count += 1;
                 }
             }
@@ -400,9 +403,9 @@ impl Saver {
     /// Visits `slot` if it is queued: lists its children (queueing the new ones) and
     /// pushes the tasks that write them, then it.
     fn visit(&mut self, slot: usize, stack: &mut Vec<Task>) -> Result<(), GraphError> {
-        match self.state[slot] {
+        match self.slots[slot].state {
             ACTIVE => {
-                let key = self.values[slot].type_key();
+                let key = self.slots[slot].value.type_key();
                 Err(GraphError::new(
                     GraphErrorKind::Cycle,
                     format!("cannot save a cycle: a `{key}` contains itself"),
@@ -410,7 +413,7 @@ impl Saver {
                 .with_type_key(key))
             }
             QUEUED => {
-                self.state[slot] = ACTIVE;
+                self.slots[slot].state = ACTIVE;
                 let mut kids = std::mem::take(&mut self.children);
                 kids.clear();
                 let form = self.list_children(slot, &mut kids);
@@ -425,7 +428,7 @@ impl Saver {
                 // Reversed, so children are written in order; those written already
                 // need no visit.
                 for &kid in self.arena[start..].iter().rev() {
-                    if self.state[kid] >= ACTIVE {
+                    if self.slots[kid].state >= ACTIVE {
                         stack.push(Task::Visit(kid));
                     }
                 }
@@ -448,30 +451,35 @@ impl Saver {
         }
         let v = canonical_nan(v);
         let hash = hash_value(&self.hasher, &v);
-        let values = &self.values;
-        if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| same_value(&values[s], &v)) {
+        let slots = &self.slots;
+        if let Some(&(slot, _)) = self
+            .table
+            .find(hash, |&(s, _)| same_value(&slots[s].value, &v))
+        {
             return slot;
         }
-        let slot = self.values.len();
+        let slot = self.slots.len();
         self.table.insert_unique(hash, (slot, hash), |&(_, h)| h);
         self.new_slot(v, true)
     }
 
     fn new_slot(&mut self, v: Any, in_table: bool) -> usize {
-        let slot = self.values.len();
-        self.values.push(v);
-        self.state.push(QUEUED);
-        self.in_table.push(in_table);
+        let slot = self.slots.len();
+        self.slots.push(Slot {
+            value: v,
+            state: QUEUED,
+            in_table,
+        });
         slot
     }
 
     /// The node index of a slot, which must be written already (else the value
     /// reaches itself).
     fn node_of(&self, slot: usize) -> Result<usize, GraphError> {
-        match self.state[slot] {
+        match self.slots[slot].state {
             i if i < ACTIVE => Ok(i),
             _ => {
-                let key = self.values[slot].type_key();
+                let key = self.slots[slot].value.type_key();
                 Err(GraphError::new(
                     GraphErrorKind::Cycle,
                     format!("cannot save a cycle through a `{key}`"),
@@ -488,7 +496,7 @@ impl Saver {
         slot: usize,
         out: &mut Vec<Any>,
     ) -> Result<Option<usize>, GraphError> {
-        let v = &self.values[slot];
+        let v = &self.slots[slot].value;
         match v.type_index() {
             ti::NONE
             | ti::INT
@@ -549,17 +557,17 @@ impl Saver {
         if self.count > 0 {
             out.push(',');
         }
-        let (v, kids) = (&self.values[slot], &self.arena[start..]);
+        let (v, kids) = (&self.slots[slot].value, &self.arena[start..]);
         let r = match form {
             // A reflected object (the form was made when it was visited).
             Some(i) => self.emit_object(&mut out, v, kids, &self.forms[i]),
             None => self.emit_value(&mut out, v, kids),
         };
         self.nodes = out;
-        if !self.in_table[slot] {
+        if !self.slots[slot].in_table {
             // Reached through one position only, so done with: released while it is
             // in the cache, rather than in a sweep over every object at the end.
-            self.values[slot] = Any::default();
+            self.slots[slot].value = Any::default();
         }
         r
     }
