@@ -176,10 +176,21 @@ impl Object {
 // ---------------------------------------------------------------------------------
 
 /// How many deleters may run nested inside one another on a thread before further
-/// releases are deferred to the outermost one. Each level is a deleter's frame plus the
-/// payload's drop glue (a few hundred bytes for the library's types), so this bounds
-/// the stack a release can take, whatever the depth of the graph being freed.
-const MAX_NESTED_RELEASES: u32 = 16;
+/// releases are deferred to the outermost one: one. A deleter never runs inside
+/// another; the objects a payload held are released after it, from the thread's list.
+///
+/// One, rather than a few levels of plain recursion, for the order in which memory goes
+/// back to the allocator. With every release deferred, a tree is freed parent first,
+/// last child first (pre-order, right to left): exactly the reverse of the order in
+/// which it was built (post-order, children first), so an allocator that reuses the
+/// last block freed first (glibc's bins, thread caches) hands the blocks back for the
+/// next tree in the address order they were first given out, round after round. A mix
+/// of nested and deferred releases frees in neither order, and each build and release
+/// of a graph permutes the free lists a little further: a 1,048,575-node tree built and
+/// freed twelve times went from 36 to 180 ms a build (the same tree with 16 nested
+/// levels allowed), where with one level it stays at 15–25 ms (`Arc` of the same
+/// shape: 17 ms). It also bounds the stack a release takes to one deleter's frame.
+const MAX_NESTED_RELEASES: u32 = 1;
 
 /// Per-thread release state: how many deleters are running (nested) on this thread, and
 /// the objects whose release was deferred, linked through their dead headers.
@@ -201,8 +212,8 @@ std::thread_local! {
 ///
 /// A deleter drops the payload, which releases the objects it holds, whose deleters
 /// release theirs, and so on: freeing a chain of a million objects would nest a million
-/// deleters. Instead, up to [`MAX_NESTED_RELEASES`] deleters run nested; a release
-/// deeper than that is *deferred*: the dead object is pushed on a per-thread list,
+/// deleters. Instead, [`MAX_NESTED_RELEASES`] (one) deleter runs at a time; a release
+/// inside it is *deferred*: the dead object is pushed on a per-thread list,
 /// linked through its header's first eight bytes (its type index and count, no longer
 /// needed: the allocator contract says deleters do not read the header), and the
 /// outermost release runs the deferred deleters one after the other, each starting
@@ -210,7 +221,7 @@ std::thread_local! {
 /// by any deleter (Rust allocators, pools, foreign ones calling back into a release).
 ///
 /// The objects of a graph are thus all freed before the outermost release returns,
-/// though not strictly innermost-first.
+/// each parent before what it held (see [`MAX_NESTED_RELEASES`] for why that order).
 ///
 /// # Safety
 ///
@@ -236,7 +247,7 @@ pub(crate) unsafe fn release(obj: *mut Object) {
         // deleter its allocator installed.
         unsafe { deleter(obj) };
         state.depth.set(depth);
-        // Rarely true: only past `MAX_NESTED_RELEASES` levels.
+        // True after a deleter that released objects (they were deferred).
         if !state.pending.get().is_null() && depth == 0 {
             // SAFETY: only this thread's releases push on its list, each a dead object
             // with its deleter intact.
@@ -251,13 +262,13 @@ pub(crate) unsafe fn release(obj: *mut Object) {
     }
 }
 
-/// Runs the deferred releases until none are left (they may defer more).
+/// Runs the deferred releases until none are left (they may defer more), last deferred
+/// first.
 ///
 /// # Safety
 ///
 /// Every object on `state`'s list is dead, linked through its first 8 bytes, with its
 /// deleter intact; called by the outermost release, once its own deleter returned.
-#[cold]
 #[inline(never)]
 unsafe fn run_deferred(state: &ReleaseState) {
     state.depth.set(1);
