@@ -767,6 +767,17 @@ unsafe impl<T: AnyItem> AnyItem for Array<T> {
         // items were just checked.
         Some(unsafe { &*(p as *const ObjectPtr<ArrayObj> as *const Array<T>) })
     }
+    /// Without the check of every item (a slot known to match holds an `ArrayObj`, which
+    /// is all the cast needs): `Array<Array<T>>::get` is then O(1), not O(inner length).
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        match slot.as_object_of::<ArrayObj>() {
+            // SAFETY: `Array<T>` is `repr(transparent)` over `ObjectPtr<ArrayObj>`, and the
+            // caller guarantees the items match.
+            Some(p) => unsafe { &*(p as *const ObjectPtr<ArrayObj> as *const Array<T>) },
+            // SAFETY: the caller guarantees the slot matches, so it holds a `ArrayObj`.
+            None => unsafe { core::hint::unreachable_unchecked() },
+        }
+    }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         Array::try_from(slot)
     }

@@ -583,6 +583,17 @@ unsafe impl<K: AnyItem, V: AnyItem> AnyItem for Map<K, V> {
         // entries were just checked.
         Some(unsafe { &*(p as *const ObjectPtr<MapObj> as *const Map<K, V>) })
     }
+    /// Without the check of every item (a slot known to match holds an `MapObj`, which
+    /// is all the cast needs): reading a map out of a typed container is then O(1), not O(entries).
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        match slot.as_object_of::<MapObj>() {
+            // SAFETY: `Map<K, V>` is `repr(transparent)` over `ObjectPtr<MapObj>`, and the
+            // caller guarantees the entries match.
+            Some(p) => unsafe { &*(p as *const ObjectPtr<MapObj> as *const Map<K, V>) },
+            // SAFETY: the caller guarantees the slot matches, so it holds a `MapObj`.
+            None => unsafe { core::hint::unreachable_unchecked() },
+        }
+    }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         Map::try_from(slot)
     }
