@@ -24,6 +24,33 @@ pub(crate) enum Plan {
 }
 
 impl Plan {
+    /// The plan of `info`'s type, from this thread's cache of them: worked out (under
+    /// the global lock of [`child_fields`]) once per type and thread, not once per walk
+    /// or per call. A plan never changes: types are never unregistered, and what it
+    /// holds is `'static`.
+    fn cached(info: &'static crate::registry::TypeInfo) -> Plan {
+        use std::cell::RefCell;
+        std::thread_local! {
+            static CACHE: RefCell<Vec<Option<Plan>>> = const { RefCell::new(Vec::new()) };
+        }
+        let i = info.index() as usize;
+        let hit = CACHE.try_with(|c| c.borrow().get(i).copied().flatten());
+        if let Ok(Some(plan)) = hit {
+            return plan;
+        }
+        let plan = Plan::of(info);
+        // (During the thread's teardown the cache may be gone: the plan is then simply
+        // not kept.)
+        let _ = CACHE.try_with(|c| {
+            let mut c = c.borrow_mut();
+            if i >= c.len() {
+                c.resize(i + 1, None);
+            }
+            c[i] = Some(plan);
+        });
+        plan
+    }
+
     fn of(info: &'static crate::registry::TypeInfo) -> Plan {
         let desc = TypeDescriber::of(info);
         let refl = desc.reflection();
@@ -68,37 +95,47 @@ fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u
     })
 }
 
-/// The plans of the types a walk has met, by type index (for the length of one walk:
-/// no registry look-up per node).
-#[derive(Default)]
+/// The plans of the types a walk has met, in a small direct-mapped table (by the low
+/// bits of the type index) in front of the thread's cache ([`Plan::cached`]): no
+/// registry look-up per node, and nothing allocated per walk (walks are often short:
+/// a pass may run one per subexpression).
 pub(crate) struct Plans {
-    by_index: Vec<Option<Plan>>,
+    slots: [(u32, Plan); PLAN_SLOTS],
+}
+
+/// Entries of [`Plans`]' table.
+const PLAN_SLOTS: usize = 16;
+
+/// The type index of an empty entry (no type has it).
+const NO_TYPE: u32 = u32::MAX;
+
+impl Default for Plans {
+    fn default() -> Self {
+        Plans {
+            slots: [(NO_TYPE, Plan::Leaf); PLAN_SLOTS],
+        }
+    }
 }
 
 impl Plans {
     /// The plan for `obj`'s type.
     #[inline(always)]
     pub(crate) fn get(&mut self, obj: &ObjectRef) -> Plan {
-        let i = obj.type_index() as usize;
-        if let Some(Some(plan)) = self.by_index.get(i) {
-            return *plan;
+        let i = obj.type_index();
+        let slot = &self.slots[i as usize % PLAN_SLOTS];
+        if slot.0 == i {
+            return slot.1;
         }
-        self.fill(obj);
-        self.by_index
-            .get(i)
-            .copied()
-            .flatten()
-            .unwrap_or(Plan::Leaf)
+        self.fill(obj)
     }
 
     #[cold]
     #[inline(never)]
-    fn fill(&mut self, obj: &ObjectRef) {
-        let i = obj.type_index() as usize;
-        if i >= self.by_index.len() {
-            self.by_index.resize_with(i + 1, || None);
-        }
-        self.by_index[i] = Some(Plan::of(obj.type_info()));
+    fn fill(&mut self, obj: &ObjectRef) -> Plan {
+        let i = obj.type_index();
+        let plan = Plan::cached(obj.type_info());
+        self.slots[i as usize % PLAN_SLOTS] = (i, plan);
+        plan
     }
 }
 
@@ -144,7 +181,7 @@ pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<
 
 /// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
 pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
-    plan_children(Plan::of(obj.type_info()), obj, f);
+    plan_children(Plan::cached(obj.type_info()), obj, f);
 }
 
 /// A copy of `obj` (of the type `plan` is for) with its children replaced by

@@ -47,7 +47,9 @@ fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef 
 /// structurally, by [`StructuralKey`] — is bound once by a `let _tN` around that
 /// expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    let (mut temps, mut let_free) = (0, HashSet::new());
+    // The let-free nodes met so far, by address (a fast unkeyed hash is enough for
+    // addresses; the enum version keeps this flag on its own walk instead).
+    let (mut temps, mut let_free) = (0, foldhash::HashSet::default());
     rewrite_post(f, |n| {
         let lf = |c: &ObjectRef| c.is::<Var>() || c.is::<IntImm>() || let_free.contains(&addr(c));
         // An expression, or the array of a call's arguments, without `let`s.
