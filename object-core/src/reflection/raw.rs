@@ -450,9 +450,9 @@ pub(crate) struct PlanField {
 
 /// The fields of one type that structural equality and hashing compare, in the order
 /// they are walked: definition sites first, then the others, each in table order;
-/// skipped and `no_eq` fields left out. Built once per type and walk, so that the walk
-/// reads each field through one entry point at a known offset instead of filtering the
-/// whole table per object.
+/// skipped and `no_eq` fields left out. Built once per type (and kept: see the
+/// structural engine's `plan_of`), so that the walk reads each field through one entry
+/// point at a known offset instead of filtering the whole table per object.
 pub(crate) struct EqPlan {
     refl: &'static TypeReflection,
     fields: Vec<PlanField>,
@@ -480,11 +480,6 @@ impl EqPlan {
             }
         }
         EqPlan { refl, fields }
-    }
-
-    /// Whether this is the plan of the type `refl` describes.
-    pub(crate) fn is_for(&self, refl: &'static TypeReflection) -> bool {
-        core::ptr::eq(self.refl, refl)
     }
 
     /// The planned fields of `obj`, with their values borrowed from it, in walk order

@@ -16,7 +16,7 @@ use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{describe, Described, EqPlan};
-use crate::reflection::ValueRef;
+use crate::reflection::{TypeReflection, ValueRef};
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
 
@@ -192,14 +192,14 @@ pub(super) fn any_dag_type() -> bool {
 }
 
 /// What the walk needs of an object's type: the object described, the type's
-/// structural spec, and its field plan (an index into [`TypeCache::plans`]).
+/// structural spec, and its field plan.
 #[derive(Clone, Copy)]
 struct Entry<'a> {
     d: Described<'a>,
     kind: StructuralKind,
     /// No fields to walk: hooks show the contents, or none are shown (identity).
     builtin: bool,
-    plan: u32,
+    plan: &'static EqPlan,
 }
 
 /// The last object described per type (by the low bits of its index), with its type's
@@ -207,15 +207,11 @@ struct Entry<'a> {
 /// registry and the field table.
 struct TypeCache<'a> {
     slots: [Option<Entry<'a>>; 16],
-    plans: Vec<EqPlan>,
 }
 
 impl<'a> TypeCache<'a> {
     fn new() -> Self {
-        TypeCache {
-            slots: [None; 16],
-            plans: Vec::new(),
-        }
+        TypeCache { slots: [None; 16] }
     }
 
     #[inline(always)]
@@ -238,22 +234,44 @@ impl<'a> TypeCache<'a> {
     fn miss(&mut self, o: &'a ObjectRef, slot: usize) -> Entry<'a> {
         let d = describe(o);
         let refl = d.reflection();
-        let plan = match self.plans.iter().position(|p| p.is_for(refl)) {
-            Some(i) => i,
-            None => {
-                self.plans.push(EqPlan::new(refl));
-                self.plans.len() - 1
-            }
-        };
         let e = Entry {
             d,
             kind: refl.structural.kind,
             builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
-            plan: plan as u32,
+            plan: plan_of(refl),
         };
         self.slots[slot] = Some(e);
         e
     }
+}
+
+/// The field plan of the type `refl` describes: made once per type for the process
+/// (kept for good, a few bytes per type, like the type's table itself), and found
+/// through a per-thread map after that. A walk is often short (a `StructuralKey` per
+/// subexpression, say): a plan made per walk cost more than the walk.
+fn plan_of(refl: &'static TypeReflection) -> &'static EqPlan {
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    std::thread_local! {
+        static LOCAL: RefCell<AddrMap<&'static EqPlan>> = RefCell::new(AddrMap::default());
+    }
+    static ALL: OnceLock<Mutex<BTreeMap<usize, &'static EqPlan>>> = OnceLock::new();
+    let key = refl as *const TypeReflection as usize;
+    if let Ok(Some(plan)) = LOCAL.try_with(|m| m.borrow().get(&key).copied()) {
+        return plan;
+    }
+    let plan = {
+        let mut all = ALL
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *all.entry(key)
+            .or_insert_with(|| Box::leak(Box::new(EqPlan::new(refl))))
+    };
+    // (During the thread's teardown the map may be gone: the plan is then not kept.)
+    let _ = LOCAL.try_with(|m| m.borrow_mut().insert(key, plan));
+    plan
 }
 
 // ---------------------------------------------------------------------------------
@@ -442,7 +460,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         };
         // Pushed last field first, so that they are compared in walk order
         // (definitions first).
-        let plan = &self.types.plans[e.plan as usize];
+        let plan = e.plan;
         for (f, lv, rv) in plan.pairs(e.d, rd).rev() {
             if !P::TRACK {
                 match (lv, rv) {
@@ -774,7 +792,7 @@ impl<'a> HashEngine<'a> {
         let base = self.stack.len();
         let mut h = seed;
         let mut n = 0;
-        let plan = &self.types.plans[e.plan as usize];
+        let plan = e.plan;
         for (f, v) in plan.views(e.d) {
             match v {
                 ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
