@@ -633,6 +633,46 @@ const MAX_NEST: u8 = 3;
 
 const _: () = assert!(core::mem::align_of::<crate::header::Object>() >= 8);
 
+/// The hashing engine's memo: the hashes of shared objects met so far (`None` while
+/// one is being hashed). The first few are kept in line and searched in order, the rest
+/// in a map: most walks are small (a `StructuralKey` per subexpression), and a map
+/// allocated and grown per walk cost more than such a walk.
+#[derive(Default)]
+struct Memo {
+    few: [(usize, Option<u64>); MEMO_IN_LINE],
+    len: usize,
+    more: AddrMap<Option<u64>>,
+}
+
+/// How many memo entries [`Memo`] keeps before it uses its map.
+const MEMO_IN_LINE: usize = 8;
+
+impl Memo {
+    #[inline]
+    fn get(&self, key: usize) -> Option<Option<u64>> {
+        if let Some(&(_, v)) = self.few[..self.len].iter().find(|(k, _)| *k == key) {
+            return Some(v);
+        }
+        if self.more.is_empty() {
+            return None;
+        }
+        self.more.get(&key).copied()
+    }
+
+    /// Enters `key`, or changes its entry.
+    #[inline]
+    fn set(&mut self, key: usize, value: Option<u64>) {
+        if let Some(e) = self.few[..self.len].iter_mut().find(|(k, _)| *k == key) {
+            e.1 = value;
+        } else if self.len < MEMO_IN_LINE {
+            self.few[self.len] = (key, value);
+            self.len += 1;
+        } else {
+            self.more.insert(key, value);
+        }
+    }
+}
+
 enum HTask<'a> {
     Visit {
         v: ValueRef<'a>,
@@ -652,7 +692,7 @@ pub(crate) struct HashEngine<'a> {
     values: Vec<u64>,
     /// Hashes of shared objects (by address, the low bit for a definition context);
     /// `None` while the object is being hashed (met again: a cycle).
-    memo: AddrMap<Option<u64>>,
+    memo: Memo,
     vars: AddrMap<u64>,
     next_var: u64,
     types: TypeCache<'a>,
@@ -665,7 +705,7 @@ impl<'a> HashEngine<'a> {
             opts,
             stack: Vec::with_capacity(64),
             values: Vec::with_capacity(64),
-            memo: AddrMap::default(),
+            memo: Memo::default(),
             vars: AddrMap::default(),
             next_var: 0,
             types: TypeCache::new(),
@@ -709,7 +749,7 @@ impl<'a> HashEngine<'a> {
     fn done(&mut self, h: u64, memo: usize) {
         self.values.push(h);
         if memo != 0 {
-            self.memo.insert(memo, Some(h));
+            self.memo.set(memo, Some(h));
         }
     }
 
@@ -753,9 +793,9 @@ impl<'a> HashEngine<'a> {
             // how many mutable containers enclose it (the cut-off below): both go into
             // the key, in the address's low bits (objects are 8-aligned).
             let key = a | usize::from(def) | (usize::from(nest) << 1);
-            match self.memo.get(&key) {
+            match self.memo.get(key) {
                 Some(Some(h)) => {
-                    self.values.push(*h);
+                    self.values.push(h);
                     return;
                 }
                 Some(None) => {
@@ -763,7 +803,7 @@ impl<'a> HashEngine<'a> {
                     return;
                 }
                 None => {
-                    self.memo.insert(key, None);
+                    self.memo.set(key, None);
                     memo = key;
                 }
             }
