@@ -24,6 +24,11 @@ use crate::type_index as ti;
 // Shared pieces.
 // ---------------------------------------------------------------------------------
 
+/// The work stacks' first capacity: small enough that the allocator serves it from its
+/// per-thread cache (a block of a few kilobytes took its slow path on every walk, and
+/// most walks are small); a deep walk grows the stack as it goes.
+const INITIAL_STACK: usize = 16;
+
 /// Hashes addresses for the per-call tables (never for a result).
 #[derive(Default)]
 pub(crate) struct AddrHasher(u64);
@@ -312,7 +317,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     pub(crate) fn new(opts: StructuralOptions, paths: P, store: &'a Snapshots) -> Self {
         EqEngine {
             opts,
-            stack: Vec::with_capacity(64),
+            stack: Vec::with_capacity(INITIAL_STACK),
             var_l: AddrMap::default(),
             var_r: AddrMap::default(),
             dag_l: AddrMap::default(),
@@ -703,8 +708,8 @@ impl<'a> HashEngine<'a> {
     pub(crate) fn new(opts: StructuralOptions, store: &'a Snapshots) -> Self {
         HashEngine {
             opts,
-            stack: Vec::with_capacity(64),
-            values: Vec::with_capacity(64),
+            stack: Vec::with_capacity(INITIAL_STACK),
+            values: Vec::with_capacity(INITIAL_STACK),
             memo: Memo::default(),
             vars: AddrMap::default(),
             next_var: 0,
