@@ -1,7 +1,9 @@
 //! The passes over the object IR: constant folding, CSE, dead-let elimination. Each is
 //! one [`rewrite`] with the generic mutator plus a `match` on the node's view.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use foldhash::HashSet;
 
 use object_core::prelude::*;
 use object_core::structural::StructuralKey;
@@ -47,9 +49,9 @@ fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef 
 /// structurally, by [`StructuralKey`] — is bound once by a `let _tN` around that
 /// expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    // The let-free nodes met so far, by address (a fast unkeyed hash is enough for
-    // addresses; the enum version keeps this flag on its own walk instead).
-    let (mut temps, mut let_free) = (0, foldhash::HashSet::default());
+    // The let-free nodes met so far, by address (the enum version keeps this flag on its
+    // own walk instead). Sets of addresses use a fast unkeyed hash.
+    let (mut temps, mut let_free) = (0, HashSet::default());
     rewrite_post(f, |n| {
         let lf = |c: &ObjectRef| c.is::<Var>() || c.is::<IntImm>() || let_free.contains(&addr(c));
         // An expression, or the array of a call's arguments, without `let`s.
@@ -77,7 +79,7 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
         return e.clone();
     }
     let mut counts: HashMap<Key, usize> = HashMap::new();
-    let (mut order, mut small) = (Vec::new(), HashSet::new());
+    let (mut order, mut small) = (Vec::new(), HashSet::default());
     visit_post(e.as_object_ref(), |n, kids: &[u32]| {
         let h = kids.iter().map(|h| h + 1).max().unwrap_or(0);
         // A call's arguments are one level down, in an array.
