@@ -1,176 +1,33 @@
-//! Memory per node: 1,000,000 binary AST nodes `{header, two children}` built as
-//! objects, as `Arc<enum>` and as `Box<enum>`, measured by the growth of the process's
-//! resident set; and the time to build and drop them, in the same group.
+//! Memory per node and build + drop time of 1,000,000 binary AST nodes, as objects
+//! (with and without the size-class pool), as `Arc<enum>` and as `Box<enum>`, with the
+//! system allocator (glibc here). `memory_mimalloc.rs` is the same with mimalloc as the
+//! global allocator; `memory_tree.rs` says what is measured and how.
 //!
 //! Run with `cargo bench -p object-benches --bench memory`.
 //!
-//! # What is measured
-//!
-//! - **Bytes per node** (printed once, before the timed groups): the resident-set growth
-//!   (`/proc/self/statm`, Linux only; elsewhere the line says it was not measured) while
-//!   one million nodes are built and kept alive, divided by the number of nodes. Each
-//!   side builds a complete binary tree (2^20 - 1 nodes, leaves with no children) in a
-//!   process of its own (the bench binary runs itself again), so into fresh memory.
-//!   - `object`: `BinNode { base: Object, lhs, rhs }` with `Option<ObjectPtr<BinNode>>`
-//!     children: 16 bytes of header and 16 of children, a 32-byte request;
-//!   - `arc_enum`: `Arc<ArcNode>` with `ArcNode::{Leaf, Bin(Arc<ArcNode>, Arc<ArcNode>)}`:
-//!     16 bytes of counts and a 16-byte enum (`Leaf` lives in the null-pointer niche),
-//!     also a 32-byte request;
-//!   - `box_enum`: `Box<BoxNode>` with the same shape: a 16-byte request, for scale.
-//! - **Time** (`build_drop_1m`): building the tree and dropping it, per side, again and
-//!   again in one process: the drop order decides where the next build's blocks lie
-//!   (see `MAX_NESTED_RELEASES` in `object-core/src/header.rs`), so this is timed too.
-//!
-//! The resident set counts what the allocator took from the system, so it shows the
-//! allocator's rounding: with glibc, a 32-byte request takes a 48-byte chunk (8 bytes
-//! of size header, 16-byte alignment), a 16-byte one 32 bytes (the smallest chunk).
-//!
 //! # Measured
 //!
-//! On this project's 2-core machine with glibc: object 48.0 bytes a node, `Arc<enum>`
-//! 48.0, `Box<enum>` 32.0 (the printed line; it moves by a fraction of a byte between
-//! runs). The object's 32 bytes are not yet realized: that needs an allocator with a
-//! 32-byte size class (a size-class pool behind `make_object`, not built; or a global
-//! allocator such as mimalloc, whose classes include 32).
+//! On this project's 2-core machine with glibc (the printed line moves by a fraction of
+//! a byte between runs): object 32.0 bytes a node (48.0 before the size-class pool, and
+//! with `OBJECT_SIZE_CLASS_POOL=0`), `Arc<enum>` 48.1, `Box<enum>` 32.1. Build + drop
+//! of the million nodes: object 18.0 ms with the pool (0.35× `Arc<enum>`), 51.9 ms
+//! without, `Arc<enum>` 52.0 ms, `Box<enum>` 41.1 ms. `memory_mimalloc.rs` has the
+//! figures with mimalloc.
 
-use std::hint::black_box;
-use std::sync::Arc;
-use std::time::Duration;
+use criterion::{criterion_group, Criterion};
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
-use object_core::{make_object, Object, ObjectPtr};
-
-/// Depth of the complete binary tree: 2^20 - 1 = 1,048,575 nodes.
-const DEPTH: u32 = 20;
-const NODES: usize = (1 << DEPTH) - 1;
-
-/// A binary AST node: the 16-byte header and two children.
-#[derive(Object)]
-#[repr(C)]
-#[object(key = "bench.memory.BinNode", final)]
-struct BinNode {
-    base: Object,
-    lhs: Option<ObjectPtr<BinNode>>,
-    rhs: Option<ObjectPtr<BinNode>>,
-}
-
-/// The same node as an enum behind `Arc`.
-#[allow(dead_code)] // (the children are only held)
-enum ArcNode {
-    Leaf,
-    Bin(Arc<ArcNode>, Arc<ArcNode>),
-}
-
-/// The same node as an enum behind `Box`.
-#[allow(dead_code)] // (the children are only held)
-enum BoxNode {
-    Leaf,
-    Bin(Box<BoxNode>, Box<BoxNode>),
-}
-
-fn object_tree(depth: u32) -> ObjectPtr<BinNode> {
-    let (lhs, rhs) = if depth > 1 {
-        (Some(object_tree(depth - 1)), Some(object_tree(depth - 1)))
-    } else {
-        (None, None)
-    };
-    make_object(BinNode {
-        base: Object::new(),
-        lhs,
-        rhs,
-    })
-}
-
-fn arc_tree(depth: u32) -> Arc<ArcNode> {
-    if depth > 1 {
-        let (l, r) = (arc_tree(depth - 1), arc_tree(depth - 1));
-        Arc::new(ArcNode::Bin(l, r))
-    } else {
-        Arc::new(ArcNode::Leaf)
-    }
-}
-
-fn box_tree(depth: u32) -> Box<BoxNode> {
-    if depth > 1 {
-        let (l, r) = (box_tree(depth - 1), box_tree(depth - 1));
-        Box::new(BoxNode::Bin(l, r))
-    } else {
-        Box::new(BoxNode::Leaf)
-    }
-}
-
-/// The resident set in bytes, if the platform says.
-fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // The page size of every Linux target this runs on in CI; `statm` counts pages.
-    Some(pages * 4096)
-}
-
-/// The variable that makes the bench binary measure one side and exit (see `memory`).
-const SIDE_VAR: &str = "OBJECT_BENCH_MEMORY_SIDE";
-
-/// Bytes per node that building `build` adds to the resident set.
-fn bytes_per_node<T>(build: impl FnOnce() -> T) -> Option<f64> {
-    let before = resident_bytes()?;
-    let tree = build();
-    let after = resident_bytes()?;
-    drop(black_box(tree));
-    Some(after.saturating_sub(before) as f64 / NODES as f64)
-}
-
-/// Bytes per node of one side, measured in a fresh process (this binary, run again
-/// with `SIDE_VAR` set), so that no side reuses memory another freed.
-fn measure_in_child(side: &str) -> String {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return format!("not measured ({e})"),
-    };
-    match std::process::Command::new(exe)
-        .env(SIDE_VAR, side)
-        .stderr(std::process::Stdio::null())
-        .output()
-    {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_owned(),
-        Ok(out) => format!("not measured (exit {})", out.status),
-        Err(e) => format!("not measured ({e})"),
-    }
-}
+#[path = "memory_tree.rs"]
+mod memory_tree;
 
 fn memory(c: &mut Criterion) {
-    assert_eq!(std::mem::size_of::<BinNode>(), 32);
-    assert_eq!(std::mem::size_of::<ArcNode>(), 16);
-    assert_eq!(std::mem::size_of::<BoxNode>(), 16);
-    if let Ok(side) = std::env::var(SIDE_VAR) {
-        // The child: one side, printed, and out.
-        let bytes = match side.as_str() {
-            "object" => bytes_per_node(|| object_tree(DEPTH)),
-            "arc_enum" => bytes_per_node(|| arc_tree(DEPTH)),
-            _ => bytes_per_node(|| box_tree(DEPTH)),
-        };
-        println!(
-            "{}",
-            bytes.map_or("not measured".to_owned(), |b| format!("{b:.1}"))
-        );
-        std::process::exit(0);
-    }
-    eprintln!(
-        "memory: {NODES} binary nodes, resident bytes per node: object {} (32 requested), \
-         arc_enum {} (32 requested), box_enum {} (16 requested)",
-        measure_in_child("object"),
-        measure_in_child("arc_enum"),
-        measure_in_child("box_enum"),
-    );
-
-    let mut g = c.benchmark_group("build_drop_1m");
-    g.sampling_mode(SamplingMode::Flat);
-    g.sample_size(10);
-    g.measurement_time(Duration::from_secs(8));
-    g.bench_function("object", |b| b.iter(|| drop(black_box(object_tree(DEPTH)))));
-    g.bench_function("arc_enum", |b| b.iter(|| drop(black_box(arc_tree(DEPTH)))));
-    g.bench_function("box_enum", |b| b.iter(|| drop(black_box(box_tree(DEPTH)))));
-    g.finish();
+    memory_tree::memory(c, "system allocator");
 }
 
 criterion_group!(benches, memory);
-criterion_main!(benches);
+
+/// `criterion_main!`, with the child side of the memory measurement first.
+fn main() {
+    memory_tree::run_child_side_if_asked();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -12,6 +12,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 
 export OBJECT_TEST_SCALE="${OBJECT_TEST_SCALE:-0.01}"
+# Memcheck sees an object in the size-class pool as part of a live slab, so it could not
+# flag a use after free of one: processes start with the pool off (every object its own
+# block), and the pool's own tests (tests/size_class_pool.rs) turn it on.
+export OBJECT_SIZE_CLASS_POOL="${OBJECT_SIZE_CLASS_POOL:-0}"
 # The C programs that object-capi's tests compile (object-capi/tests/c/) run under
 # memcheck too, with the same settings: the test prefixes each run with this.
 export OBJECT_CAPI_C_RUNNER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible --error-exitcode=1 --suppressions=$PWD/scripts/valgrind.supp"

@@ -92,7 +92,7 @@ pub mod view;
 pub use crate::alloc::{
     drop_object_in_place, make_object, make_object_as, make_object_with_extra,
     make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
-    ObjectPool,
+    ObjectPool, SizeClassAllocator,
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
 pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};

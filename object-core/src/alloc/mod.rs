@@ -1,5 +1,6 @@
 //! Making objects: the allocator abstraction (the allocator picks the deleter), the
-//! global allocator and [`make_object`], a pool of same-size chunks ([`ObjectPool`]),
+//! global allocator, the size-class pool behind [`make_object`] ([`size_classes`]), a
+//! pool of same-size chunks for one type ([`ObjectPool`]),
 //! one-block objects with trailing items ([`make_object_with_items`]), and objects with
 //! an extra, type-erased tail ([`make_object_with_extra`], read back with [`extra_of`]).
 //!
@@ -18,10 +19,15 @@ use crate::registry::{self, RegistryError};
 mod extra;
 mod items;
 mod pool;
+pub mod size_classes;
 
 pub use self::extra::{extra_of, make_object_with_extra};
 pub use self::items::{make_object_with_items, make_object_with_slice, InlineItems};
 pub use self::pool::ObjectPool;
+pub use self::size_classes::{
+    set_size_class_pool, size_class_of, size_class_pool_enabled, size_class_pool_reserved_bytes,
+    SizeClassAllocator,
+};
 
 /// A strategy for placing objects in memory. The allocator, not the type, decides how
 /// an object is freed: it hands out storage together with the deleter that the header
@@ -108,7 +114,8 @@ fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
     std::process::abort()
 }
 
-/// The global allocator (`std::alloc`), used by [`make_object`].
+/// The global allocator (`std::alloc`), used by [`make_object`] for objects larger than
+/// the size-class pool takes (and for all objects while the pool is off).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalAllocator;
 
@@ -137,10 +144,13 @@ unsafe impl<T: ObjectType> Allocator<T> for GlobalAllocator {
     }
 }
 
-/// Allocates `value` as an object with the global allocator.
+/// Allocates `value` as an object: from the size-class pool if its type is small (at
+/// most 128 bytes, so that a 32-byte object takes 32 bytes; see [`size_classes`]), else
+/// with the global allocator.
 ///
 /// The header is filled in: the type index (registered on first use), a count of one
-/// and the global deleter. Whatever header `value` carried is overwritten.
+/// and the deleter of the allocator used. Whatever header `value` carried is
+/// overwritten.
 ///
 /// # Release
 ///
@@ -162,7 +172,7 @@ unsafe impl<T: ObjectType> Allocator<T> for GlobalAllocator {
 /// ```
 #[inline]
 pub fn make_object<T: ObjectType>(value: T) -> ObjectPtr<T> {
-    GlobalAllocator.make(value)
+    SizeClassAllocator.make(value)
 }
 
 /// Allocates `value` as an object whose dynamic type is `type_index`: `T` itself or a
