@@ -129,12 +129,17 @@ pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
             plugin: BUILD_ID,
         });
     }
-    if let Some(done) = ADOPTED.get() {
-        return if core::ptr::eq(*done, hooks) {
+    // Adopted already (by this call's hooks: a second load of the plugin, perhaps on
+    // another thread at the same moment) or not.
+    let same = |done: &&'static RegistryHooks| {
+        if core::ptr::eq(*done, hooks) {
             Ok(())
         } else {
             Err(AdoptError::AlreadyInUse)
-        };
+        }
+    };
+    if let Some(done) = ADOPTED.get() {
+        return same(done);
     }
     if core::ptr::eq(hooks, &HOST_HOOKS) {
         return Ok(()); // our own registry: nothing to route
@@ -142,5 +147,10 @@ pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
     if super::REGISTRY.get().is_some() {
         return Err(AdoptError::AlreadyInUse);
     }
-    ADOPTED.set(hooks).map_err(|_| AdoptError::AlreadyInUse)
+    match ADOPTED.set(hooks) {
+        Ok(()) => Ok(()),
+        // Another thread adopted between the check above and here: fine if it adopted
+        // the same hooks (two loads of one plugin racing), an error otherwise.
+        Err(_) => ADOPTED.get().map_or(Err(AdoptError::AlreadyInUse), same),
+    }
 }
