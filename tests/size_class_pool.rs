@@ -119,7 +119,7 @@ fn small_objects_take_their_class_size() {
     let _leaks = LeakCheck::new();
     /// A slab: 256 KiB (less 32 bytes).
     const SLAB: usize = 256 * 1024;
-    let n = if cfg!(miri) { 4096 } else { 65_536 };
+    let n = if cfg!(miri) { 1024 } else { 65_536 };
     let before = size_class_pool_reserved_bytes();
     let nodes: Vec<_> = (0..n).map(|_| leaf()).collect();
     let after = size_class_pool_reserved_bytes();
