@@ -53,6 +53,7 @@ use crate::ptr::ObjectRef;
 pub(crate) mod create;
 mod error;
 pub(crate) mod field;
+pub(crate) mod per_table;
 pub(crate) mod print;
 // Field access by offset through the derive's tables, and the tables' constructors.
 #[allow(unsafe_code)]

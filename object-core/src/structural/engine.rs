@@ -15,6 +15,7 @@ use super::stable::{
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::reflection::per_table::PerTable;
 use crate::reflection::raw::{describe, Described, EqPlan};
 use crate::reflection::{TypeReflection, ValueRef};
 use crate::string::{BytesObj, StringObj};
@@ -256,24 +257,15 @@ impl<'a> TypeCache<'a> {
 /// subexpression, say): a plan made per walk cost more than the walk.
 fn plan_of(refl: &'static TypeReflection) -> &'static EqPlan {
     use std::cell::RefCell;
-    use std::collections::BTreeMap;
-    use std::sync::{Mutex, OnceLock, PoisonError};
     std::thread_local! {
         static LOCAL: RefCell<AddrMap<&'static EqPlan>> = RefCell::new(AddrMap::default());
     }
-    static ALL: OnceLock<Mutex<BTreeMap<usize, &'static EqPlan>>> = OnceLock::new();
+    static ALL: PerTable<EqPlan> = PerTable::new();
     let key = refl as *const TypeReflection as usize;
     if let Ok(Some(plan)) = LOCAL.try_with(|m| m.borrow().get(&key).copied()) {
         return plan;
     }
-    let plan = {
-        let mut all = ALL
-            .get_or_init(Mutex::default)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        *all.entry(key)
-            .or_insert_with(|| Box::leak(Box::new(EqPlan::new(refl))))
-    };
+    let plan = ALL.get(refl, || Box::new(EqPlan::new(refl)));
     // (During the thread's teardown the map may be gone: the plan is then not kept.)
     let _ = LOCAL.try_with(|m| m.borrow_mut().insert(key, plan));
     plan

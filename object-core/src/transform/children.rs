@@ -4,6 +4,7 @@
 use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
 use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::reflection::per_table::PerTable;
 use crate::reflection::raw::TypeDescriber;
 use crate::reflection::{FieldKind, ValueRef};
 
@@ -70,28 +71,18 @@ impl Plan {
 }
 
 /// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
-/// `Any`), computed once per table for the whole process (a table is `'static`; the
-/// few bytes per type are kept in a global map, like the registry's own entries). A
-/// `BTreeMap`, whose nodes are held by pointers to their starts: memcheck sees the
-/// leaked lists as reachable (a hash table is held by a pointer into its middle).
+/// `Any`), computed once per table for the whole process.
 fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
-    use std::collections::BTreeMap;
-    use std::sync::{Mutex, OnceLock, PoisonError};
-    static FIELDS: OnceLock<Mutex<BTreeMap<usize, &'static [u16]>>> = OnceLock::new();
-    let key = refl as *const _ as usize;
-    let map = FIELDS.get_or_init(Mutex::default);
-    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
-    map.entry(key).or_insert_with(|| {
-        let kids: Vec<u16> = refl
-            .fields()
+    static FIELDS: PerTable<[u16]> = PerTable::new();
+    FIELDS.get(refl, || {
+        refl.fields()
             .iter()
             .enumerate()
             .filter(|(_, f)| {
                 f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
             })
             .filter_map(|(k, _)| u16::try_from(k).ok())
-            .collect();
-        Box::leak(kids.into_boxed_slice())
+            .collect()
     })
 }
 
