@@ -348,3 +348,55 @@ fn large_types_bypass_the_pool() {
     drop(big);
     assert_eq!(DROPS.get(), start + 8);
 }
+
+/// A 40-byte object: the class of a string of up to 7 bytes (32 bytes of string object
+/// and 8 of bytes with the NUL).
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "size_class.Forty", final)]
+struct Forty {
+    base: Object,
+    a: u64,
+    b: u64,
+    c: u64,
+}
+
+#[test]
+fn short_strings_come_from_the_pool_and_long_ones_do_not() {
+    let _on = pool_on();
+    let _leaks = LeakCheck::new();
+    assert_eq!(size_class_of::<Forty>(), Some(40));
+    let s = object_core::String::new("seven!!");
+    let addr = ObjectPtr::as_ptr(object_core::String::as_object_ptr(&s)) as usize;
+    drop(s);
+    // The string's chunk is the next 40-byte object's.
+    let f = make_object(Forty {
+        base: Object::new(),
+        a: 1,
+        b: 2,
+        c: 3,
+    });
+    assert_eq!(ObjectPtr::as_ptr(&f) as usize, addr);
+    assert_eq!((f.a, f.b, f.c), (1, 2, 3));
+    drop(f);
+
+    // Strings made here, read and freed on another thread.
+    let n = scaled(10_000, 32);
+    let strings: Vec<_> = (0..n)
+        .map(|i| object_core::String::new(&format!("s{i}")))
+        .collect();
+    std::thread::spawn(move || {
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(s.as_str(), format!("s{i}"));
+        }
+    })
+    .join()
+    .unwrap();
+
+    // Long strings are not pooled.
+    let long = "x".repeat(200);
+    let before = size_class_pool_reserved_bytes();
+    let longs: Vec<_> = (0..64).map(|_| object_core::String::new(&long)).collect();
+    assert_eq!(size_class_pool_reserved_bytes(), before);
+    assert!(longs.iter().all(|s| s.as_str() == long));
+}

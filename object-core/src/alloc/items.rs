@@ -6,8 +6,8 @@ use core::alloc::Layout;
 use core::ptr::{self, NonNull};
 use std::alloc::{alloc, dealloc, handle_alloc_error};
 
-use super::{drop_object_in_place, drop_or_abort};
-use crate::header::Object;
+use super::{drop_object_in_place, drop_or_abort, size_classes};
+use crate::header::{Deleter, Object};
 use crate::object_type::ObjectType;
 use crate::ptr::ObjectPtr;
 
@@ -73,23 +73,50 @@ pub(crate) fn items_offset<T: InlineItems>() -> usize {
     size.div_ceil(align) * align
 }
 
-unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
-    let p = obj as *mut T;
-    // SAFETY: called once on the last release of a block made by
-    // `make_object_with_items`, whose `len` items are initialized (InlineItems' contract)
-    // and whose layout is recomputed from the same capacity.
+/// Drops the items and the value of a dying object made by [`make_object_with_items`],
+/// and returns its block's layout (recomputed from the same capacity).
+///
+/// # Safety
+///
+/// Called once, on the last release, with such an object (its `len` items are
+/// initialized: InlineItems' contract).
+#[inline(always)]
+unsafe fn drop_items_and_value<T: InlineItems>(p: *mut T) -> Layout {
+    // SAFETY: the caller's guarantee.
     unsafe {
         let (len, cap) = ((*p).item_len(), (*p).item_capacity());
         let items = (p as *mut u8).add(items_offset::<T>()) as *mut T::Item;
         drop_or_abort(ptr::slice_from_raw_parts_mut(items, len), T::TYPE_KEY);
         drop_object_in_place(p);
-        let (layout, _) = items_layout::<T>(cap).unwrap_unchecked();
+        items_layout::<T>(cap).unwrap_unchecked().0
+    }
+}
+
+unsafe extern "C" fn items_deleter<T: InlineItems>(obj: *mut Object) {
+    let p = obj as *mut T;
+    // SAFETY: called once on the last release of a block that `make_object_with_items`
+    // allocated with the global allocator, with this layout.
+    unsafe {
+        let layout = drop_items_and_value(p);
         dealloc(p as *mut u8, layout);
     }
 }
 
+unsafe extern "C" fn pooled_items_deleter<T: InlineItems>(obj: *mut Object) {
+    let p = obj as *mut T;
+    // SAFETY: called once on the last release of a block that `make_object_with_items`
+    // took from the size-class pool for this layout (its capacity never changes: the
+    // type is not resizable).
+    unsafe {
+        let layout = drop_items_and_value(p);
+        size_classes::give_back_block(layout, p as *mut u8);
+    }
+}
+
 /// Allocates `value` with room for `capacity` items, and up to that many items from
-/// `items`, in one block.
+/// `items`, in one block: from the size-class pool if the type is not resizable (a
+/// string, a shape) and the block fits a class (at most 128 bytes: a string of up to
+/// 95 bytes), else with the global allocator.
 ///
 /// The value's capacity and count are set here (whatever it said before); the count is
 /// set as items are written (so a panicking iterator leaves a consistent object that is
@@ -117,16 +144,29 @@ pub fn make_object_with_items<T: InlineItems>(
         value.set_item_len(0);
         value.set_item_capacity(cap);
     }
-    // SAFETY: the layout has nonzero size (it contains the header).
-    let p = unsafe { alloc(layout) } as *mut T;
-    if p.is_null() {
-        handle_alloc_error(layout);
-    }
+    // A block whose size never changes (the type is not resizable) and fits a size
+    // class comes from the size-class pool; any other from the global allocator.
+    let pooled = if T::RESIZABLE {
+        None
+    } else {
+        size_classes::take_block(layout)
+    };
+    let (p, deleter): (*mut T, Deleter) = match pooled {
+        Some(p) => (p.as_ptr() as *mut T, pooled_items_deleter::<T>),
+        None => {
+            // SAFETY: the layout has nonzero size (it contains the header).
+            let p = unsafe { alloc(layout) } as *mut T;
+            if p.is_null() {
+                handle_alloc_error(layout);
+            }
+            (p, items_deleter::<T>)
+        }
+    };
     let base = (p as *mut u8).wrapping_add(offset) as *mut T::Item;
     // SAFETY: fresh block of the right layout; header first (ObjectType's contract).
     let obj = unsafe {
         p.write(value);
-        Object::init(p as *mut Object, index, Some(items_deleter::<T>));
+        Object::init(p as *mut Object, index, Some(deleter));
         (*p).set_items_ptr(base);
         ObjectPtr::from_raw(p)
     };

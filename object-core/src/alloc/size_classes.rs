@@ -483,6 +483,31 @@ unsafe fn spill(c: &ClassCache, class: usize) {
     }
 }
 
+/// A chunk for a block of `layout` (an object with trailing items whose size never
+/// changes), if the pool is on and the layout fits a class.
+#[inline]
+pub(super) fn take_block(layout: Layout) -> Option<NonNull<u8>> {
+    let class = class_of(layout.size(), layout.align())?;
+    if !size_class_pool_enabled() {
+        return None;
+    }
+    take(class)
+}
+
+/// Returns a block that [`take_block`] gave for `layout`.
+///
+/// # Safety
+///
+/// `p` came from `take_block(layout)` with this layout, and its object is dead.
+#[inline]
+pub(super) unsafe fn give_back_block(layout: Layout, p: *mut u8) {
+    // SAFETY: `take_block` found a class for this layout; the caller's guarantee.
+    unsafe {
+        let class = class_of(layout.size(), layout.align()).unwrap_unchecked();
+        give_back(class, p);
+    }
+}
+
 /// Allocates objects from the size-class pool, falling back to the system allocator for
 /// types too large or too aligned to be pooled, while the pool is off, or on a thread
 /// whose storage is gone. [`make_object`](super::make_object) uses it; see the
