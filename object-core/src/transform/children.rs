@@ -216,7 +216,8 @@ impl core::hash::Hasher for AddrHasher {
     }
     #[inline]
     fn write_usize(&mut self, n: usize) {
-        // Objects are at least 16-byte aligned: drop the zero bits, then mix.
+        // Objects are at least 16 bytes long, so no two live ones share `addr >> 4`
+        // (the size-class pool aligns some to 8 only): drop those bits, then mix.
         self.0 = ((n as u64) >> 4)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
             .rotate_left(29);
