@@ -32,6 +32,11 @@
 //!   large graph of small objects and then works with other sizes keeps that memory
 //!   (glibc often does too, for its own reasons). Such a program can turn the pool off
 //!   (below).
+//! - **`fork`**: the shared lists are `std` mutexes, held for a few instructions once
+//!   per 64 KiB batch. A child forked while another thread held one would block at its
+//!   next refill of that class (glibc's malloc guards its locks with fork handlers; this
+//!   pool has none). A program that forks without `exec` while other threads allocate
+//!   objects should turn the pool off before starting them.
 //!
 //! # Turning it off
 //!
