@@ -5,7 +5,7 @@
 //!
 //! glibc's smallest chunk is 32 bytes and every chunk carries an 8-byte size word, so a
 //! 32-byte object (a header and two children) takes 48 bytes, and a bare 16-byte object
-//! 32. This pool keeps, per size class, 64 KiB slabs cut into equal chunks with no
+//! 32. This pool keeps, per size class, 256 KiB slabs cut into equal chunks with no
 //! per-chunk bookkeeping: a 32-byte object takes 32 bytes.
 //!
 //! # Design (the RFC's F3, generalizing [`ObjectPool`](super::ObjectPool))
@@ -290,7 +290,7 @@ impl ClassCache {
     }
 }
 
-/// How many chunks a batch moved to or from the shared list holds: a slab's worth.
+/// How many chunks a batch moved to or from the shared list holds: 64 KiB of chunks.
 const fn batch_len(class: usize) -> usize {
     BATCH_BYTES / CLASS_SIZES[class]
 }
