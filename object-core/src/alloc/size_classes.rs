@@ -488,8 +488,8 @@ unsafe fn spill(c: &ClassCache, class: usize) {
     }
 }
 
-/// A chunk for a block of `layout` (an object with trailing items whose size never
-/// changes), if the pool is on and the layout fits a class.
+/// A chunk for a block of `layout` (an object's, or one with trailing items whose size
+/// never changes), if the pool is on and the layout fits a class.
 #[inline]
 pub(super) fn take_block(layout: Layout) -> Option<NonNull<u8>> {
     let class = class_of(layout.size(), layout.align())?;
@@ -531,12 +531,10 @@ pub struct SizeClassAllocator;
 unsafe extern "C" fn size_class_deleter<T: ObjectType>(obj: *mut Object) {
     let p = obj as *mut T;
     // SAFETY: the header's deleter is called once, on the last release, with the
-    // address `SizeClassAllocator::allocate` took from the pool for `T`'s class (the
-    // class exists: the deleter is installed only then).
+    // address `SizeClassAllocator::allocate` took with `take_block` for `T`'s layout.
     unsafe {
         drop_object_in_place(p);
-        let class = class_of(core::mem::size_of::<T>(), core::mem::align_of::<T>());
-        give_back(class.unwrap_unchecked(), p as *mut u8);
+        give_back_block(Layout::new::<T>(), p as *mut u8);
     }
 }
 
@@ -547,14 +545,9 @@ unsafe extern "C" fn size_class_deleter<T: ObjectType>(obj: *mut Object) {
 unsafe impl<T: ObjectType> Allocator<T> for SizeClassAllocator {
     #[inline]
     fn allocate(&self) -> (NonNull<T>, Deleter) {
-        if let Some(class) =
-            const { class_of(core::mem::size_of::<T>(), core::mem::align_of::<T>()) }
-        {
-            if size_class_pool_enabled() {
-                if let Some(p) = take(class) {
-                    return (p.cast(), size_class_deleter::<T>);
-                }
-            }
+        // (The layout is a constant: the class is found at compile time.)
+        if let Some(p) = take_block(Layout::new::<T>()) {
+            return (p.cast(), size_class_deleter::<T>);
         }
         <GlobalAllocator as Allocator<T>>::allocate(&GlobalAllocator)
     }
