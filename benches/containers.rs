@@ -44,8 +44,14 @@
 //!   - `lookup/*`: `get(&str)` for all 100,000 keys, in a fixed pseudo-random order
 //!     (the same for every map, so no side benefits from insertion-order locality),
 //!     summing the values. The maps are built once, outside the measurement.
-//! - `string_new`: `object_core::String::from(&str)` + drop for a 16-byte and a 1 KiB
-//!   string, against `Arc::<str>::from` + drop (and, for information, std
+//!   - `lookup_short/*`: the same with 6-byte keys `"000000"`..`"099999"` (inline in the
+//!     `String` handle), against the foldhash `HashMap`.
+//! - `array_strings` (throughput 100,000 elements): `Array<String>` against
+//!   `Vec<Arc<str>>` for 6-byte (inline) and 24-byte strings: `build/*` makes every
+//!   string from a `&str` and collects (+ drop); `iterate/*` reads each
+//!   string (its length and first byte).
+//! - `string_new`: `object_core::String::from(&str)` + drop for a 7-byte (the longest
+//!   inline), a 16-byte and a 1 KiB string, against `Arc::<str>::from` + drop (and, for information, std
 //!   `String::from`). The source `&str` goes through `black_box`.
 //! - `any_round_trip`: one value into an `Any` and back out, + drop:
 //!   - `int/any`: `Any::from(i64)` → `i64::try_from`, against `int/plain` (a copy);
@@ -67,6 +73,8 @@
 //! | `map_string_keys/insert/map` | ≤ 2 × `…/insert/hashmap_sip` |
 //! | `map_string_keys/lookup/map` | ≤ 1.5 × `…/lookup/hashmap_sip` |
 //! | `string_new/ffi_string/{16,1024}` | ≤ 1.0 × `string_new/arc_str/{16,1024}` |
+//! | `string_new/ffi_string/7` | ≤ the C++ runtime's 2.29 ns (no allocation) |
+//! | `array_strings/*/array_string` | ≤ 1.0 × `…/vec_arc_str` |
 //!
 //! `any_round_trip` has no fixed target: it quantifies what the inline small-string
 //! representation saves over an `ffi.String` object.
@@ -426,13 +434,92 @@ fn map_string_keys(c: &mut Criterion) {
     g.bench_function("lookup/hashmap_foldhash", |b| {
         b.iter(|| sum_fold(black_box(&fold), black_box(&lookups)))
     });
+
+    // Short keys (6 bytes, inline in the `String` handle) against the same `HashMap`.
+    let short_keys: Vec<String> = (0..MAP_LEN).map(|i| format!("{i:06}")).collect();
+    let short_lookups: Vec<&str> = order.iter().map(|&i| short_keys[i].as_str()).collect();
+    let short_map: Map<object_core::String, i64> = short_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (object_core::String::from(k.as_str()), i as i64))
+        .collect();
+    let short_fold: FoldMap = short_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i as i64))
+        .collect();
+    assert_eq!(sum_map(&short_map, &short_lookups), expected);
+    assert_eq!(sum_fold(&short_fold, &short_lookups), expected);
+    g.bench_function("lookup_short/map", |b| {
+        b.iter(|| sum_map(black_box(&short_map), black_box(&short_lookups)))
+    });
+    g.bench_function("lookup_short/hashmap_foldhash", |b| {
+        b.iter(|| sum_fold(black_box(&short_fold), black_box(&short_lookups)))
+    });
+    g.finish();
+}
+
+/// `Array<String>` against `Vec<Arc<str>>`: building from text and reading every item,
+/// for short (inline in the handle) and long (an object each) strings.
+fn array_strings(c: &mut Criterion) {
+    const LEN: usize = 100_000;
+    let mut g = c.benchmark_group("array_strings");
+    g.throughput(Throughput::Elements(LEN as u64));
+    g.sampling_mode(SamplingMode::Flat);
+    g.sample_size(CONTAINER_SAMPLES);
+    for (label, width) in [("short", 6usize), ("long", 24)] {
+        let texts: Vec<String> = (0..LEN).map(|i| format!("{i:0width$}")).collect();
+        assert!(texts.iter().all(|t| t.len() == width));
+        let expected = LEN * width;
+        let array: Array<object_core::String> = texts
+            .iter()
+            .map(|t| object_core::String::from(t.as_str()))
+            .collect();
+        let arcs: Vec<Arc<str>> = texts.iter().map(|t| Arc::<str>::from(t.as_str())).collect();
+        // Reads each string's text (its first byte and its length), as a user would.
+        let len_array = |a: &Array<object_core::String>| {
+            a.iter()
+                .map(|s| s.len() + usize::from(s.as_bytes()[0] & 1))
+                .sum::<usize>()
+        };
+        let len_arcs = |v: &Vec<Arc<str>>| {
+            v.iter()
+                .map(|s| s.len() + usize::from(s.as_bytes()[0] & 1))
+                .sum::<usize>()
+        };
+        let expected = expected + texts.iter().filter(|t| t.as_bytes()[0] & 1 == 1).count();
+        assert_eq!(len_array(&array), expected);
+        assert_eq!(len_arcs(&arcs), expected);
+        g.bench_function(format!("build/{label}/array_string"), |b| {
+            b.iter(|| {
+                texts
+                    .iter()
+                    .map(|t| object_core::String::from(t.as_str()))
+                    .collect::<Array<object_core::String>>()
+            })
+        });
+        g.bench_function(format!("build/{label}/vec_arc_str"), |b| {
+            b.iter(|| {
+                texts
+                    .iter()
+                    .map(|t| Arc::<str>::from(t.as_str()))
+                    .collect::<Vec<Arc<str>>>()
+            })
+        });
+        g.bench_function(format!("iterate/{label}/array_string"), |b| {
+            b.iter(|| len_array(black_box(&array)))
+        });
+        g.bench_function(format!("iterate/{label}/vec_arc_str"), |b| {
+            b.iter(|| len_arcs(black_box(&arcs)))
+        });
+    }
     g.finish();
 }
 
 fn string_new(c: &mut Criterion) {
     let _ = <object_core::StringObj as object_core::ObjectType>::type_index();
     let mut g = c.benchmark_group("string_new");
-    for len in [16usize, 1024] {
+    for len in [7usize, 16, 1024] {
         let text: String = "abcdefghijklmnopqrstuvwxyz0123456789"
             .chars()
             .cycle()
@@ -505,6 +592,7 @@ criterion_group!(
     array_objects,
     array_any_ints,
     map_string_keys,
+    array_strings,
     string_new,
     any_round_trip
 );

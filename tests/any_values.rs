@@ -366,13 +366,18 @@ fn strings_round_trip_inline_or_as_objects() {
         assert_eq!(Any::from(s.to_owned()), a);
         assert_eq!(Any::from(&s.to_owned()), a);
         assert_eq!(guard.live(), 0, "no object for an inline string");
-        // An `ffi.String` made from an inline string is a new object.
-        let obj = String::try_from(a.clone()).unwrap();
-        assert_eq!(obj, s);
-        assert_eq!(guard.live(), 1);
-        drop(obj);
-        let obj = String::try_from(a.view()).unwrap();
+        // A `String` handle made from an inline string is inline too: no object.
+        let handle = String::try_from(a.clone()).unwrap();
+        assert_eq!(handle, s);
+        assert!(handle.is_inline());
+        let handle = String::try_from(a.view()).unwrap();
+        assert_eq!(handle.as_str(), s);
+        assert!(handle.is_inline());
+        assert_eq!(guard.live(), 0);
+        // Asking for the object makes one.
+        let obj = handle.into_object_ptr();
         assert_eq!(obj.as_str(), s);
+        assert_eq!(guard.live(), 1);
         drop(obj);
     }
     // Objects: 8 bytes and up.
@@ -391,7 +396,7 @@ fn strings_round_trip_inline_or_as_objects() {
         assert_eq!(a.downcast_ref::<StringObj>().map(|o| o.as_str()), Some(s));
         let shared = String::try_from(a.clone()).unwrap();
         assert!(ObjectPtr::ptr_eq(
-            shared.as_object_ptr(),
+            shared.as_heap_object().unwrap(),
             a.as_object().unwrap()
         ));
         assert_eq!(guard.live(), 1, "shared, not copied");
@@ -399,8 +404,16 @@ fn strings_round_trip_inline_or_as_objects() {
         drop((a, shared));
         assert_eq!(guard.live(), 0);
     }
-    // A `String` object stays an object even when short.
-    let short_obj = String::from("ab");
+    // A short `String` handle is inline, like the `Any`.
+    let inline = String::from("ab");
+    assert!(inline.is_inline());
+    assert_eq!(Any::from(inline.clone()).type_key(), "ffi.SmallStr");
+    assert_eq!(String::try_from(Any::from("ab")), Ok(inline.clone()));
+    // A string object stays an object even when short, and equals the inline text.
+    let short_obj = String::from_object_ptr(inline.clone().into_object_ptr());
+    assert!(!short_obj.is_inline());
+    assert_eq!(short_obj, inline);
+    assert!(!String::ptr_eq(&short_obj, &inline));
     let a = Any::from(short_obj.clone());
     assert_eq!(a.type_key(), "ffi.String");
     assert_eq!(a.as_str(), Some("ab"));
@@ -1026,13 +1039,14 @@ struct Handles {
 fn core_handles_share_one_api() {
     let _guard = LeakCheck::new();
     macro_rules! check {
-        ($h:ty, $obj:ty, $make:expr, $key:literal) => {{
+        ($h:ty, $obj:ty, $make:expr, $key:literal, $ptr:expr) => {{
+            let ptr_of: fn(&$h) -> &ObjectPtr<$obj> = $ptr;
             let a: $h = $make;
             let b = a.clone();
             let other: $h = $make;
             assert!(<$h>::ptr_eq(&a, &b), "{}", $key);
             assert!(!<$h>::ptr_eq(&a, &other), "{}", $key);
-            assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 2);
+            assert_eq!(ObjectPtr::strong_count(ptr_of(&a)), 2);
             let p: ObjectPtr<$obj> = b.into_object_ptr();
             assert_eq!(ObjectPtr::strong_count(&p), 2, "unwrapping keeps the count");
             let b = <$h>::from_object_ptr(p);
@@ -1048,7 +1062,7 @@ fn core_handles_share_one_api() {
             // Owned and borrowed values, and back.
             let any = Any::from(a.clone());
             assert_eq!(any.type_key(), $key);
-            assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 2, "moved in");
+            assert_eq!(ObjectPtr::strong_count(ptr_of(&a)), 2, "moved in");
             assert!(<$h>::ptr_eq(&a, &<$h>::try_from(any).unwrap()));
             assert_eq!(AnyView::from(&a).type_key(), $key);
             assert!(<$h>::try_from(Any::from(1)).is_err());
@@ -1061,19 +1075,22 @@ fn core_handles_share_one_api() {
         String,
         StringObj,
         String::from("a long string"),
-        "ffi.String"
+        "ffi.String",
+        |s| s.as_heap_object().unwrap()
     );
     check!(
         Bytes,
         BytesObj,
         Bytes::from(&b"some bytes"[..]),
-        "ffi.Bytes"
+        "ffi.Bytes",
+        |b| b.as_object_ptr()
     );
     check!(
         object_core::Error,
         object_core::ErrorObj,
         object_core::Error::new("ValueError", "bad"),
-        "ffi.Error"
+        "ffi.Error",
+        |e| e.as_object_ptr()
     );
 
     // Bytes and Error handles are reflected object fields.

@@ -158,7 +158,7 @@ fn make_any(v: &Val, pool: &[ObjectRef]) -> Any {
         Val::Int(i) => Any::from(*i),
         Val::Float(bits) => Any::from(f64::from_bits(*bits)),
         Val::Str(s) => Any::from(s.as_str()),
-        Val::StrObj(s) => Any::from(String::from(s.as_str())),
+        Val::StrObj(s) => Any::from(string_object(s)),
         Val::Obj(i) => Any::from(pool[*i].clone()),
     }
 }
@@ -444,12 +444,18 @@ fn str_map_op() -> impl Strategy<Value = StrMapOp> {
     ]
 }
 
+/// An `ffi.String` object holding `text`, however short (a `String` handle keeps up to
+/// 7 bytes inline).
+fn string_object(text: &str) -> ObjectPtr<StringObj> {
+    String::from(text).into_object_ptr()
+}
+
 /// Looks `key` up in one of three forms: a borrowed `&str`, a `String` object, or an
 /// `Any` (inline when short).
 fn with_str_key<R>(key: &str, form: u8, f: impl FnOnce(AnyView<'_>) -> R) -> R {
     match form {
         0 => f(AnyView::from(key)),
-        1 => f(AnyView::from(&String::from(key))),
+        1 => f(AnyView::from(&String::from_object_ptr(string_object(key)))),
         _ => f(Any::from(key).view()),
     }
 }
@@ -593,7 +599,7 @@ impl Key {
             (KeyVal::Int(i), 0) => Any::from(*i),
             (KeyVal::Int(i), _) => Any::from(*i as i32),
             (KeyVal::Str(s), 0) => Any::from(*s),
-            (KeyVal::Str(s), _) => Any::from(String::from(*s)),
+            (KeyVal::Str(s), _) => Any::from(string_object(s)),
         }
     }
 
@@ -850,7 +856,7 @@ fn heterogeneous_array_downcasts_back() {
     let long = String::try_from(all[3].clone()).unwrap();
     assert_eq!(long, "a string too long to be inline");
     assert!(
-        ObjectPtr::ptr_eq(long.as_object_ptr(), all[3].as_object().unwrap()),
+        ObjectPtr::ptr_eq(long.as_heap_object().unwrap(), all[3].as_object().unwrap()),
         "string objects are shared, not copied"
     );
     let m: Map<String, i64> = Map::try_from(all[4].clone()).unwrap();
@@ -988,19 +994,27 @@ fn typed_view_is_zero_copy_and_checked() {
         ints.cast::<f64>().unwrap_err().to_string(),
         "item 0: expected float, got int"
     );
+    // Inline strings and string objects are both `String` items, read in place.
     let strs: Array<Any> = vec![
-        Any::from(String::from("obj")),
+        Any::from(string_object("obj")),
         Any::from("a long string object"),
         Any::from("inline"),
     ]
     .into();
+    let typed = strs.cast::<String>().unwrap();
+    assert!(std::ptr::eq(
+        typed.get(2).unwrap().as_any(),
+        strs.get(2).unwrap()
+    ));
+    assert_eq!(typed.iter().map(|s| s.len()).sum::<usize>(), 29);
+    assert!(typed.get(2).unwrap().is_inline());
+    let mixed: Array<Any> = vec![Any::from("s"), Any::from(1)].into();
     assert_eq!(
-        strs.cast::<String>().unwrap_err(),
+        mixed.cast::<String>().unwrap_err(),
         ArrayError::WrongType {
-            index: 2,
-            error: TypeError::new("ffi.String", "ffi.SmallStr"),
+            index: 1,
+            error: TypeError::new("ffi.String", "int"),
         },
-        "a zero-copy String view cannot hold an inline string"
     );
     let empty: Array<Any> = Array::new();
     assert!(empty.cast::<ObjectPtr<Var>>().is_ok(), "vacuously typed");
@@ -1116,10 +1130,10 @@ fn wrong_types_are_clear_errors() {
     // Maps: keys checked before values, in insertion order.
     let mut m: Map<Any, Any> = Map::new();
     m.insert(Any::from("k"), Any::from(1));
-    m.insert(Any::from(String::from("v")), Any::from("not an int"));
+    m.insert(Any::from(2), Any::from("not an int"));
     assert_eq!(
         m.cast::<String, i64>().unwrap_err().to_string(),
-        "expected ffi.String key, got ffi.String"
+        "expected ffi.String key, got int"
     );
     assert_eq!(
         m.cast::<Any, i64>().unwrap_err().to_string(),
@@ -1547,8 +1561,7 @@ fn fixed_size_items_refuse_to_resize() {
     assert_eq!(ObjectPtr::items(&p), &[2, 3, 4]);
 
     let s = String::from("a string long enough to be an object");
-    let mut q = s.as_object_ptr().clone();
-    drop(s);
+    let mut q = s.into_object_ptr();
     assert!(!ObjectPtr::truncate_items(&mut q, 1));
     assert!(ObjectPtr::items_mut(&mut q).is_none());
     assert_eq!(

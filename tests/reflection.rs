@@ -471,7 +471,8 @@ fn flags_kinds_and_rust_types() {
             FieldFlags::READ_ONLY,
             FieldFlags::NO_EQUALITY,
             FieldFlags::SKIPPED,
-            FieldFlags::NONE,
+            // An `object_core::String`: one `Any` cell, readable in place.
+            FieldFlags::ANY_LAYOUT,
             FieldFlags::OPTIONAL,
             FieldFlags::READ_ONLY.union(FieldFlags::NO_EQUALITY),
         ]
@@ -577,12 +578,18 @@ fn every_field_type_has_its_kind_and_static_type() {
         assert_eq!(f.is_inline_pod(), inline, "{name}");
         let optional = name.starts_with("a_opt");
         assert_eq!(f.flags().contains(FieldFlags::OPTIONAL), optional, "{name}");
+        let any_layout = matches!(name, "a_str" | "a_any");
+        assert_eq!(
+            f.flags().contains(FieldFlags::ANY_LAYOUT),
+            any_layout,
+            "{name}"
+        );
         assert_eq!(
             f.flags(),
-            if optional {
-                FieldFlags::OPTIONAL
-            } else {
-                FieldFlags::NONE
+            match (optional, any_layout) {
+                (true, _) => FieldFlags::OPTIONAL,
+                (false, true) => FieldFlags::ANY_LAYOUT,
+                (false, false) => FieldFlags::NONE,
             }
         );
     }
@@ -706,10 +713,8 @@ fn every_field_type_round_trips_through_create_and_get_attr() {
     );
     // An `ffi.String` object given to an `String` field is shared.
     let back = String::try_from(get_attr(&o2, "a_str").unwrap()).unwrap();
-    assert!(ObjectPtr::ptr_eq(
-        back.as_object_ptr(),
-        shared.as_object_ptr()
-    ));
+    assert!(!back.is_inline());
+    assert!(String::ptr_eq(&back, &shared));
     // An option field may be left out: it is `None`.
     let o3 = make_all(with(
         with(all_entries(&objects), "a_opt_node", None),

@@ -1251,3 +1251,29 @@ fn deep_binders_and_arrays_on_a_small_stack() {
         assert!(l.to_string().ends_with("[0][0]"));
     });
 }
+
+/// A `String` is inline (up to 7 bytes) or an object; equality and hashing see the text
+/// either way, in handles, `Any` slots and containers alike.
+#[test]
+fn inline_strings_equal_string_objects() {
+    let _leaks = LeakCheck::new();
+    let inline = String::from("abc");
+    let object = String::from_object_ptr(String::from("abc").into_object_ptr());
+    assert!(inline.is_inline() && !object.is_inline());
+    assert_same(&inline, &object);
+    assert_same(&Any::from(inline.clone()), &Any::from(object.clone()));
+    let a: Array<String> = vec![inline.clone(), String::from("a long string here")].into();
+    let b: Array<Any> = vec![
+        Any::from(object.clone()),
+        Any::from(String::from("a long string here")),
+    ]
+    .into();
+    assert_same(&a, &b);
+    let mut m1: Map<String, i64> = Map::new();
+    m1.insert(inline, 1);
+    let mut m2: Map<String, i64> = Map::new();
+    m2.insert(object, 1);
+    assert_same(&m1, &m2);
+    assert_differ(&a, &Array::<String>::from(vec![String::from("abd")]));
+    assert_differ(&String::from("abc"), &String::from("abd"));
+}

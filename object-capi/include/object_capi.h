@@ -95,7 +95,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // A float of `size` bytes.
 #define OBJ_FIELD_KIND_FLOAT 2
 
-// A string.
+// A string. With `OBJ_FIELD_ANY_LAYOUT` (an `object_core::String` field) it is stored
+// as an `ObjAny`: `OBJ_KIND_SMALL_STR` (up to 7 bytes in the payload, `small` long,
+// NUL-padded) or `OBJ_TYPE_STRING` (an `ffi.String` object); a Rust `std` string is not
+// C-readable.
 #define OBJ_FIELD_KIND_STR 3
 
 // A data type.
@@ -107,7 +110,7 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // An object handle (a pointer to the header, null for an absent optional one).
 #define OBJ_FIELD_KIND_OBJECT 6
 
-// An `Any`.
+// An `Any` (stored as an `ObjAny`, C-readable).
 #define OBJ_FIELD_KIND_ANY 7
 
 // Not reflected.
@@ -124,6 +127,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 
 // An optional field.
 #define OBJ_FIELD_OPTIONAL 8
+
+// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`);
+// C reads it in place, borrowing (no reference count change).
+#define OBJ_FIELD_ANY_LAYOUT 64
 
 // C may read `size` bytes at `offset` directly.
 #define OBJ_FIELD_C_READABLE 256
@@ -260,7 +267,8 @@ typedef struct ObjFieldInfo {
   struct ObjStr name;
   // Byte offset from the object's header.
   uint64_t offset;
-  // The storage size in bytes for C-readable fields (1, 2, 4 or 8); 0 otherwise.
+  // The storage size in bytes for C-readable fields (1, 2, 4 or 8; 16 for an
+  // `ObjAny` cell); 0 otherwise.
   uint32_t size;
   // `OBJ_FIELD_KIND_*`.
   uint32_t kind;

@@ -267,6 +267,15 @@ fn c_size(kind: FieldKind, rust_type: &str) -> u32 {
     }
 }
 
+// The flag bits C sees are the reflection's own.
+const _: () = {
+    assert!(OBJ_FIELD_READ_ONLY == FieldFlags::READ_ONLY.bits());
+    assert!(OBJ_FIELD_NO_EQUALITY == FieldFlags::NO_EQUALITY.bits());
+    assert!(OBJ_FIELD_SKIPPED == FieldFlags::SKIPPED.bits());
+    assert!(OBJ_FIELD_OPTIONAL == FieldFlags::OPTIONAL.bits());
+    assert!(OBJ_FIELD_ANY_LAYOUT == FieldFlags::ANY_LAYOUT.bits());
+};
+
 /// A leaked field table (its strings are interned, leaked too: shared, never written).
 #[derive(Clone, Copy)]
 struct Rows(&'static [ObjFieldInfo]);
@@ -290,7 +299,11 @@ fn field_table(index: u32) -> Result<&'static [ObjFieldInfo], Error> {
         .fields()
         .iter()
         .map(|f| {
-            let size = c_size(f.kind(), f.rust_type());
+            let size = if f.flags().contains(FieldFlags::ANY_LAYOUT) {
+                core::mem::size_of::<object_core::Any>() as u32
+            } else {
+                c_size(f.kind(), f.rust_type())
+            };
             let mut flags = f.flags().bits();
             if size != 0 && !f.flags().contains(FieldFlags::SKIPPED) {
                 flags |= OBJ_FIELD_C_READABLE;

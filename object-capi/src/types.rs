@@ -200,7 +200,8 @@ pub struct ObjFieldInfo {
     pub name: ObjStr,
     /// Byte offset from the object's header.
     pub offset: u64,
-    /// The storage size in bytes for C-readable fields (1, 2, 4 or 8); 0 otherwise.
+    /// The storage size in bytes for C-readable fields (1, 2, 4 or 8; 16 for an
+    /// `ObjAny` cell); 0 otherwise.
     pub size: u32,
     /// `OBJ_FIELD_KIND_*`.
     pub kind: u32,
@@ -374,7 +375,10 @@ pub const OBJ_FIELD_KIND_BOOL: u32 = 0;
 pub const OBJ_FIELD_KIND_INT: u32 = 1;
 /// A float of `size` bytes.
 pub const OBJ_FIELD_KIND_FLOAT: u32 = 2;
-/// A string.
+/// A string. With `OBJ_FIELD_ANY_LAYOUT` (an `object_core::String` field) it is stored
+/// as an `ObjAny`: `OBJ_KIND_SMALL_STR` (up to 7 bytes in the payload, `small` long,
+/// NUL-padded) or `OBJ_TYPE_STRING` (an `ffi.String` object); a Rust `std` string is not
+/// C-readable.
 pub const OBJ_FIELD_KIND_STR: u32 = 3;
 /// A data type.
 pub const OBJ_FIELD_KIND_DATA_TYPE: u32 = 4;
@@ -382,7 +386,7 @@ pub const OBJ_FIELD_KIND_DATA_TYPE: u32 = 4;
 pub const OBJ_FIELD_KIND_DEVICE: u32 = 5;
 /// An object handle (a pointer to the header, null for an absent optional one).
 pub const OBJ_FIELD_KIND_OBJECT: u32 = 6;
-/// An `Any`.
+/// An `Any` (stored as an `ObjAny`, C-readable).
 pub const OBJ_FIELD_KIND_ANY: u32 = 7;
 /// Not reflected.
 pub const OBJ_FIELD_KIND_OPAQUE: u32 = 8;
@@ -395,5 +399,8 @@ pub const OBJ_FIELD_NO_EQUALITY: u32 = 2;
 pub const OBJ_FIELD_SKIPPED: u32 = 4;
 /// An optional field.
 pub const OBJ_FIELD_OPTIONAL: u32 = 8;
+/// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`);
+/// C reads it in place, borrowing (no reference count change).
+pub const OBJ_FIELD_ANY_LAYOUT: u32 = 64;
 /// C may read `size` bytes at `offset` directly.
 pub const OBJ_FIELD_C_READABLE: u32 = 256;

@@ -202,7 +202,7 @@ int main(void) {
     const ObjFieldInfo *fields = NULL;
     size_t nf = 0;
     OK(obj_type_fields(pt->type_index, &fields, &nf));
-    CHECK(nf == 7);
+    CHECK(nf == 9);
     const char *base = (const char *)pt;
     const ObjFieldInfo *f;
     f = field(fields, nf, "id");
@@ -220,8 +220,29 @@ int main(void) {
     f = field(fields, nf, "small");
     CHECK(f && f->size == 2 && strcmp(f->rust_type.data, "u16") == 0);
     if (f) CHECK(*(const uint16_t *)(base + f->offset) == 513);
+    /* `object_core::String` fields are `ObjAny` cells: inline up to 7 bytes, else an
+       `ffi.String` object; both NUL-terminated. */
     f = field(fields, nf, "label");
-    CHECK(f && f->kind == OBJ_FIELD_KIND_STR && !(f->flags & OBJ_FIELD_C_READABLE));
+    CHECK(f && f->kind == OBJ_FIELD_KIND_STR && f->size == sizeof(ObjAny) &&
+          (f->flags & OBJ_FIELD_C_READABLE) && (f->flags & OBJ_FIELD_ANY_LAYOUT));
+    if (f) {
+        const ObjAny *cell = (const ObjAny *)(base + f->offset);
+        CHECK(cell->type_index == OBJ_KIND_SMALL_STR && cell->small == 1);
+        CHECK(strcmp((const char *)cell->v.v_bytes, "p") == 0);
+    }
+    f = field(fields, nf, "title");
+    CHECK(f && f->kind == OBJ_FIELD_KIND_STR && f->size == sizeof(ObjAny) &&
+          (f->flags & OBJ_FIELD_C_READABLE));
+    if (f) {
+        const ObjAny *cell = (const ObjAny *)(base + f->offset);
+        CHECK(cell->type_index == OBJ_TYPE_STRING);
+        struct ObjStr s;
+        OK(obj_string_get(cell->v.v_obj, &s));
+        CHECK(str_eq(s, "a title too long to be inline") && s.data[s.len] == '\0');
+    }
+    f = field(fields, nf, "note");
+    CHECK(f && f->kind == OBJ_FIELD_KIND_STR && f->size == 0 &&
+          !(f->flags & OBJ_FIELD_C_READABLE) && !(f->flags & OBJ_FIELD_ANY_LAYOUT));
     f = field(fields, nf, "next");
     CHECK(f && f->kind == OBJ_FIELD_KIND_OBJECT && (f->flags & OBJ_FIELD_OPTIONAL) &&
           f->size == 8 && strcmp(f->static_type_key.data, "fixtures.Point") == 0);
@@ -235,7 +256,7 @@ int main(void) {
     }
     /* The fields C cannot read in place, through Rust. */
     ObjAny label;
-    OK(obj_object_get_attr(pt, "label", &label));
+    OK(obj_object_get_attr(pt, "note", &label));
     OK(obj_any_get_str(&label, &text));
     CHECK(str_eq(text, "p"));
     OK(obj_any_release(&label));

@@ -3,7 +3,7 @@
 use super::{Any, TypeError};
 use crate::object_type::{is_instance, ObjectType};
 use crate::ptr::ObjectPtr;
-use crate::string::{String, StringObj};
+use crate::string::String;
 use crate::type_index as ti;
 
 /// A type a container can hold in an `Any` slot and hand out by reference: `Any`
@@ -102,27 +102,36 @@ unsafe impl<T: ObjectType> AnyItem for ObjectPtr<T> {
     }
 }
 
-// SAFETY: `String` is `repr(transparent)` over `ObjectPtr<StringObj>`; slots that hold
-// an `ffi.String` object are read through that handle. (Inline short strings are not
-// `String` objects, so a typed `String` view of them is refused; `Array<String>` and
-// `Map<String, _>` always store objects, and `String::try_from(Any)` accepts both.)
+// SAFETY: `String` is `repr(transparent)` over `Any`, and a `String` is exactly an `Any`
+// holding an inline string or a string object, which is what `matches` checks; so a
+// matching slot is read as a `String` in place.
 unsafe impl AnyItem for String {
     fn expected() -> std::borrow::Cow<'static, str> {
         "ffi.String".into()
     }
     #[inline]
     fn into_any(self) -> Any {
-        Any::from(self)
+        String::into_any(self)
     }
     #[inline]
     fn matches(slot: &Any) -> bool {
-        slot.type_index() == ti::STRING
+        matches!(slot.type_index(), ti::SMALL_STR | ti::STRING)
     }
     #[inline]
     fn from_slot(slot: &Any) -> Option<&Self> {
-        let p = slot.as_object_of::<StringObj>()?;
-        // SAFETY: `String` is `repr(transparent)` over `ObjectPtr<StringObj>`.
-        Some(unsafe { &*(p as *const ObjectPtr<StringObj> as *const String) })
+        if Self::matches(slot) {
+            // SAFETY: the slot holds a string (checked), and `String` is
+            // `repr(transparent)` over `Any`.
+            Some(unsafe { &*(slot as *const Any as *const String) })
+        } else {
+            None
+        }
+    }
+    #[inline]
+    unsafe fn from_slot_unchecked(slot: &Any) -> &Self {
+        // SAFETY: the caller guarantees the slot matches (holds a string), and `String`
+        // is `repr(transparent)` over `Any`.
+        unsafe { &*(slot as *const Any as *const String) }
     }
     fn try_from_any(slot: Any) -> Result<Self, TypeError> {
         String::try_from(slot)

@@ -372,9 +372,17 @@ impl From<&str> for Any {
         if s.len() <= SMALL_STR_MAX {
             Any::from_small_str(s)
         } else {
-            Any::from(String::new(s))
+            long_string(s)
         }
     }
+}
+
+/// A string object for text too long to be inline: out of line, so that the inline
+/// path of `Any::from(&str)` (and `String::new`) stays small enough to inline and
+/// builds the value in registers.
+#[inline(never)]
+fn long_string(s: &str) -> Any {
+    Any::from(StringObj::make(s.as_bytes()))
 }
 impl From<std::string::String> for Any {
     fn from(s: std::string::String) -> Any {
@@ -387,10 +395,10 @@ impl From<&std::string::String> for Any {
     }
 }
 impl From<String> for Any {
+    /// The handle's own 16 bytes (a `String` is an `Any` holding a string).
     #[inline]
     fn from(s: String) -> Any {
-        // Move the handle in: no count increment and decrement.
-        Any::from(s.into_object_ptr())
+        s.into_any()
     }
 }
 
@@ -407,7 +415,7 @@ impl<'a> From<&'a str> for AnyView<'a> {
 }
 impl<'a> From<&'a String> for AnyView<'a> {
     fn from(s: &'a String) -> Self {
-        AnyView::from(s.as_object_ptr())
+        s.as_any().view()
     }
 }
 impl<'a> From<&'a std::string::String> for AnyView<'a> {
@@ -532,18 +540,15 @@ impl TryFrom<AnyView<'_>> for std::string::String {
 
 impl TryFrom<Any> for String {
     type Error = TypeError;
-    /// Inline strings become an `ffi.String` object; string objects are shared.
+    /// Inline strings and string objects are taken as they are (no copy).
+    #[inline]
     fn try_from(a: Any) -> Result<Self, TypeError> {
-        if let Some(s) = a.as_object_of::<StringObj>() {
-            return Ok(String::from_object_ptr(s.clone()));
-        }
-        a.as_str()
-            .map(String::new)
-            .ok_or_else(|| TypeError::new("ffi.String", a.type_key()))
+        String::from_string_any(a).map_err(|a| TypeError::new("ffi.String", a.type_key()))
     }
 }
 impl TryFrom<AnyView<'_>> for String {
     type Error = TypeError;
+    /// String objects are shared; inline and borrowed text is copied.
     fn try_from(a: AnyView<'_>) -> Result<Self, TypeError> {
         if let Some(s) = a.as_object_of::<StringObj>() {
             return Ok(String::from_object_ptr(s.clone()));

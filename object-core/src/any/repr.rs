@@ -269,7 +269,7 @@ impl Any {
     /// The object as a `T` handle, moving the reference out; the value back if it is
     /// not a `T`.
     #[inline]
-    pub(super) fn into_object_ptr<T: ObjectType>(self) -> Result<ObjectPtr<T>, Any> {
+    pub(crate) fn into_object_ptr<T: ObjectType>(self) -> Result<ObjectPtr<T>, Any> {
         if self.is_object() && is_instance::<T>(self.type_index) {
             // SAFETY: the payload owns one reference to an object that is a `T`; we move
             // it into the handle and forget the `Any`.
@@ -279,6 +279,40 @@ impl Any {
         } else {
             Err(self)
         }
+    }
+
+    /// The text of a value that holds a string itself: inline, or an `ffi.String`
+    /// object. One compare, no type-cache look-up (what `String::as_str` reads).
+    ///
+    /// # Safety
+    ///
+    /// The value's type index is `SMALL_STR` or `STRING`.
+    #[inline]
+    pub(crate) unsafe fn string_text_unchecked(&self) -> &str {
+        if self.type_index == ti::SMALL_STR {
+            // SAFETY: a SmallStr payload holds `small` (at most 7) bytes of UTF-8 (see
+            // `from_small_str`).
+            unsafe {
+                core::str::from_utf8_unchecked(
+                    self.payload.bytes.get_unchecked(..self.small as usize),
+                )
+            }
+        } else {
+            // SAFETY: the caller guarantees the value is an `ffi.String` object, which
+            // it keeps alive (one owned reference) for as long as `&self`.
+            unsafe { (*(self.payload.obj as *const StringObj)).as_str() }
+        }
+    }
+
+    /// Whether two values are the same 16 bytes: the same object, or equal plain values
+    /// (an inline string's text, an integer, …). Never reads an object.
+    #[inline]
+    pub(crate) fn same_bits(&self, other: &Any) -> bool {
+        self.type_index == other.type_index
+            && self.small == other.small
+            // SAFETY: every kind's 8 payload bytes are initialized (module invariant), so
+            // reading them as an integer reads initialized memory.
+            && unsafe { self.payload.int == other.payload.int }
     }
 
     /// Borrows the value as a view.

@@ -65,6 +65,11 @@ impl FieldFlags {
     /// `create` (and so of a JSON graph's node) takes the declared default
     /// ([`FieldInfo::default_value`]).
     pub const HAS_DEFAULT: FieldFlags = FieldFlags(32);
+    /// The field is stored as one 16-byte [`Any`](crate::Any) cell (tvm-ffi's
+    /// `TVMFFIAny`): an `Any` field, or an [`object_core::String`](crate::String) (an
+    /// inline string or a string object; see its layout). Foreign readers may read it
+    /// in place.
+    pub const ANY_LAYOUT: FieldFlags = FieldFlags(64);
 
     /// The raw bits.
     pub const fn bits(self) -> u32 {
@@ -92,6 +97,7 @@ impl fmt::Debug for FieldFlags {
             (FieldFlags::OPTIONAL, "OPTIONAL"),
             (FieldFlags::DEFINITION, "DEFINITION"),
             (FieldFlags::HAS_DEFAULT, "HAS_DEFAULT"),
+            (FieldFlags::ANY_LAYOUT, "ANY_LAYOUT"),
         ];
         let mut list = f.debug_set();
         for (flag, name) in names {

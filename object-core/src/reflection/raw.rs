@@ -58,6 +58,11 @@ pub const unsafe fn reflected_field<F: FieldValue>(
     } else {
         flags
     };
+    let flags = if F::ANY_LAYOUT {
+        flags.union(FieldFlags::ANY_LAYOUT)
+    } else {
+        flags
+    };
     FieldInfo {
         name,
         offset,

@@ -26,6 +26,9 @@ pub trait FieldValue: Sized + 'static {
     const STATIC_TYPE_KEY: &'static str;
     /// Whether the field may hold `None`.
     const OPTIONAL: bool = false;
+    /// Whether the field is stored as one 16-byte `Any` cell
+    /// ([`FieldFlags::ANY_LAYOUT`](super::FieldFlags::ANY_LAYOUT)).
+    const ANY_LAYOUT: bool = false;
 
     /// The field as a value.
     ///
@@ -224,6 +227,8 @@ impl FieldValue for std::string::String {
 impl FieldValue for ObjString {
     const KIND: FieldKind = FieldKind::Str;
     const STATIC_TYPE_KEY: &'static str = "ffi.String";
+    // `String` is `repr(transparent)` over `Any`.
+    const ANY_LAYOUT: bool = true;
     fn to_any(&self) -> Result<Any, TypeError> {
         Ok(Any::from(self.clone()))
     }
@@ -290,6 +295,7 @@ impl FieldValue for Device {
 impl FieldValue for Any {
     const KIND: FieldKind = FieldKind::Any;
     const STATIC_TYPE_KEY: &'static str = "Any";
+    const ANY_LAYOUT: bool = true;
     fn to_any(&self) -> Result<Any, TypeError> {
         Ok(self.clone())
     }

@@ -52,7 +52,7 @@ macro_rules! byte_string_object {
 
         impl $obj {
             #[inline]
-            pub(super) fn make(bytes: &[u8]) -> ObjectPtr<$obj> {
+            pub(crate) fn make(bytes: &[u8]) -> ObjectPtr<$obj> {
                 let value = $obj { base: Object::new(), data: core::ptr::null(), size: bytes.len() };
                 // One more slot, padded with the NUL terminator.
                 make_object_with_slice(value, bytes.len() + 1, bytes, 0)
@@ -91,6 +91,18 @@ byte_string_object!(
     "ffi.Bytes",
     66
 );
+
+impl super::String {
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        // SAFETY: a `String` holds an inline string or a string object: its constructors
+        // (`String::new`, `from_object_ptr`, `from_string_any`) make nothing else, and
+        // `AnyItem::from_slot` lends a slot as a `String` only when it holds one of the
+        // two.
+        unsafe { self.as_any().string_text_unchecked() }
+    }
+}
 
 impl StringObj {
     /// The text.
