@@ -372,17 +372,19 @@ impl From<&str> for Any {
         if s.len() <= SMALL_STR_MAX {
             Any::from_small_str(s)
         } else {
-            long_string(s)
+            Any::from(long_string(s))
         }
     }
 }
 
-/// A string object for text too long to be inline: out of line, so that the inline
-/// path of `Any::from(&str)` (and `String::new`) stays small enough to inline and
-/// builds the value in registers.
+/// A string object for text too long to be inline: out of line, so that
+/// `Any::from(&str)` (and `String::new`) stays small enough to inline, and returns the
+/// 8-byte handle in a register, so the caller builds the 16-byte value in registers
+/// too (a value returned through memory, written field by field and then moved as a
+/// whole, stalls store forwarding).
 #[inline(never)]
-fn long_string(s: &str) -> Any {
-    Any::from(StringObj::make(s.as_bytes()))
+fn long_string(s: &str) -> ObjectPtr<StringObj> {
+    StringObj::make(s.as_bytes())
 }
 impl From<std::string::String> for Any {
     fn from(s: std::string::String) -> Any {
