@@ -1,6 +1,10 @@
 //! `ffi.String` and `ffi.Bytes`: immutable byte strings in one allocation (header,
 //! data pointer, size, then the bytes and a trailing NUL for C readers).
 //!
+//! The `String` handle is a 16-byte `Any` cell, as tvm-ffi's: text of up to 7 bytes
+//! stays in the handle (`ffi.SmallStr`, no allocation), longer text is a `StringObj`.
+//! `Bytes` is one object pointer.
+//!
 //! They live in `object-core`, not with the other containers, because `Any` (also in
 //! core) must turn a `&str` into a string object, and Rust's orphan rule puts
 //! `From<&str> for Any` next to `Any`. `object-containers` re-exports them.
