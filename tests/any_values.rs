@@ -1186,3 +1186,53 @@ fn big_ints_convert_compare_and_hash_by_value() {
         huge.trim_start_matches('-')
     );
 }
+
+/// Every text, short or long, inline or in an object: the two forms of a `String` agree
+/// on text, equality, ordering, hashing, `Any` round trips and typed-container reads.
+#[test]
+fn string_handles_agree_in_both_forms() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let _guard = LeakCheck::new();
+    let config = Config {
+        cases: scaled(256, 4) as u32,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let texts = prop::collection::vec(("\\PC{0,12}", "[a-c\\x00é]{0,9}"), 1..6);
+    let hasher = std::collections::hash_map::RandomState::new();
+    let result = TestRunner::new(config).run(&texts, |pairs| {
+        for (a, b) in pairs {
+            for text in [a.as_str(), b.as_str()] {
+                let s = String::from(text);
+                prop_assert_eq!(s.as_str(), text);
+                prop_assert_eq!(s.is_inline(), text.len() <= String::INLINE_MAX);
+                prop_assert_eq!(s.as_heap_object().is_some(), !s.is_inline());
+                let obj = String::from_object_ptr(s.clone().into_object_ptr());
+                prop_assert!(!obj.is_inline());
+                prop_assert_eq!(&obj, &s);
+                prop_assert_eq!(hasher.hash_one(&obj), hasher.hash_one(&s));
+                prop_assert_eq!(hasher.hash_one(&s), hasher.hash_one(text));
+                prop_assert_eq!(Any::from(s.clone()), Any::from(obj.clone()));
+                prop_assert_eq!(Any::from(s.clone()), Any::from(text));
+                prop_assert_eq!(String::try_from(Any::from(text)).unwrap(), s.clone());
+                prop_assert_eq!(String::try_from(AnyView::from(text)).unwrap(), s.clone());
+                let items: Array<String> = vec![s.clone(), obj.clone()].into();
+                prop_assert!(items.iter().all(|i| i.as_str() == text));
+                prop_assert!(String::ptr_eq(items.get(0).unwrap(), &s));
+            }
+            let (x, y) = (String::from(a.as_str()), String::from(b.as_str()));
+            prop_assert_eq!(x == y, a == b);
+            prop_assert_eq!(x.cmp(&y), a.cmp(&b));
+            let mut m: Map<String, i64> = Map::new();
+            m.insert(x.clone(), 1);
+            m.insert(String::from_object_ptr(y.clone().into_object_ptr()), 2);
+            prop_assert_eq!(m.len(), if a == b { 1 } else { 2 });
+            prop_assert_eq!(m.get(b.as_str()), Some(&2));
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
