@@ -96,10 +96,10 @@ impl super::String {
     /// The text.
     #[inline]
     pub fn as_str(&self) -> &str {
-        // SAFETY: a `String` holds an inline string or a string object: its constructors
-        // (`String::new`, `from_object_ptr`, `from_string_any`) make nothing else, and
-        // `AnyItem::from_slot` lends a slot as a `String` only when it holds one of the
-        // two.
+        // A `String`'s constructors (`String::new`, `from_object_ptr`, `from_string_any`)
+        // make nothing else, and `AnyItem::from_slot` lends a slot as a `String` only
+        // when it holds one of the two.
+        // SAFETY: a `String` holds an inline string or a string object.
         unsafe { self.as_any().string_text_unchecked() }
     }
 }
