@@ -333,6 +333,51 @@ fn a_variable_used_before_its_definition_site() {
     );
 }
 
+/// `depth` levels of negations and one-argument calls over `e` (so the walk goes
+/// through fields and array items).
+fn nest(depth: usize, e: E) -> E {
+    let mut e = e;
+    for i in 0..depth {
+        e = if i % 3 == 0 {
+            call("f", vec![e])
+        } else {
+            neg(e)
+        };
+    }
+    e
+}
+
+/// At depth `outer`: a free use of `used` at depth `inner` below the left operand,
+/// then a function that binds `param` on the right.
+fn deep_use_then_definition(outer: usize, inner: usize, used: &E, param: &E) -> E {
+    nest(
+        outer,
+        add(&nest(inner, used.clone()), &func(&[param], param.clone())),
+    )
+}
+
+#[test]
+fn walk_order_holds_at_every_depth() {
+    // The engine compares the first levels by recursion and deeper ones on its work
+    // stack: either way, everything under the left operand is compared before the
+    // right one, so the free use of `x` is met before `fn(x)` binds it to `y`.
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let depths = [0, 1, 30, 47, 48, 49, 50, 200, 3000];
+    for outer in depths {
+        for inner in depths {
+            let f = deep_use_then_definition(outer, inner, &x, &x);
+            let g = deep_use_then_definition(outer, inner, &x, &y);
+            assert_same(&f, &g);
+            // A different free variable is a mismatch, on the left.
+            let h = deep_use_then_definition(outer, inner, &y, &y);
+            assert_differ(&f, &h);
+            let (l, _) = paths(&f, &h);
+            assert!(l.contains(".lhs"), "outer {outer}, inner {inner}: {l}");
+        }
+    }
+}
+
 #[test]
 fn free_variables_by_identity_unless_mapped() {
     let _leaks = LeakCheck::new();

@@ -115,7 +115,7 @@ unsafe impl AnyItem for String {
     }
     #[inline]
     fn matches(slot: &Any) -> bool {
-        matches!(slot.type_index(), ti::SMALL_STR | ti::STRING)
+        String::holds(slot)
     }
     #[inline]
     fn from_slot(slot: &Any) -> Option<&Self> {

@@ -6,7 +6,9 @@ use core::fmt;
 
 use super::create::FieldSource;
 use super::error::ReflectError;
-use super::raw::{DebugFn, GetFn, ViewFn, VisitFn, PLACEHOLDER};
+use core::sync::atomic::AtomicPtr;
+
+use super::raw::{DebugFn, EqPlan, GetFn, ViewFn, VisitFn, PLACEHOLDER};
 use crate::any::{Any, TypeError};
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
@@ -121,6 +123,8 @@ pub struct FieldInfo {
     pub(super) get: Option<GetFn>,
     pub(super) visit: Option<VisitFn>,
     pub(super) view: Option<ViewFn>,
+    /// How the structural walk may read the field in place: a `FieldLayout` tag.
+    pub(super) layout: u8,
     /// Makes the declared default, as an `Any` (set with [`HAS_DEFAULT`](FieldFlags::HAS_DEFAULT)).
     pub(super) default: Option<DefaultFn>,
 }
@@ -253,6 +257,9 @@ pub struct TypeReflection {
     pub(super) is_abstract: bool,
     /// Copies an object with new children (see [`crate::transform`]).
     pub(crate) rebuild: Option<RebuildFn>,
+    /// The structural walk's field plan, once made (see `raw::eq_plan`): null until
+    /// then, and then a plan kept for the rest of the process.
+    pub(super) eq_plan: AtomicPtr<EqPlan>,
 }
 
 /// What structural equality and hashing need to know about a type.

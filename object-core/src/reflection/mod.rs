@@ -69,6 +69,8 @@ pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::debug_object;
 pub use self::raw::Reflect;
+#[doc(hidden)]
+pub use self::value::FieldLayout;
 pub use self::value::{FieldValue, ValueRef};
 pub use self::visit::AttrVisitor;
 

@@ -15,12 +15,16 @@
 
 use core::fmt;
 use core::marker::PhantomData;
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use super::create::{finish_create, FieldSource};
 use super::error::ReflectError;
 use super::field::{CreateFn, StructuralSpec};
+use super::value::{
+    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER,
+};
 use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection, ValueRef};
-use crate::any::{Any, TypeError};
+use crate::any::{Any, AnyView, TypeError};
 use crate::header::Object;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
@@ -73,6 +77,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         get: Some(get_erased::<F>),
         visit: Some(visit_erased::<F>),
         view: Some(view_erased::<F>),
+        layout: F::LAYOUT.tag(),
         default: None,
     }
 }
@@ -99,6 +104,7 @@ pub const unsafe fn skipped_field(
         get: None,
         visit: None,
         view: None,
+        layout: LAYOUT_OTHER,
         default: None,
     }
 }
@@ -115,6 +121,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     get: None,
     visit: None,
     view: None,
+    layout: LAYOUT_OTHER,
     default: None,
 };
 
@@ -141,6 +148,7 @@ pub const unsafe fn type_reflection(
         structural: StructuralSpec::DEFAULT,
         is_abstract: false,
         rebuild: None,
+        eq_plan: AtomicPtr::new(core::ptr::null_mut()),
     }
 }
 
@@ -186,6 +194,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     structural: StructuralSpec::DEFAULT,
     is_abstract: false,
     rebuild: None,
+    eq_plan: AtomicPtr::new(core::ptr::null_mut()),
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -198,6 +207,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     structural: StructuralSpec::DEFAULT,
     is_abstract: false,
     rebuild: None,
+    eq_plan: AtomicPtr::new(core::ptr::null_mut()),
 };
 
 // SAFETY: the root has no fields.
@@ -427,7 +437,7 @@ impl<'a> Described<'a> {
         // see `describe`).
         // SAFETY: so a value of its Rust type lies at `offset`, kept alive and unchanged
         // for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
-        Some(unsafe { view(base.add(field.offset), PhantomData) })
+        Some(unsafe { read_field(field.layout, view, base.add(field.offset)) })
     }
 
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
@@ -450,7 +460,59 @@ pub(crate) struct PlanField {
     /// Whether the field is a definition site (`#[object(def)]`).
     pub(crate) def: bool,
     offset: usize,
+    /// Set by this crate for the layouts it owns (see `FieldLayout`): those are
+    /// read in place, the others through `view`.
+    layout: u8,
     view: ViewFn,
+}
+
+impl PlanField {
+    /// The field at `p` as a borrowed value (see [`read_field`]).
+    ///
+    /// # Safety
+    ///
+    /// `p` points to a live, initialized value of the field's Rust type (the one its
+    /// table entry was made for) that outlives `'a`.
+    #[inline(always)]
+    unsafe fn read<'a>(&self, p: *const u8) -> ValueRef<'a> {
+        // SAFETY: the caller's guarantee; `layout` and `view` were copied from the
+        // field's table entry.
+        unsafe { read_field(self.layout, self.view, p) }
+    }
+}
+
+/// A field at `p` as a borrowed value: in place for the layouts this crate knows
+/// (`layout`, a `FieldLayout` tag), through the table's entry point `view` for the
+/// others.
+///
+/// # Safety
+///
+/// `layout` and `view` come from the table entry of a field whose Rust type has a live,
+/// initialized value at `p` that outlives `'a`.
+#[inline(always)]
+unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a> {
+    match layout {
+        LAYOUT_OBJECT_POINTER => {
+            // SAFETY: an `ObjectPtr<T>` lies at `p` (only its impl sets this layout);
+            // it is `repr(transparent)` over the object pointer whatever `T`, so it
+            // reads as the erased handle, as `as_object_ref` does.
+            ValueRef::Object(unsafe { &*p.cast::<ObjectRef>() })
+        }
+        LAYOUT_OPTIONAL_OBJECT_POINTER => {
+            // SAFETY: an `Option<ObjectPtr<T>>` lies at `p` (only `Option`'s impl sets
+            // this layout, over an `ObjectPtr`): read as the erased one.
+            match unsafe { &*p.cast::<Option<ObjectRef>>() } {
+                Some(o) => ValueRef::Object(o),
+                None => ValueRef::Value(AnyView::NONE),
+            }
+        }
+        LAYOUT_I64 => {
+            // SAFETY: an `i64` lies at `p` (only its impl sets this layout).
+            ValueRef::Value(AnyView::from(unsafe { p.cast::<i64>().read() }))
+        }
+        // SAFETY: the caller's guarantee is the entry point's.
+        _ => unsafe { view(p, PhantomData) },
+    }
 }
 
 /// The fields of one type that structural equality and hashing compare, in the order
@@ -461,6 +523,26 @@ pub(crate) struct PlanField {
 pub(crate) struct EqPlan {
     refl: &'static TypeReflection,
     fields: Vec<PlanField>,
+}
+
+/// The field plan of the type `refl` describes: made once per table for the process
+/// (kept for good, a few bytes per type, like the table itself) and found through the
+/// table after that, with one load: a walk is often short (a `StructuralKey` per
+/// subexpression, say), and a plan looked up in a map cost a good part of one.
+pub(crate) fn eq_plan(refl: &'static TypeReflection) -> &'static EqPlan {
+    use super::per_table::PerTable;
+    static ALL: PerTable<EqPlan> = PerTable::new();
+    let p = refl.eq_plan.load(Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: only stored below, from a plan `ALL` leaked (never freed); the
+        // acquire load pairs with the release store, so the plan is seen made.
+        return unsafe { &*p };
+    }
+    // (Two threads may both get here: `ALL` gives them the same plan.)
+    let plan = ALL.get(refl, || Box::new(EqPlan::new(refl)));
+    refl.eq_plan
+        .store(core::ptr::from_ref(plan).cast_mut(), Ordering::Release);
+    plan
 }
 
 impl EqPlan {
@@ -479,6 +561,7 @@ impl EqPlan {
                         info,
                         def,
                         offset: info.offset,
+                        layout: info.layout,
                         view,
                     });
                 }
@@ -505,7 +588,7 @@ impl EqPlan {
             // object's layout (checked above: `obj.refl` is `self.refl`, see `describe`).
             // SAFETY: so a value of the entry's Rust type lies at `offset`, kept alive
             // and unchanged for `'a` by `obj.obj: &'a ObjectRef`.
-            (f, unsafe { (f.view)(base.add(f.offset), PhantomData) })
+            (f, unsafe { f.read(base.add(f.offset)) })
         })
     }
 
@@ -530,12 +613,7 @@ impl EqPlan {
             // As in `views`, for each side (both checked to be described by `self.refl`).
             // SAFETY: a value of the entry's Rust type lies at `offset` in each object,
             // kept alive and unchanged for `'a` by the `&'a ObjectRef`s.
-            let (lv, rv) = unsafe {
-                (
-                    (f.view)(lb.add(f.offset), PhantomData),
-                    (f.view)(rb.add(f.offset), PhantomData),
-                )
-            };
+            let (lv, rv) = unsafe { (f.read(lb.add(f.offset)), f.read(rb.add(f.offset))) };
             (f, lv, rv)
         })
     }

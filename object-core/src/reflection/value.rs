@@ -1,6 +1,8 @@
 //! [`FieldValue`]: the Rust types a reflected field may have, and how each becomes a
 //! value and is visited.
 
+use core::marker::PhantomData;
+
 use super::{AttrVisitor, FieldInfo, FieldKind};
 use crate::any::{Any, AnyView, TypeError};
 use crate::dtype::{DataType, Device};
@@ -29,6 +31,11 @@ pub trait FieldValue: Sized + 'static {
     /// Whether the field is stored as one 16-byte `Any` cell
     /// ([`FieldFlags::ANY_LAYOUT`](super::FieldFlags::ANY_LAYOUT)).
     const ANY_LAYOUT: bool = false;
+    /// How the structural walk may read the field in place (set by this crate only,
+    /// for the handful of layouts it knows; every other type is read through
+    /// [`borrow_value`](FieldValue::borrow_value)).
+    #[doc(hidden)]
+    const LAYOUT: FieldLayout<Self> = FieldLayout::OTHER;
 
     /// The field as a value.
     ///
@@ -107,7 +114,30 @@ macro_rules! int_field {
         }
     )*};
 }
-int_field!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+int_field!(i8, i16, i32, u8, u16, u32, u64, usize);
+
+impl FieldValue for i64 {
+    const KIND: FieldKind = FieldKind::Int;
+    const STATIC_TYPE_KEY: &'static str = "int";
+    const LAYOUT: FieldLayout<Self> = FieldLayout::<i64>::I64;
+    fn to_any(&self) -> Result<Any, TypeError> {
+        Ok(Any::from(*self))
+    }
+    fn from_any(value: Any) -> Result<Self, TypeError> {
+        i64::try_from(value)
+    }
+    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
+        v.visit_i64(field, *self);
+    }
+    #[inline]
+    fn borrow_value(&self) -> ValueRef<'_> {
+        ValueRef::Value(AnyView::from(*self))
+    }
+    #[inline]
+    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
+        Ok(*self)
+    }
+}
 
 impl FieldValue for isize {
     const KIND: FieldKind = FieldKind::Int;
@@ -321,6 +351,8 @@ impl FieldValue for Any {
 impl<T: ObjectType> FieldValue for ObjectPtr<T> {
     const KIND: FieldKind = FieldKind::Object;
     const STATIC_TYPE_KEY: &'static str = T::TYPE_KEY;
+    // (`repr(transparent)` over a non-null pointer to the object, whatever `T`.)
+    const LAYOUT: FieldLayout<Self> = FieldLayout::<Self>::OBJECT_POINTER;
     fn to_any(&self) -> Result<Any, TypeError> {
         Ok(Any::from(self))
     }
@@ -347,6 +379,8 @@ impl<F: FieldValue> FieldValue for Option<F> {
     const KIND: FieldKind = F::KIND;
     const STATIC_TYPE_KEY: &'static str = F::STATIC_TYPE_KEY;
     const OPTIONAL: bool = true;
+    // (`Option` of a non-null pointer is the pointer, null for `None`.)
+    const LAYOUT: FieldLayout<Self> = F::LAYOUT.optional();
     fn to_any(&self) -> Result<Any, TypeError> {
         match self {
             Some(x) => x.to_any(),
@@ -381,6 +415,72 @@ impl<F: FieldValue> FieldValue for Option<F> {
         }
     }
 }
+
+/// How a field of Rust type `T` lies in memory, for the few layouts the structural
+/// walk reads in place. Every type may name [`OTHER`](FieldLayout::OTHER) (read through
+/// `borrow_value`); the other layouts are made by this crate only, each for the one
+/// type it describes, and a `FieldLayout<T>` fits no impl but `T`'s: so no impl
+/// outside this crate can claim a layout it does not have.
+#[doc(hidden)]
+pub struct FieldLayout<T: ?Sized>(u8, PhantomData<fn() -> T>);
+
+impl<T: ?Sized> Clone for FieldLayout<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for FieldLayout<T> {}
+
+impl<T: ?Sized> core::fmt::Debug for FieldLayout<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("FieldLayout").field(&self.0).finish()
+    }
+}
+
+impl<T: ?Sized> FieldLayout<T> {
+    /// Read through `borrow_value`.
+    pub const OTHER: FieldLayout<T> = FieldLayout(0, PhantomData);
+
+    /// The layout's tag (see `FieldLayoutTag`), kept in the field's table entry.
+    pub(crate) const fn tag(self) -> u8 {
+        self.0
+    }
+
+    /// The layout of an `Option<T>`.
+    const fn optional(self) -> FieldLayout<Option<T>>
+    where
+        T: Sized,
+    {
+        if self.0 == LAYOUT_OBJECT_POINTER {
+            // (`self` describes an `ObjectPtr<_>`: `Option` of its non-null pointer is
+            // the pointer, null for `None`.)
+            FieldLayout(LAYOUT_OPTIONAL_OBJECT_POINTER, PhantomData)
+        } else {
+            FieldLayout(LAYOUT_OTHER, PhantomData)
+        }
+    }
+}
+
+impl<T: ObjectType> FieldLayout<ObjectPtr<T>> {
+    /// An [`ObjectPtr`] (whatever its type parameter): `repr(transparent)` over one
+    /// non-null pointer to the object.
+    const OBJECT_POINTER: Self = FieldLayout(LAYOUT_OBJECT_POINTER, PhantomData);
+}
+
+impl FieldLayout<i64> {
+    /// An `i64`, seen as an `int`.
+    const I64: Self = FieldLayout(LAYOUT_I64, PhantomData);
+}
+
+/// [`FieldLayout::OTHER`]'s tag.
+pub(crate) const LAYOUT_OTHER: u8 = 0;
+/// The tag of an `ObjectPtr<_>`'s layout.
+pub(crate) const LAYOUT_OBJECT_POINTER: u8 = 1;
+/// The tag of an `Option<ObjectPtr<_>>`'s layout.
+pub(crate) const LAYOUT_OPTIONAL_OBJECT_POINTER: u8 = 2;
+/// The tag of an `i64`'s layout.
+pub(crate) const LAYOUT_I64: u8 = 3;
 
 /// A reflected value borrowed from where it is stored (an object's field, an `Any`, an
 /// array slot), for as long as that lives: a plain value or string as an [`AnyView`]

@@ -150,10 +150,18 @@ impl String {
     /// a `String` wraps: `as_str` relies on it); `a` back otherwise.
     #[inline]
     pub(crate) fn from_string_any(a: Any) -> Result<Self, Any> {
-        match a.type_index() {
-            ti::SMALL_STR | ti::STRING => Ok(String(a)),
-            _ => Err(a),
+        if String::holds(&a) {
+            Ok(String(a))
+        } else {
+            Err(a)
         }
+    }
+
+    /// Whether `a` is a value a `String` may wrap: an inline string or a string
+    /// object (the rule every unchecked view of an `Any` as a `String` rests on).
+    #[inline(always)]
+    pub(crate) fn holds(a: &Any) -> bool {
+        matches!(a.type_index(), ti::SMALL_STR | ti::STRING)
     }
 }
 

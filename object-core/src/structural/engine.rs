@@ -15,9 +15,8 @@ use super::stable::{
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::per_table::PerTable;
-use crate::reflection::raw::{describe, Described, EqPlan};
-use crate::reflection::{TypeReflection, ValueRef};
+use crate::reflection::raw::{describe, eq_plan, Described, EqPlan, PlanField};
+use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
 
@@ -29,6 +28,13 @@ use crate::type_index as ti;
 /// per-thread cache (a block of a few kilobytes took its slow path on every walk, and
 /// most walks are small); a deep walk grows the stack as it goes.
 const INITIAL_STACK: usize = 16;
+
+/// How many levels of a graph the equality engine compares by recursion (each a
+/// bounded frame) before it continues the deeper part of a subtree on its work stack.
+/// Recursion keeps a pair in registers instead of a trip through the work stack (a
+/// balanced tree of a million nodes is 20 levels deep, so it never leaves recursion);
+/// the budget bounds the native stack a walk takes, whatever the graph's depth.
+const RECURSION_BUDGET: u32 = 48;
 
 /// Hashes addresses for the per-call tables (never for a result).
 #[derive(Default)]
@@ -244,31 +250,11 @@ impl<'a> TypeCache<'a> {
             d,
             kind: refl.structural.kind,
             builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
-            plan: plan_of(refl),
+            plan: eq_plan(refl),
         };
         self.slots[slot] = Some(e);
         e
     }
-}
-
-/// The field plan of the type `refl` describes: made once per type for the process
-/// (kept for good, a few bytes per type, like the type's table itself), and found
-/// through a per-thread map after that. A walk is often short (a `StructuralKey` per
-/// subexpression, say): a plan made per walk cost more than the walk.
-fn plan_of(refl: &'static TypeReflection) -> &'static EqPlan {
-    use std::cell::RefCell;
-    std::thread_local! {
-        static LOCAL: RefCell<AddrMap<&'static EqPlan>> = RefCell::new(AddrMap::default());
-    }
-    static ALL: PerTable<EqPlan> = PerTable::new();
-    let key = refl as *const TypeReflection as usize;
-    if let Ok(Some(plan)) = LOCAL.try_with(|m| m.borrow().get(&key).copied()) {
-        return plan;
-    }
-    let plan = ALL.get(refl, || Box::new(EqPlan::new(refl)));
-    // (During the thread's teardown the map may be gone: the plan is then not kept.)
-    let _ = LOCAL.try_with(|m| m.borrow_mut().insert(key, plan));
-    plan
 }
 
 // ---------------------------------------------------------------------------------
@@ -331,15 +317,51 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             }
         }
         let root = self.paths.root();
-        self.stack.push(Task {
-            l,
-            r,
-            def: false,
-            lp: root,
-            rp: root,
-        });
-        while let Some(t) = self.stack.pop() {
-            self.step(t)?;
+        self.visit(
+            Task {
+                l,
+                r,
+                def: false,
+                lp: root,
+                rp: root,
+            },
+            0,
+        )
+    }
+
+    /// Compares the pair `t`, met at recursion depth `depth`, with everything below
+    /// it: by recursion while the budget lasts, on the work stack below that. Either
+    /// way the subtree is done, in walk order, when this returns.
+    #[inline(always)]
+    fn visit(&mut self, t: Task<'a, P::Id>, depth: u32) -> Result<(), Mismatch<P::Id>> {
+        if depth < RECURSION_BUDGET {
+            self.step(t, depth)
+        } else {
+            self.drain(t)
+        }
+    }
+
+    /// Compares the pair `t` and everything below it on the work stack (no recursion).
+    #[cold]
+    #[inline(never)]
+    fn drain(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
+        let base = self.stack.len();
+        self.stack.push(t);
+        self.finish_from(base, RECURSION_BUDGET)
+    }
+
+    /// Compares the pairs on the work stack above `base` (pushed by a node at depth
+    /// `depth`), in order, each with everything below it.
+    fn finish_from(&mut self, base: usize, depth: u32) -> Result<(), Mismatch<P::Id>> {
+        while self.stack.len() > base {
+            let Some(t) = self.stack.pop() else { break };
+            if depth < RECURSION_BUDGET {
+                self.visit(t, depth + 1)?;
+            } else {
+                // On the work stack: the pair's children are pushed above `base` and
+                // taken next.
+                self.step(t, RECURSION_BUDGET)?;
+            }
         }
         Ok(())
     }
@@ -349,8 +371,10 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         !def && self.inner_shortcut && self.non_identity == 0
     }
 
+    /// Compares the pair `t` met at depth `depth`: its children are compared by
+    /// recursion below the budget, pushed on the work stack at it.
     #[inline(always)]
-    fn step(&mut self, t: Task<'a, P::Id>) -> Result<(), Mismatch<P::Id>> {
+    fn step(&mut self, t: Task<'a, P::Id>, depth: u32) -> Result<(), Mismatch<P::Id>> {
         let (lo, ro) = match (t.l, t.r) {
             (ValueRef::Object(a), ValueRef::Object(b)) => {
                 let ti = a.type_index();
@@ -370,7 +394,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             StructuralKind::Identity => {
                 return if la == ra { Ok(()) } else { Err((t.lp, t.rp)) };
             }
-            StructuralKind::Var => return self.var(lo, ro, e, t),
+            StructuralKind::Var => return self.var(lo, ro, e, t, depth),
             StructuralKind::Tree | StructuralKind::Dag => {}
         }
         if la == ra && self.can_shortcut(t.def) {
@@ -395,7 +419,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 return Ok(());
             }
         }
-        self.children(lo, ro, e, &t)
+        self.children(lo, ro, e, &t, depth)
     }
 
     /// A pair that is not two objects of one type (strings and bytes included):
@@ -414,13 +438,17 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         ro: &'a ObjectRef,
         e: Entry<'a>,
         t: Task<'a, P::Id>,
+        depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         let (la, ra) = (addr(lo), addr(ro));
-        if let Some(&m) = self.var_l.get(&la) {
-            return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
-        }
-        if self.var_r.contains_key(&ra) {
-            return Err((t.lp, t.rp));
+        // (Both maps are empty until a first binding: no look-ups then.)
+        if !self.var_l.is_empty() {
+            if let Some(&m) = self.var_l.get(&la) {
+                return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
+            }
+            if self.var_r.contains_key(&ra) {
+                return Err((t.lp, t.rp));
+            }
         }
         if t.def || self.opts.map_free_vars {
             self.var_l.insert(la, ra);
@@ -429,7 +457,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 self.non_identity += 1;
             }
             // A definition compares the variable's own fields (say, its type).
-            self.children(lo, ro, e, &t)
+            self.children(lo, ro, e, &t, depth)
         } else if la == ra {
             Ok(())
         } else {
@@ -444,10 +472,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         ro: &'a ObjectRef,
         e: Entry<'a>,
         t: &Task<'a, P::Id>,
+        depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         if e.builtin {
             return match e.d.reflection().structural.hooks {
-                Some(h) => self.builtin(h, lo, ro, t),
+                Some(h) => self.builtin(h, lo, ro, t, depth),
                 None if addr(lo) == addr(ro) => Ok(()),
                 None => Err((t.lp, t.rp)),
             };
@@ -455,44 +484,79 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         let Some(rd) = e.d.same_type(ro) else {
             return Err((t.lp, t.rp));
         };
-        // Pushed last field first, so that they are compared in walk order
-        // (definitions first).
         let plan = e.plan;
-        for (f, lv, rv) in plan.pairs(e.d, rd).rev() {
-            if !P::TRACK {
-                match (lv, rv) {
-                    (ValueRef::Value(a), ValueRef::Value(b)) => {
-                        if leaf_eq(plain(a), plain(b)) {
-                            continue;
-                        }
-                        return Err((t.lp, t.rp));
-                    }
-                    (ValueRef::Str(a), ValueRef::Str(b)) => {
-                        if a == b {
-                            continue;
-                        }
-                        return Err((t.lp, t.rp));
-                    }
-                    _ => {}
+        if depth < RECURSION_BUDGET {
+            // The children are read soon (the later ones after the earlier ones'
+            // subtrees): start loading them all now.
+            for (_, lv, rv) in plan.pairs(e.d, rd) {
+                if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
+                    ObjectPtr::prefetch(a);
+                    ObjectPtr::prefetch(b);
                 }
             }
-            if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
-                // Read soon: start loading both now.
-                ObjectPtr::prefetch(a);
-                ObjectPtr::prefetch(b);
+            // Each field with everything below it, in walk order (definitions first).
+            for (f, lv, rv) in plan.pairs(e.d, rd) {
+                if let Some(same) = Self::leaf_pair(lv, rv) {
+                    if same {
+                        continue;
+                    }
+                    return Err((t.lp, t.rp));
+                }
+                let task = self.field_task(t, f, lv, rv);
+                self.visit(task, depth + 1)?;
             }
-            let name = f.info.name();
-            let lp = self.paths.child(t.lp, || PathStep::Field(name));
-            let rp = self.paths.child(t.rp, || PathStep::Field(name));
-            self.stack.push(Task {
-                l: lv,
-                r: rv,
-                def: t.def || f.def,
-                lp,
-                rp,
-            });
+        } else {
+            // Pushed last field first, so that they are taken in walk order.
+            for (f, lv, rv) in plan.pairs(e.d, rd).rev() {
+                if let Some(same) = Self::leaf_pair(lv, rv) {
+                    if same {
+                        continue;
+                    }
+                    return Err((t.lp, t.rp));
+                }
+                if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
+                    // Read soon: start loading both now.
+                    ObjectPtr::prefetch(a);
+                    ObjectPtr::prefetch(b);
+                }
+                let task = self.field_task(t, f, lv, rv);
+                self.stack.push(task);
+            }
         }
         Ok(())
+    }
+
+    /// Two plain values or two string views of a field compared on the spot (when no
+    /// path is tracked): `Some(equal)`, or `None` for a pair the walk takes.
+    #[inline(always)]
+    fn leaf_pair(lv: ValueRef<'_>, rv: ValueRef<'_>) -> Option<bool> {
+        if P::TRACK {
+            return None;
+        }
+        match (lv, rv) {
+            (ValueRef::Value(a), ValueRef::Value(b)) => Some(leaf_eq(plain(a), plain(b))),
+            (ValueRef::Str(a), ValueRef::Str(b)) => Some(a == b),
+            _ => None,
+        }
+    }
+
+    /// The pair of a field's values, under the parent pair `t`.
+    #[inline(always)]
+    fn field_task(
+        &mut self,
+        t: &Task<'a, P::Id>,
+        f: &PlanField,
+        lv: ValueRef<'a>,
+        rv: ValueRef<'a>,
+    ) -> Task<'a, P::Id> {
+        let name = f.info.name();
+        Task {
+            l: lv,
+            r: rv,
+            def: t.def || f.def,
+            lp: self.paths.child(t.lp, || PathStep::Field(name)),
+            rp: self.paths.child(t.rp, || PathStep::Field(name)),
+        }
     }
 
     fn both(&mut self, t: &Task<'a, P::Id>, step: impl Fn() -> PathStep) -> Mismatch<P::Id> {
@@ -505,6 +569,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
         t: &Task<'a, P::Id>,
+        depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         let lc = self.hold((h.contents)(lo, &self.opts));
         let rc = self.hold((h.contents)(ro, &self.opts));
@@ -526,7 +591,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                     });
                 }
                 self.stack[base..].reverse();
-                Ok(())
+                self.pushed_from(base, depth)
             }
             (Contents::Ints(a), Contents::Ints(b)) => {
                 if a == b {
@@ -542,7 +607,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                     Err((t.lp, t.rp))
                 }
             }
-            (Contents::Entries(a), Contents::Entries(b)) => self.entries(a, b, t),
+            (Contents::Entries(a), Contents::Entries(b)) => {
+                let base = self.stack.len();
+                self.entries(a, b, t)?;
+                self.pushed_from(base, depth)
+            }
             (Contents::Tensor(a), Contents::Tensor(b)) => {
                 if a.dtype != b.dtype {
                     return Err(self.both(t, || PathStep::Field("dtype")));
@@ -563,6 +632,17 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             }
             (Contents::Identity, Contents::Identity) if addr(lo) == addr(ro) => Ok(()),
             _ => Err((t.lp, t.rp)),
+        }
+    }
+
+    /// After a node at depth `depth` pushed its children above `base`: below the
+    /// budget they are compared now (the node's caller expects its subtree done); at
+    /// it, the work stack takes them next.
+    fn pushed_from(&mut self, base: usize, depth: u32) -> Result<(), Mismatch<P::Id>> {
+        if depth < RECURSION_BUDGET {
+            self.finish_from(base, depth)
+        } else {
+            Ok(())
         }
     }
 
