@@ -165,7 +165,7 @@ pub(crate) fn load_in_order(text: &str) -> Option<Any> {
         Some(Json::Int(r)) => usize::try_from(*r).ok().filter(|&r| r < count)?,
         _ => return None,
     };
-    loader.values.get_mut(root)?.take()
+    Some(std::mem::take(loader.values.get_mut(root)?))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -216,7 +216,9 @@ struct Loader<'d, 'a> {
     nodes: &'d [Json<'a>],
     /// How many nodes the graph has: child indices are below.
     count: usize,
-    values: Vec<Option<Any>>,
+    /// The nodes built so far, by index (a `None` value for one not built yet: every reader
+    /// checks the node's state or order first).
+    values: Vec<Any>,
     state: Vec<State>,
     arena: Vec<usize>,
     /// Kinds by type key (keys read without escapes only: they borrow the text).
@@ -235,7 +237,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         Loader {
             nodes,
             count: n,
-            values: vec![None; n],
+            values: vec![Any::default(); n],
             state: vec![State::New; n],
             arena: Vec::new(),
             types: FastMap::default(),
@@ -282,13 +284,14 @@ impl<'d, 'a> Loader<'d, 'a> {
             let nodes = self.nodes;
             let data = nodes[frame.node].get("data");
             let value = self.build(frame.node, frame.kind, data, frame.start)?;
-            self.values[frame.node] = Some(value);
+            self.values[frame.node] = value;
             self.state[frame.node] = State::Done;
             self.arena.truncate(frame.start);
         }
-        self.values[root]
-            .take()
-            .ok_or_else(|| document_error("the root was not decoded"))
+        if self.state[root] != State::Done {
+            return Err(document_error("the root was not decoded"));
+        }
+        Ok(std::mem::take(&mut self.values[root]))
     }
 
     /// Node `node` refers to `child`, which is being built: a cycle.
@@ -369,7 +372,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             return None;
         }
         let value = self.build(i, kind, data, 0).ok()?;
-        self.values.push(Some(value));
+        self.values.push(value);
         Some(())
     }
 
@@ -425,7 +428,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         };
         entries.clear();
         self.entries = entries;
-        self.values.push(Some(Any::from(built?)));
+        self.values.push(Any::from(built?));
         Some(())
     }
 
@@ -537,7 +540,7 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn child(&self, c: usize) -> Any {
-        self.values[c].clone().unwrap_or_default()
+        self.values[c].clone()
     }
 
     /// Builds node `i` of kind `kind` from `data`; its children are built, and listed

@@ -1,6 +1,7 @@
-//! The two engines: equality (pairs of values, a work stack of pairs) and hashing (a
-//! work stack of visits and combines, a stack of child hashes). Neither recurses: the
-//! deepest graph costs heap, not stack.
+//! The two engines: equality (pairs of values: by recursion for the first
+//! [`RECURSION_BUDGET`] levels, then a work stack of pairs) and hashing (a work stack of
+//! visits and combines, a stack of child hashes). Neither recurses in proportion to
+//! depth: the deepest graph costs heap, and a bounded amount of stack.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
