@@ -523,6 +523,9 @@ unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a>
 pub(crate) struct EqPlan {
     refl: &'static TypeReflection,
     fields: Vec<PlanField>,
+    /// Every field is declared a plain value or a string (no object can be among
+    /// them, if the declarations hold: a walk still checks each value it reads).
+    pub(crate) plain: bool,
 }
 
 /// The field plan of the type `refl` describes: made once per table for the process
@@ -567,7 +570,22 @@ impl EqPlan {
                 }
             }
         }
-        EqPlan { refl, fields }
+        let plain = fields.iter().all(|f| {
+            matches!(
+                f.info.kind(),
+                FieldKind::Bool
+                    | FieldKind::Int
+                    | FieldKind::Float
+                    | FieldKind::Str
+                    | FieldKind::DataType
+                    | FieldKind::Device
+            )
+        });
+        EqPlan {
+            refl,
+            fields,
+            plain,
+        }
     }
 
     /// The planned fields of `obj`, with their values borrowed from it, in walk order

@@ -402,25 +402,45 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             // (No DAG type exists, so nothing inside needs pairing.)
             return Ok(());
         }
-        if shared(lo) || shared(ro) {
-            if e.kind == StructuralKind::Dag {
-                if let Some(&m) = self.dag_l.get(&la) {
-                    return if m == ra { Ok(()) } else { Err((t.lp, t.rp)) };
-                }
-                if self.dag_r.contains_key(&ra) {
-                    return Err((t.lp, t.rp));
-                }
-                self.dag_l.insert(la, ra);
-                self.dag_r.insert(ra, la);
-                if la != ra {
-                    self.non_identity += 1;
-                }
-            } else if !self.seen.insert((la, ra)) {
-                // Compared already (or being compared, in a cycle).
-                return Ok(());
-            }
+        if (shared(lo) || shared(ro)) && !self.first_meeting(la, ra, e.kind, &t)? {
+            return Ok(());
         }
         self.children(lo, ro, e, &t, depth)
+    }
+
+    /// For a pair of objects at `la` and `ra` (one of them held more than once) of a
+    /// tree or DAG type: whether its fields are still to be compared (`Ok(false)` if
+    /// they were, or are being, compared under this pairing), or a mismatch (a DAG node
+    /// paired with another object before).
+    #[inline(never)]
+    fn first_meeting(
+        &mut self,
+        la: usize,
+        ra: usize,
+        kind: StructuralKind,
+        t: &Task<'a, P::Id>,
+    ) -> Result<bool, Mismatch<P::Id>> {
+        if kind == StructuralKind::Dag {
+            if let Some(&m) = self.dag_l.get(&la) {
+                return if m == ra {
+                    Ok(false)
+                } else {
+                    Err((t.lp, t.rp))
+                };
+            }
+            if self.dag_r.contains_key(&ra) {
+                return Err((t.lp, t.rp));
+            }
+            self.dag_l.insert(la, ra);
+            self.dag_r.insert(ra, la);
+            if la != ra {
+                self.non_identity += 1;
+            }
+            Ok(true)
+        } else {
+            // Compared already (or being compared, in a cycle) if met before.
+            Ok(self.seen.insert((la, ra)))
+        }
     }
 
     /// A pair that is not two objects of one type (strings and bytes included):
@@ -433,6 +453,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         }
     }
 
+    #[inline(never)]
     fn var(
         &mut self,
         lo: &'a ObjectRef,
@@ -497,7 +518,18 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             }
             // Each field with everything below it, in walk order (definitions first).
             for (f, lv, rv) in plan.pairs(e.d, rd) {
-                if let Some(same) = Self::leaf_pair(lv, rv) {
+                let same = match (lv, rv) {
+                    // The same object on both sides, while nothing is bound to another
+                    // object: equal, whatever its kind (as `step` and `var` would find).
+                    (ValueRef::Object(a), ValueRef::Object(b))
+                        if ObjectPtr::ptr_eq(a, b) && self.can_shortcut(t.def || f.def) =>
+                    {
+                        Some(true)
+                    }
+                    (ValueRef::Object(a), ValueRef::Object(b)) => self.plain_objects(a, b),
+                    _ => Self::leaf_pair(lv, rv),
+                };
+                if let Some(same) = same {
                     if same {
                         continue;
                     }
@@ -525,6 +557,29 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             }
         }
         Ok(())
+    }
+
+    /// Two objects of a tree type whose fields are all plain values or strings (an
+    /// `IntImm`, say) compared on the spot, without a step of the walk (when no path
+    /// is tracked): `Some(equal)`, or `None` for a pair the walk takes. Such objects
+    /// hold nothing to bind or pair, so where and how often they are met changes
+    /// nothing else.
+    #[inline(always)]
+    fn plain_objects(&mut self, a: &'a ObjectRef, b: &'a ObjectRef) -> Option<bool> {
+        if P::TRACK || a.type_index() != b.type_index() {
+            return None;
+        }
+        let e = self.types.entry(a);
+        if e.kind != StructuralKind::Tree || e.builtin || !e.plan.plain {
+            return None;
+        }
+        let rd = e.d.same_type(b)?;
+        for (_, lv, rv) in e.plan.pairs(e.d, rd) {
+            if !Self::leaf_pair(lv, rv)? {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 
     /// Two plain values or two string views of a field compared on the spot (when no
@@ -564,6 +619,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         (self.paths.child(t.lp, &step), self.paths.child(t.rp, &step))
     }
 
+    #[inline(never)]
     fn builtin(
         &mut self,
         h: &'static StructuralHooks,
