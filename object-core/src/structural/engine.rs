@@ -508,16 +508,15 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         };
         let plan = e.plan;
         if depth < RECURSION_BUDGET {
-            // The children are read soon (the later ones after the earlier ones'
-            // subtrees): start loading them all now.
-            for (_, lv, rv) in plan.pairs(e.d, rd) {
-                if let (ValueRef::Object(a), ValueRef::Object(b)) = (lv, rv) {
+            // Each field with everything below it, in walk order (definitions first).
+            let mut fields = plan.pairs(e.d, rd).peekable();
+            while let Some((f, lv, rv)) = fields.next() {
+                // The next field's objects are read after this one's subtree: start
+                // loading them now.
+                if let Some((_, ValueRef::Object(a), ValueRef::Object(b))) = fields.peek() {
                     ObjectPtr::prefetch(a);
                     ObjectPtr::prefetch(b);
                 }
-            }
-            // Each field with everything below it, in walk order (definitions first).
-            for (f, lv, rv) in plan.pairs(e.d, rd) {
                 let same = match (lv, rv) {
                     // The same object on both sides, while nothing is bound to another
                     // object: equal, whatever its kind (as `step` and `var` would find).
