@@ -49,23 +49,30 @@
 //!
 //! # Measured
 //!
-//! Two runs each of the engine before and after the field plans, on a shared 2-core
-//! machine under load (load average 7–11), so only ratios within a group mean anything,
-//! and those loosely (ratio to the derived enum; hash: SipHash / foldhash):
+//! Ratios to the derived enum within one run (hash: SipHash / foldhash); the machine
+//! is a shared 2-core VM, and the derived side alone moves by ±25% between runs, so
+//! each cell lists several runs.
 //!
-//! | group | before | after |
+//! | group | field plans (earlier) | bounded recursion, in-place field reads, plain objects in place (now) |
 //! | --- | --- | --- |
-//! | `structural_eq_tree` | 3.9×, 4.4× | 3.9×, 3.5× |
-//! | `structural_hash_tree` | 1.8× / 2.4×, 1.7× / 2.8× | 1.5× / 2.2×, 1.1× / 1.4× |
-//! | `structural_eq_dag` | 1.7×, 1.9× | 1.6×, 1.7× |
-//! | `structural_hash_dag` | 0.8× / 1.2×, 0.8× / 1.0× | 1.0× / 1.2×, 0.8× / 1.1× |
-//! | `handwritten_downcast_eq` (tree) | 2.3×, 2.6× | 2.3×, 2.2× |
+//! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.48×, 1.40×, 1.26×, 1.65×, 1.58× |
+//! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.33×, 1.57×, 1.15×, 1.33×, 1.28× |
+//! | `structural_hash_tree` | 1.5× / 2.2×, 1.1× / 1.4× | 1.34× / 2.43×, 1.46× / 2.83× |
+//! | `structural_hash_dag` | 1.0× / 1.2×, 0.8× / 1.1× | 1.06× / 1.69×, 0.85× / 1.28× |
+//! | `handwritten_downcast_eq` (tree) | 2.3×, 2.2×; 0.71× on a quiet machine | 0.84×–0.95× |
 //!
-//! Instructions (callgrind, a 2^17-node tree): equality 326 → 183 per node, hashing
-//! 307 → ~250 per node; the derived `==` runs 16 and the hand-written walk 42. The tree
-//! equality still misses its 1.5× target: a walk over these objects is bound by memory
-//! latency (even the hand-written recursive walk is 2.2–2.6× the enum), and fewer
-//! instructions per node have bought little time.
+//! What changed for equality: the top 48 levels are compared by recursion (a pair in
+//! registers instead of a trip through the work stack; deeper levels continue on the
+//! stack, in the same order), fields of the layouts the core owns (`ObjectPtr`,
+//! `Option<ObjectPtr>`, `i64`) are read in place instead of through the table's entry
+//! point, an object whose fields are all plain values (the `IntImm` leaves) is compared
+//! where it is met, and the next field's objects are prefetched while the current
+//! field's subtree is compared. Callgrind (this tree): 212 → 179 instructions a node
+//! (the derived `==` runs ~16): the walk is still bound by its own bookkeeping per
+//! node (the type cache, the field plan, the `Task`), so the tree misses its 1.5×
+//! target in some runs and meets it in others. Hashing (unchanged but for the in-place
+//! field reads) meets 2× against SipHash and misses it against foldhash (2.4–2.8×
+//! on this machine today).
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;

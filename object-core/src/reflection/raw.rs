@@ -526,6 +526,9 @@ pub(crate) struct EqPlan {
     /// Every field is declared a plain value or a string (no object can be among
     /// them, if the declarations hold: a walk still checks each value it reads).
     pub(crate) plain: bool,
+    /// The offsets of the `ObjectPtr` fields after the first field, in walk order:
+    /// the objects a recursive walk reads only after the first field's subtree.
+    later_objects: Vec<usize>,
 }
 
 /// The field plan of the type `refl` describes: made once per table for the process
@@ -581,10 +584,17 @@ impl EqPlan {
                     | FieldKind::Device
             )
         });
+        let later_objects = fields
+            .iter()
+            .skip(1)
+            .filter(|f| f.layout == LAYOUT_OBJECT_POINTER)
+            .map(|f| f.offset)
+            .collect();
         EqPlan {
             refl,
             fields,
             plain,
+            later_objects,
         }
     }
 
@@ -608,6 +618,34 @@ impl EqPlan {
             // and unchanged for `'a` by `obj.obj: &'a ObjectRef`.
             (f, unsafe { f.read(base.add(f.offset)) })
         })
+    }
+
+    /// Starts loading the objects that `l`'s and `r`'s `ObjectPtr` fields after the
+    /// first one hold (a walk reads them after the first field's subtree); nothing if
+    /// either is not described by this plan's reflection.
+    #[inline(always)]
+    pub(crate) fn prefetch_later_objects(&self, l: Described<'_>, r: Described<'_>) {
+        if !(core::ptr::eq(l.refl, self.refl) && core::ptr::eq(r.refl, self.refl)) {
+            return;
+        }
+        let (lb, rb) = (
+            ObjectPtr::as_ptr(l.obj).cast::<u8>(),
+            ObjectPtr::as_ptr(r.obj).cast::<u8>(),
+        );
+        for &offset in &self.later_objects {
+            // SAFETY: the offset of a field of `ObjectPtr` layout (only its impl sets
+            // it) in the objects `self.refl` describes, as both are (checked above):
+            // an `ObjectPtr`, read as the erased handle (see `read_field`), kept alive
+            // by the caller's borrows of `l` and `r`.
+            let (a, b) = unsafe {
+                (
+                    &*lb.add(offset).cast::<ObjectRef>(),
+                    &*rb.add(offset).cast::<ObjectRef>(),
+                )
+            };
+            ObjectPtr::prefetch(a);
+            ObjectPtr::prefetch(b);
+        }
     }
 
     /// The planned fields of `l` and `r`, objects of the same type, side by side in walk

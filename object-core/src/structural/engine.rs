@@ -376,7 +376,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     /// recursion below the budget, pushed on the work stack at it.
     #[inline(always)]
     fn step(&mut self, t: Task<'a, P::Id>, depth: u32) -> Result<(), Mismatch<P::Id>> {
-        let (lo, ro) = match (t.l, t.r) {
+        match (t.l, t.r) {
             (ValueRef::Object(a), ValueRef::Object(b)) => {
                 let ti = a.type_index();
                 if ti != b.type_index() {
@@ -385,11 +385,23 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                 if ti == ti::STRING || ti == ti::BYTES {
                     return self.leaves(t);
                 }
-                (a, b)
+                let e = self.types.entry(a);
+                self.objects(a, b, e, t, depth)
             }
-            _ => return self.leaves(t),
-        };
-        let e = self.types.entry(lo);
+            _ => self.leaves(t),
+        }
+    }
+
+    /// `step` for two objects of one type (not strings or bytes), `lo`'s entry `e`.
+    #[inline(always)]
+    fn objects(
+        &mut self,
+        lo: &'a ObjectRef,
+        ro: &'a ObjectRef,
+        e: Entry<'a>,
+        t: Task<'a, P::Id>,
+        depth: u32,
+    ) -> Result<(), Mismatch<P::Id>> {
         let (la, ra) = (addr(lo), addr(ro));
         match e.kind {
             StructuralKind::Identity => {
@@ -509,26 +521,34 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         let plan = e.plan;
         if depth < RECURSION_BUDGET {
             // Each field with everything below it, in walk order (definitions first).
-            let mut fields = plan.pairs(e.d, rd).peekable();
-            while let Some((f, lv, rv)) = fields.next() {
-                // The next field's objects are read after this one's subtree: start
-                // loading them now.
-                if let Some((_, ValueRef::Object(a), ValueRef::Object(b))) = fields.peek() {
-                    ObjectPtr::prefetch(a);
-                    ObjectPtr::prefetch(b);
-                }
-                let same = match (lv, rv) {
-                    // The same object on both sides, while nothing is bound to another
-                    // object: equal, whatever its kind (as `step` and `var` would find).
-                    (ValueRef::Object(a), ValueRef::Object(b))
-                        if ObjectPtr::ptr_eq(a, b) && self.can_shortcut(t.def || f.def) =>
-                    {
-                        Some(true)
+            // (The later fields' objects are read after the first one's subtree: start
+            // loading them now.)
+            plan.prefetch_later_objects(e.d, rd);
+            for (f, lv, rv) in plan.pairs(e.d, rd) {
+                if let (false, ValueRef::Object(a), ValueRef::Object(b)) = (P::TRACK, lv, rv) {
+                    // Two objects, no path tracked: the pair's own step, in line, with
+                    // the checks a step would make first.
+                    if ObjectPtr::ptr_eq(a, b) && self.can_shortcut(t.def || f.def) {
+                        // The same object while nothing is bound to another one: equal,
+                        // whatever its kind (as `objects` and `var` would find).
+                        continue;
                     }
-                    (ValueRef::Object(a), ValueRef::Object(b)) => self.plain_objects(a, b),
-                    _ => Self::leaf_pair(lv, rv),
-                };
-                if let Some(same) = same {
+                    let ti = a.type_index();
+                    if ti != b.type_index() {
+                        return Err((t.lp, t.rp));
+                    }
+                    if ti != ti::STRING && ti != ti::BYTES && depth + 1 < RECURSION_BUDGET {
+                        let ce = self.types.entry(a);
+                        match Self::plain_objects(ce, b) {
+                            Some(true) => continue,
+                            Some(false) => return Err((t.lp, t.rp)),
+                            None => {}
+                        }
+                        let task = self.field_task(t, f, lv, rv);
+                        self.objects(a, b, ce, task, depth + 1)?;
+                        continue;
+                    }
+                } else if let Some(same) = Self::leaf_pair(lv, rv) {
                     if same {
                         continue;
                     }
@@ -558,18 +578,15 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         Ok(())
     }
 
-    /// Two objects of a tree type whose fields are all plain values or strings (an
-    /// `IntImm`, say) compared on the spot, without a step of the walk (when no path
-    /// is tracked): `Some(equal)`, or `None` for a pair the walk takes. Such objects
-    /// hold nothing to bind or pair, so where and how often they are met changes
-    /// nothing else.
+    /// Two objects of one type (not strings or bytes; `e` is the left one's entry)
+    /// compared on the spot when the type is a tree type whose fields are all plain
+    /// values or strings (an `IntImm`, say), without a step of the walk (when no path is
+    /// tracked): `Some(equal)`, or `None` for a pair the walk takes. Such objects hold
+    /// nothing to bind or pair, so where and how often they are met changes nothing
+    /// else.
     #[inline(always)]
-    fn plain_objects(&mut self, a: &'a ObjectRef, b: &'a ObjectRef) -> Option<bool> {
-        if P::TRACK || a.type_index() != b.type_index() {
-            return None;
-        }
-        let e = self.types.entry(a);
-        if e.kind != StructuralKind::Tree || e.builtin || !e.plan.plain {
+    fn plain_objects(e: Entry<'a>, b: &'a ObjectRef) -> Option<bool> {
+        if P::TRACK || e.kind != StructuralKind::Tree || e.builtin || !e.plan.plain {
             return None;
         }
         let rd = e.d.same_type(b)?;
