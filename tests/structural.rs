@@ -1327,3 +1327,70 @@ fn inline_strings_equal_string_objects() {
     assert_differ(&a, &Array::<String>::from(vec![String::from("abd")]));
     assert_differ(&String::from("abc"), &String::from("abd"));
 }
+
+// ---------------------------------------------------------------------------------
+// Stability.
+// ---------------------------------------------------------------------------------
+
+/// A few graphs covering every way the hash combines (fields, binders, free variables,
+/// arrays, maps, lists, dicts, floats, strings, sharing), with their hashes.
+fn pinned_values() -> Vec<(&'static str, u64)> {
+    let (x, y) = (var("x"), var("y"));
+    let shared = add(&int(1), &float(2.5));
+    let graphs: Vec<(&'static str, Any)> = vec![
+        ("int", Any::from(7i64)),
+        ("str", Any::from("seven")),
+        (
+            "tree",
+            Any::from(add(&add(&int(1), &int(2)), &neg(float(-0.5)))),
+        ),
+        (
+            "binders",
+            Any::from(func(&[&x], let_(&y, x.clone(), add(&x, &y)))),
+        ),
+        (
+            "free",
+            Any::from(add(&x, &call("f", vec![y.clone(), int(3)]))),
+        ),
+        ("shared", Any::from(add(&shared, &shared))),
+        ("deep", Any::from(nest(60, add(&x, &int(4))))),
+        (
+            "containers",
+            Any::from(holder(
+                None,
+                &[
+                    ("k", Any::from(1)),
+                    ("j", Any::from(list(vec![Any::from("v")]))),
+                ],
+                Any::from(dict(&[("a", Any::from(2.0f64))])),
+            )),
+        ),
+    ];
+    graphs
+        .into_iter()
+        .map(|(name, g)| (name, structural_hash(&g)))
+        .collect()
+}
+
+#[test]
+fn hashes_are_pinned() {
+    // Hashes are documented as the same in every process and build: these values were
+    // computed once and must not change with the engine's implementation.
+    let _leaks = LeakCheck::new();
+    let got = pinned_values();
+    let want: &[(&str, u64)] = &[
+        ("int", 0x8c776870079af07d),
+        ("str", 0xfe84b0d0236d5fc5),
+        ("tree", 0x664229f65c9ae578),
+        ("binders", 0x2525dd6ca31b57ce),
+        ("free", 0xd6b6e8c49b0a1636),
+        ("shared", 0x1d9efa0e175cbb55),
+        ("deep", 0x65be9917e036085d),
+        ("containers", 0x6eea210a04a88fdf),
+    ];
+    for ((name, h), (wname, w)) in got.iter().zip(want) {
+        assert_eq!(name, wname);
+        assert_eq!(h, w, "the hash of `{name}` changed");
+    }
+    assert_eq!(got.len(), want.len(), "{got:#x?}");
+}
