@@ -836,6 +836,18 @@ enum HTask<'a> {
     Unordered { seed: u64, n: usize, memo: usize },
 }
 
+/// What [`HashEngine::prelude`] found: a hash, or an object's fields to hash.
+enum Prelude<'a> {
+    Done(u64),
+    Children {
+        o: &'a ObjectRef,
+        e: Entry<'a>,
+        seed: u64,
+        def: bool,
+        memo: usize,
+    },
+}
+
 pub(crate) struct HashEngine<'a> {
     opts: StructuralOptions,
     stack: Vec<HTask<'a>>,
@@ -864,12 +876,76 @@ impl<'a> HashEngine<'a> {
     }
 
     pub(crate) fn run(&mut self, v: ValueRef<'a>) -> u64 {
-        self.stack.push(HTask::Visit {
-            v,
-            def: false,
-            nest: 0,
-        });
-        while let Some(t) = self.stack.pop() {
+        finish(self.hash(v, false, 0, 0))
+    }
+
+    /// The hash of `v` (under a definition if `def`, inside `nest` mutable containers),
+    /// met at recursion depth `depth`: by recursion while the budget lasts, on the work
+    /// stack below that. Children are hashed in the same order either way, so variables
+    /// are numbered alike and the hash is the same.
+    fn hash(&mut self, v: ValueRef<'a>, def: bool, nest: u8, depth: u32) -> u64 {
+        if depth >= RECURSION_BUDGET {
+            return self.hash_on_stack(v, def, nest);
+        }
+        match self.prelude(v, def, nest) {
+            Prelude::Done(h) => h,
+            Prelude::Children {
+                o,
+                e,
+                seed,
+                def,
+                memo,
+            } => {
+                if e.builtin {
+                    // (Containers and built-ins: on the work stack.)
+                    let base = self.stack.len();
+                    self.children(o, e, seed, def, nest, memo);
+                    return self.drain(base);
+                }
+                // The plain fields first, then each object's hash, in field order: the
+                // order the work stack combines them in.
+                let plan = e.plan;
+                let mut h = seed;
+                let mut objects = 0;
+                for (_, v) in plan.views(e.d) {
+                    match v {
+                        ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
+                        ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
+                        ValueRef::Object(o) => {
+                            ObjectPtr::prefetch(o);
+                            objects += 1;
+                        }
+                    }
+                }
+                if objects > 0 {
+                    for (f, v) in plan.views(e.d) {
+                        if let ValueRef::Object(_) = v {
+                            let x = self.hash(v, def || f.def, nest, depth + 1);
+                            h = combine(h, x);
+                        }
+                    }
+                }
+                if memo != 0 {
+                    self.memo.set(memo, Some(h));
+                }
+                h
+            }
+        }
+    }
+
+    /// The hash of `v` and everything below it, on the work stack (no recursion).
+    #[cold]
+    #[inline(never)]
+    fn hash_on_stack(&mut self, v: ValueRef<'a>, def: bool, nest: u8) -> u64 {
+        let base = self.stack.len();
+        self.stack.push(HTask::Visit { v, def, nest });
+        self.drain(base)
+    }
+
+    /// Runs the work stack down to `base` and takes the one hash it left.
+    fn drain(&mut self, base: usize) -> u64 {
+        while self.stack.len() > base {
+            let Some(t) = self.stack.pop() else { break };
             match t {
                 HTask::Visit { v, def, nest } => self.visit(v, def, nest),
                 HTask::Combine { seed, n, memo } => {
@@ -892,7 +968,7 @@ impl<'a> HashEngine<'a> {
                 }
             }
         }
-        finish(self.values.pop().unwrap_or(TAG_NONE))
+        self.values.pop().unwrap_or(TAG_NONE)
     }
 
     #[inline(always)]
@@ -903,13 +979,29 @@ impl<'a> HashEngine<'a> {
         }
     }
 
+    /// Hashes `v` on the work stack: its hash pushed on the values, or its children's
+    /// visits pushed before a combine.
     #[inline]
     fn visit(&mut self, v: ValueRef<'a>, def: bool, nest: u8) {
+        match self.prelude(v, def, nest) {
+            Prelude::Done(h) => self.values.push(h),
+            Prelude::Children {
+                o,
+                e,
+                seed,
+                def,
+                memo,
+            } => self.children(o, e, seed, def, nest, memo),
+        }
+    }
+
+    /// What hashing `v` takes: its hash at once (a leaf, an identity, a variable in use,
+    /// a shared object met before), or its fields under `seed` (with the memo key to
+    /// fill, 0 for none, and whether they are under a definition).
+    #[inline(always)]
+    fn prelude(&mut self, v: ValueRef<'a>, def: bool, nest: u8) -> Prelude<'a> {
         let o = match classify(v) {
-            Node::Leaf(l) => {
-                self.values.push(leaf_hash(l));
-                return;
-            }
+            Node::Leaf(l) => return Prelude::Done(leaf_hash(l)),
             Node::Obj(o) => o,
         };
         let e = self.types.entry(o);
@@ -917,21 +1009,24 @@ impl<'a> HashEngine<'a> {
         let a = addr(o);
         match e.kind {
             StructuralKind::Identity => {
-                self.values.push(combine(seed, TAG_IDENTITY));
-                return;
+                return Prelude::Done(combine(seed, TAG_IDENTITY));
             }
             StructuralKind::Var => {
                 if let Some(&i) = self.vars.get(&a) {
-                    self.values.push(combine(combine(seed, TAG_VAR_USE), i));
-                    return;
+                    return Prelude::Done(combine(combine(seed, TAG_VAR_USE), i));
                 }
                 if def || self.opts.map_free_vars {
                     let i = self.next_var;
                     self.next_var += 1;
                     self.vars.insert(a, i);
                     let seed = combine(combine(seed, TAG_VAR_DEF), i);
-                    self.children(o, e, seed, def, nest, 0);
-                    return;
+                    return Prelude::Children {
+                        o,
+                        e,
+                        seed,
+                        def,
+                        memo: 0,
+                    };
                 }
                 seed = combine(seed, TAG_FREE_VAR);
             }
@@ -944,21 +1039,21 @@ impl<'a> HashEngine<'a> {
             // the key, in the address's low bits (objects are 8-aligned).
             let key = a | usize::from(def) | (usize::from(nest) << 1);
             match self.memo.get(key) {
-                Some(Some(h)) => {
-                    self.values.push(h);
-                    return;
-                }
-                Some(None) => {
-                    self.values.push(combine(seed, TAG_CYCLE));
-                    return;
-                }
+                Some(Some(h)) => return Prelude::Done(h),
+                Some(None) => return Prelude::Done(combine(seed, TAG_CYCLE)),
                 None => {
                     self.memo.set(key, None);
                     memo = key;
                 }
             }
         }
-        self.children(o, e, seed, def, nest, memo);
+        Prelude::Children {
+            o,
+            e,
+            seed,
+            def,
+            memo,
+        }
     }
 
     #[inline(always)]
