@@ -1,7 +1,8 @@
-//! The two engines: equality (pairs of values: by recursion for the first
-//! [`RECURSION_BUDGET`] levels, then a work stack of pairs) and hashing (a work stack of
-//! visits and combines, a stack of child hashes). Neither recurses in proportion to
-//! depth: the deepest graph costs heap, and a bounded amount of stack.
+//! The two engines: equality (pairs of values) and hashing (values, combined in field
+//! order). Each compares or hashes the top [`RECURSION_BUDGET`] levels by recursion and
+//! continues deeper subtrees on a work stack (equality: of pairs; hashing: of visits
+//! and combines, with a stack of child hashes), in the same order. Neither recurses in
+//! proportion to depth: the deepest graph costs heap, and a bounded amount of stack.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,9 +31,9 @@ use crate::type_index as ti;
 /// most walks are small); a deep walk grows the stack as it goes.
 const INITIAL_STACK: usize = 16;
 
-/// How many levels of a graph the equality engine compares by recursion (each a
-/// bounded frame) before it continues the deeper part of a subtree on its work stack.
-/// Recursion keeps a pair in registers instead of a trip through the work stack (a
+/// How many levels of a graph the engines walk by recursion (each a bounded frame)
+/// before they continue the deeper part of a subtree on their work stack. Recursion
+/// keeps a pair (or a value) in registers instead of a trip through the work stack (a
 /// balanced tree of a million nodes is 20 levels deep, so it never leaves recursion);
 /// the budget bounds the native stack a walk takes, whatever the graph's depth.
 const RECURSION_BUDGET: u32 = 48;

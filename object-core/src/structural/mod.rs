@@ -61,12 +61,12 @@
 //! # Cost
 //!
 //! Neither function recurses in proportion to depth, so a graph 10,000,000 deep works
-//! on a 2 MiB thread: hashing walks with an explicit work stack; equality compares the
-//! top 48 levels by recursion (a bounded amount of stack, and a pair kept in registers
-//! instead of a trip through the stack) and everything deeper on a work stack, in the
-//! same order. Objects held more than once are compared
-//! (and hashed) once per pairing, so a DAG costs its size, not its unfolded size, and a
-//! cycle terminates (a pair met again while being compared counts as equal). The same
+//! on a 2 MiB thread: both walk the top 48 levels by recursion (a bounded amount of
+//! stack, and values kept in registers instead of a trip through a stack) and
+//! everything deeper on a work stack, in the same order. Objects held more than once
+//! are compared (and hashed) once per pairing, so a DAG costs its size, not its
+//! unfolded size, and a cycle terminates (a pair met again while being compared counts
+//! as equal). The same
 //! object on both sides is equal at once (O(1) to compare an object with itself);
 //! identical subtrees further down are skipped too while no variable has been bound to
 //! another object and `map_free_vars` is off (a binding makes "the same subtree" mean
