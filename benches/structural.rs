@@ -50,30 +50,30 @@
 //! # Measured
 //!
 //! Ratios to the derived enum within one run (hash: SipHash / foldhash); the machine
-//! is a shared 2-core VM, and the derived side alone moves by ±25% between runs, so
-//! each cell lists several runs.
+//! is a shared 2-core VM, and the derived side alone moves by ±25% between runs.
 //!
-//! | group | field plans (earlier) | bounded recursion, in-place field reads, plain objects in place (now) |
+//! | group | field plans (earlier) | final code (two or three runs) |
 //! | --- | --- | --- |
-//! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.48×, 1.40×, 1.26×, 1.65×, 1.58×, 1.61×; last commit 1.47× |
-//! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.33×, 1.57×, 1.15×, 1.33×, 1.28×, 1.32×; last commit 1.05× |
-//! | `structural_hash_tree` | 1.5× / 2.2×, 1.1× / 1.4× | 1.34× / 2.43×, 1.46× / 2.83× |
-//! | `structural_hash_dag` | 1.0× / 1.2×, 0.8× / 1.1× | 1.06× / 1.69×, 0.85× / 1.28× |
+//! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.47×, 1.43× |
+//! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.05×, 1.27× |
+//! | `structural_hash_tree` | 1.5× / 2.2×, 1.1× / 1.4×; 1.34× / 2.43× today | 0.96× / 1.36×, 1.05× / 1.56× |
+//! | `structural_hash_dag` | 1.0× / 1.2×, 0.8× / 1.1×; 1.06× / 1.69× today | 0.77× / 1.09×, 0.66× / 0.88× |
 //! | `handwritten_downcast_eq` (tree) | 2.3×, 2.2×; 0.71× on a quiet machine | 0.84×–0.95× |
 //!
-//! What changed for equality: the top 48 levels are compared by recursion (a pair in
+//! (Intermediate versions of the equality engine measured 1.26×–1.65× on the tree.)
+//!
+//! What changed: both walks take the top 48 levels by recursion (a pair or a value in
 //! registers instead of a trip through the work stack; deeper levels continue on the
-//! stack, in the same order), fields of the layouts the core owns (`ObjectPtr`,
-//! `Option<ObjectPtr>`, `i64`) are read in place instead of through the table's entry
-//! point, an object whose fields are all plain values (the `IntImm` leaves) is compared
-//! where it is met, a field's pair of objects is stepped in line (its type's entry
-//! looked up once), and the later fields' objects are prefetched (by offset) while the
-//! first field's subtree is compared. Callgrind (this tree): 212 → 143 instructions a
-//! node (the derived `==` runs ~16). The last 20% fewer instructions bought ~2% of
-//! time: the walk waits on memory (each child's header) more than it computes, and the
-//! tree meets its 1.5× target in some runs and misses it in others. Hashing (unchanged but for the in-place
-//! field reads) meets 2× against SipHash and misses it against foldhash (2.4–2.8×
-//! on this machine today).
+//! stack, in the same order, so hashes are unchanged: a test pins them); fields of the
+//! layouts the core owns (`ObjectPtr`, `Option<ObjectPtr>`, `i64`) are read in place
+//! instead of through the table's entry point; equality compares an object whose
+//! fields are all plain values (the `IntImm` leaves) where it is met, steps a field's
+//! pair of objects in line (its type's entry looked up once), and prefetches the later
+//! fields' objects (by offset) while the first field's subtree is compared; a type's
+//! field plan is found through its table (one load) instead of a per-thread map.
+//! Callgrind (this tree, equality): 212 → 143 instructions a node (the derived `==`
+//! runs ~16); the walk waits on memory (each child's header) about as much as it
+//! computes, so the last 20% fewer instructions bought a few percent of time.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;

@@ -844,7 +844,6 @@ enum Prelude<'a> {
         o: &'a ObjectRef,
         e: Entry<'a>,
         seed: u64,
-        def: bool,
         memo: usize,
     },
 }
@@ -890,13 +889,7 @@ impl<'a> HashEngine<'a> {
         }
         match self.prelude(v, def, nest) {
             Prelude::Done(h) => h,
-            Prelude::Children {
-                o,
-                e,
-                seed,
-                def,
-                memo,
-            } => {
+            Prelude::Children { o, e, seed, memo } => {
                 if e.builtin {
                     // (Containers and built-ins: on the work stack.)
                     let base = self.stack.len();
@@ -986,19 +979,13 @@ impl<'a> HashEngine<'a> {
     fn visit(&mut self, v: ValueRef<'a>, def: bool, nest: u8) {
         match self.prelude(v, def, nest) {
             Prelude::Done(h) => self.values.push(h),
-            Prelude::Children {
-                o,
-                e,
-                seed,
-                def,
-                memo,
-            } => self.children(o, e, seed, def, nest, memo),
+            Prelude::Children { o, e, seed, memo } => self.children(o, e, seed, def, nest, memo),
         }
     }
 
     /// What hashing `v` takes: its hash at once (a leaf, an identity, a variable in use,
     /// a shared object met before), or its fields under `seed` (with the memo key to
-    /// fill, 0 for none, and whether they are under a definition).
+    /// fill, 0 for none).
     #[inline(always)]
     fn prelude(&mut self, v: ValueRef<'a>, def: bool, nest: u8) -> Prelude<'a> {
         let o = match classify(v) {
@@ -1025,7 +1012,6 @@ impl<'a> HashEngine<'a> {
                         o,
                         e,
                         seed,
-                        def,
                         memo: 0,
                     };
                 }
@@ -1048,13 +1034,7 @@ impl<'a> HashEngine<'a> {
                 }
             }
         }
-        Prelude::Children {
-            o,
-            e,
-            seed,
-            def,
-            memo,
-        }
+        Prelude::Children { o, e, seed, memo }
     }
 
     #[inline(always)]
