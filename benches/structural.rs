@@ -65,7 +65,7 @@
 //! What changed: both walks take the top 48 levels by recursion (a pair or a value in
 //! registers instead of a trip through the work stack; deeper levels continue on the
 //! stack, in the same order, so hashes are unchanged: a test pins them); fields of the
-//! layouts the core owns (`ObjectPtr`, `Option<ObjectPtr>`, `i64`) are read in place
+//! layouts the core owns (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers) are read in place
 //! instead of through the table's entry point; equality compares an object whose
 //! fields are all plain values (the `IntImm` leaves) where it is met, steps a field's
 //! pair of objects in line (its type's entry looked up once), and prefetches the later

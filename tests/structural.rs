@@ -143,6 +143,21 @@ struct Holder {
     any: Any,
 }
 
+/// Integer fields of every width, and an optional child.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "st.Widths")]
+struct Widths {
+    base: Object,
+    a: i8,
+    b: u16,
+    c: i32,
+    d: u64,
+    e: usize,
+    f: i64,
+    next: Option<ObjectPtr<Widths>>,
+}
+
 type E = ObjectPtr<Expr>;
 
 fn e() -> Expr {
@@ -544,6 +559,38 @@ fn floats_nan_and_negative_zero() {
     assert_differ(&float(1.0), &int(1));
     assert_eq!(paths(&float(0.0), &float(-0.0)).0, "<root>.value");
     assert_same(&Any::from(f64::NAN), &Any::from(nan2));
+}
+
+fn widths(d: u64, f: i64, next: Option<ObjectPtr<Widths>>) -> ObjectPtr<Widths> {
+    make_object(Widths {
+        base: Object::new(),
+        a: -3,
+        b: 60_000,
+        c: -70_000,
+        d,
+        e: usize::MAX,
+        f,
+        next,
+    })
+}
+
+#[test]
+fn integer_fields_of_every_width() {
+    // (8-byte integers are read in place, the others through their table entry: the
+    // same values either way, u64 beyond i64::MAX included.)
+    let _leaks = LeakCheck::new();
+    let a = widths(u64::MAX, i64::MIN, Some(widths(1, 2, None)));
+    let b = widths(u64::MAX, i64::MIN, Some(widths(1, 2, None)));
+    assert_same(&a, &b);
+    assert_differ(
+        &a,
+        &widths(u64::MAX - 1, i64::MIN, Some(widths(1, 2, None))),
+    );
+    assert_differ(&a, &widths(u64::MAX, i64::MAX, Some(widths(1, 2, None))));
+    assert_differ(&a, &widths(u64::MAX, i64::MIN, Some(widths(1, 3, None))));
+    assert_differ(&a, &widths(u64::MAX, i64::MIN, None));
+    let (l, _) = paths(&a, &widths(u64::MAX, i64::MIN, Some(widths(1, 3, None))));
+    assert_eq!(l, "<root>.next.f");
 }
 
 #[test]

@@ -507,7 +507,8 @@ unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a>
             }
         }
         LAYOUT_I64 => {
-            // SAFETY: an `i64` lies at `p` (only its impl sets this layout).
+            // SAFETY: an 8-byte integer lies at `p` (only the integer impls set this
+            // layout, for their 8-byte types); every bit pattern is an `i64`.
             ValueRef::Value(AnyView::from(unsafe { p.cast::<i64>().read() }))
         }
         // SAFETY: the caller's guarantee is the entry point's.
@@ -632,19 +633,14 @@ impl EqPlan {
             ObjectPtr::as_ptr(l.obj).cast::<u8>(),
             ObjectPtr::as_ptr(r.obj).cast::<u8>(),
         );
+        // Each offset is that of a field of `ObjectPtr` layout (only its impl sets it) in
+        // the objects `self.refl` describes, as both are (checked above): an `ObjectPtr`
+        // lies there, read as the erased handle (as in `read_field`).
         for &offset in &self.later_objects {
-            // SAFETY: the offset of a field of `ObjectPtr` layout (only its impl sets
-            // it) in the objects `self.refl` describes, as both are (checked above):
-            // an `ObjectPtr`, read as the erased handle (see `read_field`), kept alive
-            // by the caller's borrows of `l` and `r`.
-            let (a, b) = unsafe {
-                (
-                    &*lb.add(offset).cast::<ObjectRef>(),
-                    &*rb.add(offset).cast::<ObjectRef>(),
-                )
-            };
-            ObjectPtr::prefetch(a);
-            ObjectPtr::prefetch(b);
+            // SAFETY: as above; `l` is borrowed for the call, so the field lives.
+            ObjectPtr::prefetch(unsafe { &*lb.add(offset).cast::<ObjectRef>() });
+            // SAFETY: as above, for `r`.
+            ObjectPtr::prefetch(unsafe { &*rb.add(offset).cast::<ObjectRef>() });
         }
     }
 

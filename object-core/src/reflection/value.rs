@@ -88,6 +88,7 @@ macro_rules! int_field {
         impl FieldValue for $t {
             const KIND: FieldKind = FieldKind::Int;
             const STATIC_TYPE_KEY: &'static str = "int";
+            const LAYOUT: FieldLayout<Self> = FieldLayout::<Self>::INT;
             fn to_any(&self) -> Result<Any, TypeError> {
                 i64::try_from(*self)
                     .map(Any::from)
@@ -114,30 +115,7 @@ macro_rules! int_field {
         }
     )*};
 }
-int_field!(i8, i16, i32, u8, u16, u32, u64, usize);
-
-impl FieldValue for i64 {
-    const KIND: FieldKind = FieldKind::Int;
-    const STATIC_TYPE_KEY: &'static str = "int";
-    const LAYOUT: FieldLayout<Self> = FieldLayout::<i64>::I64;
-    fn to_any(&self) -> Result<Any, TypeError> {
-        Ok(Any::from(*self))
-    }
-    fn from_any(value: Any) -> Result<Self, TypeError> {
-        i64::try_from(value)
-    }
-    fn visit(&self, field: &FieldInfo, v: &mut dyn AttrVisitor) {
-        v.visit_i64(field, *self);
-    }
-    #[inline]
-    fn borrow_value(&self) -> ValueRef<'_> {
-        ValueRef::Value(AnyView::from(*self))
-    }
-    #[inline]
-    fn rebuild_field(&self, _: &mut Children<'_>) -> Result<Self, TypeError> {
-        Ok(*self)
-    }
-}
+int_field!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 impl FieldValue for isize {
     const KIND: FieldKind = FieldKind::Int;
@@ -418,9 +396,10 @@ impl<F: FieldValue> FieldValue for Option<F> {
 
 /// How a field of Rust type `T` lies in memory, for the few layouts the structural
 /// walk reads in place. Every type may name [`OTHER`](FieldLayout::OTHER) (read through
-/// `borrow_value`); the other layouts are made by this crate only, each for the one
-/// type it describes, and a `FieldLayout<T>` fits no impl but `T`'s: so no impl
-/// outside this crate can claim a layout it does not have.
+/// `borrow_value`); the other layouts are made by this crate only, in its own impls
+/// for the types they describe (`ObjectPtr`, `Option` of one, 8-byte integers), and a
+/// `FieldLayout<T>` fits no impl but `T`'s: so no impl outside this crate can claim a
+/// layout it does not have.
 #[doc(hidden)]
 pub struct FieldLayout<T: ?Sized>(u8, PhantomData<fn() -> T>);
 
@@ -468,9 +447,15 @@ impl<T: ObjectType> FieldLayout<ObjectPtr<T>> {
     const OBJECT_POINTER: Self = FieldLayout(LAYOUT_OBJECT_POINTER, PhantomData);
 }
 
-impl FieldLayout<i64> {
-    /// An `i64`, seen as an `int`.
-    const I64: Self = FieldLayout(LAYOUT_I64, PhantomData);
+impl<T> FieldLayout<T> {
+    /// The layout of an integer type (used by the integer impls only): one of 8 bytes
+    /// (`i64`, `u64`, `usize`) is read in place as an `i64`'s bits, as its
+    /// `borrow_value` sees it; the other widths through `borrow_value`.
+    const INT: Self = if core::mem::size_of::<T>() == 8 && core::mem::align_of::<T>() == 8 {
+        FieldLayout(LAYOUT_I64, PhantomData)
+    } else {
+        FieldLayout(LAYOUT_OTHER, PhantomData)
+    };
 }
 
 /// [`FieldLayout::OTHER`]'s tag.
@@ -479,7 +464,7 @@ pub(crate) const LAYOUT_OTHER: u8 = 0;
 pub(crate) const LAYOUT_OBJECT_POINTER: u8 = 1;
 /// The tag of an `Option<ObjectPtr<_>>`'s layout.
 pub(crate) const LAYOUT_OPTIONAL_OBJECT_POINTER: u8 = 2;
-/// The tag of an `i64`'s layout.
+/// The tag of an 8-byte integer's layout (`i64`, `u64`, `usize`), read as an `i64`.
 pub(crate) const LAYOUT_I64: u8 = 3;
 
 /// A reflected value borrowed from where it is stored (an object's field, an `Any`, an
