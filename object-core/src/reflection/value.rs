@@ -421,7 +421,8 @@ impl<T: ?Sized> FieldLayout<T> {
     /// Read through `borrow_value`.
     pub const OTHER: FieldLayout<T> = FieldLayout(0, PhantomData);
 
-    /// The layout's tag (see `FieldLayoutTag`), kept in the field's table entry.
+    /// The layout's tag (one of the `LAYOUT_*` constants below), kept in the field's
+    /// table entry.
     pub(crate) const fn tag(self) -> u8 {
         self.0
     }
