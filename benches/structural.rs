@@ -52,12 +52,12 @@
 //! Ratios to the derived enum within one run (hash: SipHash / foldhash); the machine
 //! is a shared 2-core VM, and the derived side alone moves by ±25% between runs.
 //!
-//! | group | field plans (earlier) | final code (two or three runs) |
+//! | group | field plans (earlier) | final code (three runs) |
 //! | --- | --- | --- |
-//! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.47×, 1.43× |
-//! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.05×, 1.27× |
-//! | `structural_hash_tree` | 1.5× / 2.2×, 1.1× / 1.4×; 1.34× / 2.43× today | 0.96× / 1.36×, 1.05× / 1.56× |
-//! | `structural_hash_dag` | 1.0× / 1.2×, 0.8× / 1.1×; 1.06× / 1.69× today | 0.77× / 1.09×, 0.66× / 0.88× |
+//! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.47×, 1.43×, 1.54× |
+//! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.05×, 1.27×, 1.48× |
+//! | `structural_hash_tree` | 1.5× / 2.2×, 1.1× / 1.4×; 1.34× / 2.43× today | 0.96× / 1.36×, 1.05× / 1.56×, 0.90× / 1.50× |
+//! | `structural_hash_dag` | 1.0× / 1.2×, 0.8× / 1.1×; 1.06× / 1.69× today | 0.77× / 1.09×, 0.66× / 0.88×, 0.80× / 1.39× |
 //! | `handwritten_downcast_eq` (tree) | 2.3×, 2.2×; 0.71× on a quiet machine | 0.84×–0.95× |
 //!
 //! (Intermediate versions of the equality engine measured 1.26×–1.65× on the tree.)
