@@ -387,7 +387,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                     return self.leaves(t);
                 }
                 let e = self.types.entry(a);
-                self.objects(a, b, e, t, depth)
+                match Self::plain_objects(e, b) {
+                    Some(true) => Ok(()),
+                    Some(false) => Err((t.lp, t.rp)),
+                    None => self.objects(a, b, e, t, depth),
+                }
             }
             _ => self.leaves(t),
         }
@@ -527,26 +531,10 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             plan.prefetch_later_objects(e.d, rd);
             for (f, lv, rv) in plan.pairs(e.d, rd) {
                 if let (false, ValueRef::Object(a), ValueRef::Object(b)) = (P::TRACK, lv, rv) {
-                    // Two objects, no path tracked: the pair's own step, in line, with
-                    // the checks a step would make first.
                     if ObjectPtr::ptr_eq(a, b) && self.can_shortcut(t.def || f.def) {
-                        // The same object while nothing is bound to another one: equal,
-                        // whatever its kind (as `objects` and `var` would find).
-                        continue;
-                    }
-                    let ti = a.type_index();
-                    if ti != b.type_index() {
-                        return Err((t.lp, t.rp));
-                    }
-                    if ti != ti::STRING && ti != ti::BYTES && depth + 1 < RECURSION_BUDGET {
-                        let ce = self.types.entry(a);
-                        match Self::plain_objects(ce, b) {
-                            Some(true) => continue,
-                            Some(false) => return Err((t.lp, t.rp)),
-                            None => {}
-                        }
-                        let task = self.field_task(t, f, lv, rv);
-                        self.objects(a, b, ce, task, depth + 1)?;
+                        // The same object while nothing is bound to another one (no
+                        // path tracked): equal, whatever its kind (as `objects` and
+                        // `var` would find), without a step.
                         continue;
                     }
                 } else if let Some(same) = Self::leaf_pair(lv, rv) {
@@ -581,8 +569,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
 
     /// Two objects of one type (not strings or bytes; `e` is the left one's entry)
     /// compared on the spot when the type is a tree type whose fields are all plain
-    /// values or strings (an `IntImm`, say), without a step of the walk (when no path is
-    /// tracked): `Some(equal)`, or `None` for a pair the walk takes. Such objects hold
+    /// values or strings (an `IntImm`, say), without the rest of a step (when no path
+    /// is tracked): `Some(equal)`, or `None` for a pair the walk takes. Such objects hold
     /// nothing to bind or pair, so where and how often they are met changes nothing
     /// else.
     #[inline(always)]
