@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use object_containers::{Array, Dict, List, Map, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::transform::{
-    for_each_child, mutate, walk, DispatchErrorKind, RewriteTable, Rewriter, TransformError,
-    TransformErrorKind, TypeDispatch, Walk,
+    for_each_child, map_children, mutate, walk, DispatchErrorKind, RewriteTable, Rewriter,
+    TransformError, TransformErrorKind, TypeDispatch, Walk,
 };
 use object_core::{make_object, make_object_as, Any, Object, ObjectPtr, ObjectRef};
 use object_tests::LeakCheck;
@@ -524,6 +524,84 @@ fn a_child_that_does_not_fit_its_field_is_an_error() {
     let err = mutate(&call, &mut ToStmt).unwrap_err();
     assert_eq!(err.kind(), TransformErrorKind::WrongChildType);
     assert_eq!(err.field(), Some("args"));
+}
+
+#[test]
+fn map_children_rewrites_one_level_and_keeps_what_did_not_change() {
+    let _leaks = LeakCheck::new();
+    let inner = add(int(1), int(2));
+    let root = mul(inner.clone(), var("x"));
+    // Every child kept: the very same object, whatever the type.
+    let same = map_children(r(&root), |c| c.clone()).unwrap();
+    assert!(ObjectPtr::ptr_eq(&same, r(&root)));
+    // One level only: `f` sees `inner` and `x`, not `inner`'s integers.
+    let mut seen = Vec::new();
+    let out = map_children(r(&root), |c| {
+        seen.push(c.type_key());
+        match c.downcast_ref::<Var>() {
+            Some(_) => int(10).into_object_ref(),
+            None => c.clone(),
+        }
+    })
+    .unwrap();
+    assert_eq!(seen, ["tr.Add", "tr.Var"]);
+    let m = out.downcast_ref::<Mul>().expect("still a `Mul`");
+    assert!(
+        ObjectPtr::ptr_eq(&m.base.lhs, &inner),
+        "the unchanged child is shared"
+    );
+    assert_eq!(ints(&out), [1, 2, 10]);
+    assert_eq!(ints(r(&root)), [1, 2], "the original is untouched");
+
+    // A container's items; a skipped field takes its `Default`, as in `mutate`.
+    let call = make_object(Call {
+        base: e(),
+        args: Array::from(vec![int(1), var("y")]),
+        attrs: Map::new(),
+        extra: None,
+        anything: Any::NONE,
+    })
+    .into_object_ref();
+    let args = &call.downcast_ref::<Call>().unwrap().args;
+    let out = map_children(args.as_object_ptr().as_object_ref(), |c| {
+        match c.downcast_ref::<Int>() {
+            Some(i) => int(i.value + 1).into_object_ref(),
+            None => c.clone(),
+        }
+    })
+    .unwrap();
+    assert_eq!(ints(&out), [2]);
+    let l = make_object(Let {
+        base: e(),
+        var: var("z").downcast().ok().unwrap(),
+        value: int(1),
+        body: var("z"),
+        cache: 9,
+    })
+    .into_object_ref();
+    let out = map_children(&l, |c| match c.downcast_ref::<Int>() {
+        Some(_) => int(7).into_object_ref(),
+        None => c.clone(),
+    })
+    .unwrap();
+    assert_eq!(out.downcast_ref::<Let>().unwrap().cache, 0);
+
+    // A child that does not fit its field: an error naming the field; a leaf has no
+    // children to map.
+    let err = map_children(r(&root), |_| {
+        make_object(Stmt {
+            base: Object::new(),
+        })
+        .into_object_ref()
+    })
+    .unwrap_err();
+    assert_eq!(
+        (err.kind(), err.type_key(), err.field()),
+        (TransformErrorKind::WrongChildType, "tr.Mul", Some("lhs"))
+    );
+    let leaf = int(3);
+    let out = map_children(r(&leaf), |_| unreachable!("a leaf has no children")).unwrap();
+    assert!(ObjectPtr::ptr_eq(&out, r(&leaf)));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use super::create::FieldSource;
 use super::error::ReflectError;
 use core::sync::atomic::AtomicPtr;
 
-use super::raw::{DebugFn, EqPlan, GetFn, ViewFn, VisitFn, PLACEHOLDER};
+use super::raw::{ChildFields, DebugFn, EqPlan, GetFn, ViewFn, VisitFn, PLACEHOLDER};
 use crate::any::{Any, TypeError};
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
@@ -260,6 +260,8 @@ pub struct TypeReflection {
     /// The structural walk's field plan, once made (see `raw::eq_plan`): null until
     /// then, and then a plan kept for the rest of the process.
     pub(super) eq_plan: AtomicPtr<EqPlan>,
+    /// The fields that can hold a child object, once listed (see `raw::child_fields`).
+    pub(super) child_fields: AtomicPtr<ChildFields>,
 }
 
 /// What structural equality and hashing need to know about a type.

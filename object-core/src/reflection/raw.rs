@@ -20,6 +20,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 use super::create::{finish_create, FieldSource};
 use super::error::ReflectError;
 use super::field::{CreateFn, StructuralSpec};
+use super::per_table::PerTable;
 use super::value::{
     LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER,
 };
@@ -149,6 +150,7 @@ pub const unsafe fn type_reflection(
         is_abstract: false,
         rebuild: None,
         eq_plan: AtomicPtr::new(core::ptr::null_mut()),
+        child_fields: AtomicPtr::new(core::ptr::null_mut()),
     }
 }
 
@@ -195,6 +197,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     is_abstract: false,
     rebuild: None,
     eq_plan: AtomicPtr::new(core::ptr::null_mut()),
+    child_fields: AtomicPtr::new(core::ptr::null_mut()),
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -208,6 +211,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     is_abstract: false,
     rebuild: None,
     eq_plan: AtomicPtr::new(core::ptr::null_mut()),
+    child_fields: AtomicPtr::new(core::ptr::null_mut()),
 };
 
 // SAFETY: the root has no fields.
@@ -537,19 +541,43 @@ pub(crate) struct EqPlan {
 /// table after that, with one load: a walk is often short (a `StructuralKey` per
 /// subexpression, say), and a plan looked up in a map cost a good part of one.
 pub(crate) fn eq_plan(refl: &'static TypeReflection) -> &'static EqPlan {
-    use super::per_table::PerTable;
     static ALL: PerTable<EqPlan> = PerTable::new();
-    let p = refl.eq_plan.load(Ordering::Acquire);
+    kept(&refl.eq_plan, &ALL, refl, || EqPlan::new(refl))
+}
+
+/// The indices (in the table) of the fields of the type `refl` describes that can hold
+/// a child object, as `make` lists them the first time: kept, and found, as
+/// [`eq_plan`] keeps its plan (the generic walkers ask once per node).
+pub(crate) fn child_fields(
+    refl: &'static TypeReflection,
+    make: impl FnOnce() -> Vec<u16>,
+) -> &'static [u16] {
+    static ALL: PerTable<ChildFields> = PerTable::new();
+    &kept(&refl.child_fields, &ALL, refl, || ChildFields(make())).0
+}
+
+/// The field indices [`child_fields`] keeps for a table.
+pub(crate) struct ChildFields(Vec<u16>);
+
+/// The value kept in `slot` (a field of `refl`) for the rest of the process: made by
+/// `make` the first time any thread asks (`all` hands racing threads the same one),
+/// then found with one load.
+fn kept<V: 'static>(
+    slot: &AtomicPtr<V>,
+    all: &'static PerTable<V>,
+    refl: &'static TypeReflection,
+    make: impl FnOnce() -> V,
+) -> &'static V {
+    let p = slot.load(Ordering::Acquire);
     if !p.is_null() {
-        // SAFETY: only stored below, from a plan `ALL` leaked (never freed); the
-        // acquire load pairs with the release store, so the plan is seen made.
+        // SAFETY: only stored below, from a value `all` leaked (never freed); the
+        // acquire load pairs with the release store, so the value is seen made.
         return unsafe { &*p };
     }
-    // (Two threads may both get here: `ALL` gives them the same plan.)
-    let plan = ALL.get(refl, || Box::new(EqPlan::new(refl)));
-    refl.eq_plan
-        .store(core::ptr::from_ref(plan).cast_mut(), Ordering::Release);
-    plan
+    // (Two threads may both get here: `all` gives them the same value.)
+    let v = all.get(refl, || Box::new(make()));
+    slot.store(core::ptr::from_ref(v).cast_mut(), Ordering::Release);
+    v
 }
 
 impl EqPlan {

@@ -4,8 +4,7 @@
 use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::per_table::PerTable;
-use crate::reflection::raw::TypeDescriber;
+use crate::reflection::raw::{self, TypeDescriber};
 use crate::reflection::{FieldKind, ValueRef};
 
 /// How the walkers find the children of one type's objects.
@@ -25,33 +24,14 @@ pub(crate) enum Plan {
 }
 
 impl Plan {
-    /// The plan of `info`'s type, from this thread's cache of them: worked out (under
-    /// the global lock of [`child_fields`]) once per type and thread, not once per walk
-    /// or per call. A plan never changes: types are never unregistered, and what it
-    /// holds is `'static`.
-    fn cached(info: &'static crate::registry::TypeInfo) -> Plan {
-        use std::cell::RefCell;
-        std::thread_local! {
-            static CACHE: RefCell<Vec<Option<Plan>>> = const { RefCell::new(Vec::new()) };
-        }
-        let i = info.index() as usize;
-        let hit = CACHE.try_with(|c| c.borrow().get(i).copied().flatten());
-        if let Ok(Some(plan)) = hit {
-            return plan;
-        }
-        let plan = Plan::of(info);
-        // (During the thread's teardown the cache may be gone: the plan is then simply
-        // not kept.)
-        let _ = CACHE.try_with(|c| {
-            let mut c = c.borrow_mut();
-            if i >= c.len() {
-                c.resize(i + 1, None);
-            }
-            c[i] = Some(plan);
-        });
-        plan
+    /// The plan of `obj`'s run-time type: a few loads (the type's entry, its table,
+    /// and the child fields kept in the table), no lock and no per-thread state.
+    #[inline]
+    pub(crate) fn of_object(obj: &ObjectRef) -> Plan {
+        Plan::of(obj.type_info())
     }
 
+    #[inline]
     fn of(info: &'static crate::registry::TypeInfo) -> Plan {
         let desc = TypeDescriber::of(info);
         let refl = desc.reflection();
@@ -71,10 +51,9 @@ impl Plan {
 }
 
 /// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
-/// `Any`), computed once per table for the whole process.
+/// `Any`), listed once per table for the whole process and kept in the table.
 fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
-    static FIELDS: PerTable<[u16]> = PerTable::new();
-    FIELDS.get(refl, || {
+    raw::child_fields(refl, || {
         refl.fields()
             .iter()
             .enumerate()
@@ -87,9 +66,8 @@ fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u
 }
 
 /// The plans of the types a walk has met, in a small direct-mapped table (by the low
-/// bits of the type index) in front of the thread's cache ([`Plan::cached`]): no
-/// registry look-up per node, and nothing allocated per walk (walks are often short:
-/// a pass may run one per subexpression).
+/// bits of the type index): no registry look-up per node, and nothing allocated per
+/// walk (walks are often short: a pass may run one per subexpression).
 pub(crate) struct Plans {
     slots: [(u32, Plan); PLAN_SLOTS],
 }
@@ -124,7 +102,7 @@ impl Plans {
     #[inline(never)]
     fn fill(&mut self, obj: &ObjectRef) -> Plan {
         let i = obj.type_index();
-        let plan = Plan::cached(obj.type_info());
+        let plan = Plan::of_object(obj);
         self.slots[i as usize % PLAN_SLOTS] = (i, plan);
         plan
     }
@@ -172,7 +150,7 @@ pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<
 
 /// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
 pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
-    plan_children(Plan::cached(obj.type_info()), obj, f);
+    plan_children(Plan::of_object(obj), obj, f);
 }
 
 /// A copy of `obj` (of the type `plan` is for) with its children replaced by

@@ -9,7 +9,8 @@
 //!   ([`Visitor`]), each shared node once.
 //! - [`mutate`] with a [`Rewriter`] (or a [`RewriteTable`] of per-type hooks): a bottom-up
 //!   rewrite that rebuilds a node only when a child changed, otherwise keeps the very same
-//!   object, and rewrites a shared node once.
+//!   object, and rewrites a shared node once; [`map_children`] for one node's children
+//!   alone.
 //!
 //! Everything here walks with explicit stacks: a 10,000,000-deep graph is visited and
 //! rewritten on a 2 MiB thread.
@@ -72,6 +73,6 @@ mod visit;
 
 pub use self::dispatch::{DispatchError, DispatchErrorKind, TypeDispatch};
 pub use self::error::{TransformError, TransformErrorKind};
-pub use self::mutate::{mutate, RewriteTable, Rewriter};
+pub use self::mutate::{map_children, mutate, RewriteTable, Rewriter};
 pub use self::rebuild::{ChildRef, Children, ContainerHooks, Rebuild, RebuildFn};
 pub use self::visit::{for_each_child, walk, Visitor, Walk};

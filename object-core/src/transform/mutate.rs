@@ -127,6 +127,77 @@ pub fn mutate<R: Rewriter + ?Sized>(root: &ObjectRef, r: &mut R) -> Result<Objec
     Engine::new().run(root, r)
 }
 
+/// `node` with each direct child object `c` (the objects [`for_each_child`] gives, in
+/// its order) replaced by `f(c)`: the very same object if every `f(c)` is `c` itself
+/// (pointer-equal), otherwise a copy through the type's [`Rebuild`] (or a container's
+/// hooks) with the new children. One level only, and no walk state: the step a pass
+/// takes at one node (rewrite the arguments of this call, say) without starting a
+/// [`mutate`] for it.
+///
+/// [`for_each_child`]: super::for_each_child
+/// [`Rebuild`]: super::Rebuild
+///
+/// # Errors
+///
+/// A [`TransformError`] of kind
+/// [`WrongChildType`](super::TransformErrorKind::WrongChildType) if a new child does not
+/// fit its field, or [`NotRebuildable`](super::TransformErrorKind::NotRebuildable) if
+/// a child changed and the type has no rebuild.
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::transform::map_children;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.mapc.Expr")]
+/// struct Expr { base: Object }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.mapc.Int", parent = Expr)]
+/// struct Int { base: Expr, value: i64 }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.mapc.Add", parent = Expr)]
+/// struct Add { base: Expr, lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr> }
+///
+/// let (one, two) = (Int::new(1).upcast::<Expr>(), Int::new(2).upcast::<Expr>());
+/// let sum = Add::new(one.clone(), two).into_object_ref();
+///
+/// // Double every integer child: a new `Add`, the old one untouched.
+/// let doubled = map_children(&sum, |c| match c.downcast_ref::<Int>() {
+///     Some(i) => Int::new(2 * i.value).into_object_ref(),
+///     None => c.clone(),
+/// })?;
+/// let add = doubled.downcast_ref::<Add>().unwrap();
+/// assert_eq!(add.rhs.downcast_ref::<Int>().map(|i| i.value), Some(4));
+///
+/// // Nothing changed: the very same object.
+/// let same = map_children(&sum, |c| c.clone())?;
+/// assert!(ObjectPtr::ptr_eq(&same, &sum));
+/// # Ok::<(), object_core::transform::TransformError>(())
+/// ```
+pub fn map_children(
+    node: &ObjectRef,
+    mut f: impl FnMut(&ObjectRef) -> ObjectRef,
+) -> Result<ObjectRef, TransformError> {
+    let plan = Plan::of_object(node);
+    let mut kids = Vec::new();
+    let mut changed = false;
+    plan_children(plan, node, &mut |c| {
+        let new = f(c.get());
+        changed |= addr(&new) != addr(c.get());
+        kids.push(new);
+    });
+    if !changed {
+        return Ok(node.clone());
+    }
+    let out = rebuild_node(plan, node, &mut Children::new(kids.drain(..)));
+    out
+}
+
 /// How deep [`mutate`] recurses before it continues with its explicit stack: a bound
 /// (not proportional to the graph's depth), so that shallow graphs take the cheaper
 /// recursive path and deep ones still run in constant stack.

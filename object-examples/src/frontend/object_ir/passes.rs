@@ -7,9 +7,9 @@ use foldhash::HashSet;
 
 use object_core::prelude::*;
 use object_core::structural::StructuralKey;
-use object_core::transform::for_each_child;
+use object_core::transform::{for_each_child, map_children};
 
-use super::walk::{map_children, rewrite, rewrite_post, visit_post};
+use super::walk::{rewrite, rewrite_post, visit_post};
 use super::{Call, Expr, ExprView, Function, IntImm, Let, Stmt, StmtView, Var};
 use crate::frontend::MAX_CSE_HEIGHT;
 
@@ -65,6 +65,7 @@ pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
             Some(e) if lf(c) => cse_tree(e, &mut temps).upcast(),
             _ => c.clone(),
         })
+        .expect("an expression replaces an expression")
     })
 }
 

@@ -52,13 +52,6 @@ pub fn rewrite_post<T: ObjectType>(
     rewrite(root, |_| None, post)
 }
 
-/// `node` with each direct child `c` replaced by `f(c)`: `node` itself if none changed.
-pub fn map_children(node: &ObjectRef, mut f: impl FnMut(&ObjectRef) -> ObjectRef) -> ObjectRef {
-    let mut at_root = true;
-    let pre = |c: &ObjectRef| (!std::mem::take(&mut at_root)).then(|| f(c));
-    rewrite(node, pre, |n| n)
-}
-
 /// Walks the tree under `root` in post-order with an explicit stack: `post` gets each
 /// node and the results of its children, and its result goes to the parent. Returns the
 /// root's result. A shared subtree is walked once per occurrence.
