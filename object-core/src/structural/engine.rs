@@ -4,6 +4,8 @@
 //! and combines, with a stack of child hashes), in the same order. Neither recurses in
 //! proportion to depth: the deepest graph costs heap, and a bounded amount of stack.
 
+use core::cell::Cell;
+use core::marker::PhantomData;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -17,7 +19,7 @@ use super::stable::{
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::raw::{describe, eq_plan, Described, EqPlan, PlanField};
+use crate::reflection::raw::{describe, eq_plan, Described, EqPlan, PlanField, TypeDescriber};
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
@@ -25,11 +27,6 @@ use crate::type_index as ti;
 // ---------------------------------------------------------------------------------
 // Shared pieces.
 // ---------------------------------------------------------------------------------
-
-/// The work stacks' first capacity: small enough that the allocator serves it from its
-/// per-thread cache (a block of a few kilobytes took its slow path on every walk, and
-/// most walks are small); a deep walk grows the stack as it goes.
-const INITIAL_STACK: usize = 16;
 
 /// How many levels of a graph the engines walk by recursion (each a bounded frame)
 /// before they continue the deeper part of a subtree on their work stack. Recursion
@@ -216,23 +213,44 @@ struct Entry<'a> {
     plan: &'static EqPlan,
 }
 
-/// The last object described per type (by the low bits of its index), with its type's
-/// spec and field plan: describing another object of the same type then skips the
-/// registry and the field table.
-struct TypeCache<'a> {
-    slots: [Option<Entry<'a>>; 16],
+/// What the walks keep of a type: the [`Entry`] without the object.
+#[derive(Clone, Copy)]
+struct TypeEntry {
+    desc: TypeDescriber,
+    kind: StructuralKind,
+    builtin: bool,
+    plan: &'static EqPlan,
 }
+
+/// Entries of the per-thread type table (a power of two).
+const TYPE_SLOTS: usize = 64;
+
+std::thread_local! {
+    /// The types the walks of this thread met, by the low bits of their index: kept
+    /// from one walk to the next, since most walks are short (a `StructuralKey` per
+    /// subexpression) and would otherwise meet each of their types for the first time.
+    /// An entry never goes stale: types are never unregistered, and what it holds is
+    /// `'static`.
+    static TYPES: [Cell<Option<TypeEntry>>; TYPE_SLOTS] =
+        const { [const { Cell::new(None) }; TYPE_SLOTS] };
+}
+
+/// Describes objects for a walk through this thread's table of types ([`TYPES`]):
+/// describing an object of a type met before (in this walk or an earlier one) skips
+/// the registry and the field table.
+struct TypeCache<'a>(PhantomData<&'a ObjectRef>);
 
 impl<'a> TypeCache<'a> {
     fn new() -> Self {
-        TypeCache { slots: [None; 16] }
+        TypeCache(PhantomData)
     }
 
     #[inline(always)]
     fn entry(&mut self, o: &'a ObjectRef) -> Entry<'a> {
-        let slot = (o.type_index() & 15) as usize;
-        if let Some(e) = &self.slots[slot] {
-            if let Some(d) = e.d.same_type(o) {
+        let slot = o.type_index() as usize % TYPE_SLOTS;
+        // (`try_with` fails only while the thread's locals are torn down: then no entry.)
+        if let Ok(Some(e)) = TYPES.try_with(|t| t[slot].get()) {
+            if let Some(d) = e.desc.describe(o) {
                 return Entry {
                     d,
                     kind: e.kind,
@@ -241,21 +259,27 @@ impl<'a> TypeCache<'a> {
                 };
             }
         }
-        self.miss(o, slot)
+        Self::miss(o, slot)
     }
 
     #[cold]
-    fn miss(&mut self, o: &'a ObjectRef, slot: usize) -> Entry<'a> {
+    #[inline(never)]
+    fn miss(o: &'a ObjectRef, slot: usize) -> Entry<'a> {
         let d = describe(o);
         let refl = d.reflection();
-        let e = Entry {
-            d,
+        let e = TypeEntry {
+            desc: TypeDescriber::of(d.info()),
             kind: refl.structural.kind,
             builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
             plan: eq_plan(refl),
         };
-        self.slots[slot] = Some(e);
-        e
+        let _ = TYPES.try_with(|t| t[slot].set(Some(e)));
+        Entry {
+            d,
+            kind: e.kind,
+            builtin: e.builtin,
+            plan: e.plan,
+        }
     }
 }
 
@@ -297,7 +321,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     pub(crate) fn new(opts: StructuralOptions, paths: P, store: &'a Snapshots) -> Self {
         EqEngine {
             opts,
-            stack: Vec::with_capacity(INITIAL_STACK),
+            // (Allocated at the first push: most walks are short and never leave recursion.)
+            stack: Vec::new(),
             var_l: AddrMap::default(),
             var_r: AddrMap::default(),
             dag_l: AddrMap::default(),
@@ -853,8 +878,9 @@ impl<'a> HashEngine<'a> {
     pub(crate) fn new(opts: StructuralOptions, store: &'a Snapshots) -> Self {
         HashEngine {
             opts,
-            stack: Vec::with_capacity(INITIAL_STACK),
-            values: Vec::with_capacity(INITIAL_STACK),
+            // (Allocated at the first push: most walks are short and stay in recursion.)
+            stack: Vec::new(),
+            values: Vec::new(),
             memo: Memo::default(),
             vars: AddrMap::default(),
             next_var: 0,
