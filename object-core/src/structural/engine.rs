@@ -905,10 +905,7 @@ impl<'a> HashEngine<'a> {
             Prelude::Done(h) => h,
             Prelude::Children { o, e, seed, memo } => {
                 if e.builtin {
-                    // (Containers and built-ins: on the work stack.)
-                    let base = self.stack.len();
-                    self.children(o, e, seed, def, nest, memo);
-                    return self.drain(base);
+                    return self.builtin_by_recursion(o, e, seed, def, nest, memo, depth);
                 }
                 // The plain fields first, then each object's hash, in field order: the
                 // order the work stack combines them in.
@@ -939,6 +936,40 @@ impl<'a> HashEngine<'a> {
                 h
             }
         }
+    }
+
+    /// [`hash`](Self::hash) for a built-in (`e.builtin`) met at `depth`: an `Array`'s
+    /// items by recursion, as the work stack's combine would mix them; other contents
+    /// on the work stack.
+    #[allow(clippy::too_many_arguments)]
+    fn builtin_by_recursion(
+        &mut self,
+        o: &'a ObjectRef,
+        e: Entry<'a>,
+        seed: u64,
+        def: bool,
+        nest: u8,
+        memo: usize,
+        depth: u32,
+    ) -> u64 {
+        let base = self.stack.len();
+        match e.d.reflection().structural.hooks {
+            Some(hooks) => match (hooks.contents)(o, &self.opts) {
+                Contents::Items(items) => {
+                    let mut h = combine(seed, items.len() as u64);
+                    for x in items {
+                        h = combine(h, self.hash(ValueRef::from_any(x), def, nest, depth + 1));
+                    }
+                    if memo != 0 {
+                        self.memo.set(memo, Some(h));
+                    }
+                    return h;
+                }
+                contents => self.contents(contents, seed, def, nest, memo),
+            },
+            None => self.children(o, e, seed, def, nest, memo),
+        }
+        self.drain(base)
     }
 
     /// The hash of `v` and everything below it, on the work stack (no recursion).
@@ -1106,7 +1137,14 @@ impl<'a> HashEngine<'a> {
         nest: u8,
         memo: usize,
     ) {
-        let mut contents = (hooks.contents)(o, &self.opts);
+        let contents = (hooks.contents)(o, &self.opts);
+        self.contents(contents, seed, def, nest, memo);
+    }
+
+    /// Hashes a built-in's `contents` on the work stack (its hash pushed on the values,
+    /// or its children's visits pushed before a combine).
+    fn contents(&mut self, contents: Contents<'a>, seed: u64, def: bool, nest: u8, memo: usize) {
+        let mut contents = contents;
         let mut nest = nest;
         if let Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) = contents {
             if nest >= MAX_NEST {
