@@ -1,6 +1,8 @@
 //! Enumerating a node's child objects: its reflected fields that hold objects, or a
 //! container's items through its [`ContainerHooks`](super::ContainerHooks).
 
+use core::cell::Cell;
+
 use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
 use crate::ptr::{ObjectPtr, ObjectRef};
@@ -24,11 +26,29 @@ pub(crate) enum Plan {
 }
 
 impl Plan {
-    /// The plan of `obj`'s run-time type: a few loads (the type's entry, its table,
-    /// and the child fields kept in the table), no lock and no per-thread state.
-    #[inline]
+    /// The plan of `obj`'s run-time type, from this thread's table of them ([`PLANS`]):
+    /// one load and one compare once the type was met (by any walk of the thread).
+    #[inline(always)]
     pub(crate) fn of_object(obj: &ObjectRef) -> Plan {
-        Plan::of(obj.type_info())
+        let i = obj.type_index();
+        let slot = i as usize % PLAN_SLOTS;
+        // (`try_with` fails only while the thread's locals are torn down: then no entry.)
+        if let Ok((t, plan)) = PLANS.try_with(|p| p[slot].get()) {
+            if t == i {
+                return plan;
+            }
+        }
+        Plan::fill(obj, slot)
+    }
+
+    /// Works out `obj`'s plan (a few loads: the type's entry, its table, the child
+    /// fields kept in the table) and enters it in this thread's table.
+    #[cold]
+    #[inline(never)]
+    fn fill(obj: &ObjectRef, slot: usize) -> Plan {
+        let plan = Plan::of(obj.type_info());
+        let _ = PLANS.try_with(|p| p[slot].set((obj.type_index(), plan)));
+        plan
     }
 
     #[inline]
@@ -65,47 +85,19 @@ fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u
     })
 }
 
-/// The plans of the types a walk has met, in a small direct-mapped table (by the low
-/// bits of the type index): no registry look-up per node, and nothing allocated per
-/// walk (walks are often short: a pass may run one per subexpression).
-pub(crate) struct Plans {
-    slots: [(u32, Plan); PLAN_SLOTS],
-}
-
-/// Entries of [`Plans`]' table.
-const PLAN_SLOTS: usize = 16;
+/// Entries of [`PLANS`] (a power of two).
+const PLAN_SLOTS: usize = 64;
 
 /// The type index of an empty entry (no type has it).
 const NO_TYPE: u32 = u32::MAX;
 
-impl Default for Plans {
-    fn default() -> Self {
-        Plans {
-            slots: [(NO_TYPE, Plan::Leaf); PLAN_SLOTS],
-        }
-    }
-}
-
-impl Plans {
-    /// The plan for `obj`'s type.
-    #[inline(always)]
-    pub(crate) fn get(&mut self, obj: &ObjectRef) -> Plan {
-        let i = obj.type_index();
-        let slot = &self.slots[i as usize % PLAN_SLOTS];
-        if slot.0 == i {
-            return slot.1;
-        }
-        self.fill(obj)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn fill(&mut self, obj: &ObjectRef) -> Plan {
-        let i = obj.type_index();
-        let plan = Plan::of_object(obj);
-        self.slots[i as usize % PLAN_SLOTS] = (i, plan);
-        plan
-    }
+std::thread_local! {
+    /// The plans of the types this thread's walks met, by the low bits of the type
+    /// index: no registry look-up per node, and nothing made per walk (walks are often
+    /// short: a pass may run one per subexpression). An entry never goes stale: types
+    /// are never unregistered, and a plan holds only `'static` data.
+    static PLANS: [Cell<(u32, Plan)>; PLAN_SLOTS] =
+        const { [const { Cell::new((NO_TYPE, Plan::Leaf)) }; PLAN_SLOTS] };
 }
 
 /// Calls `f` with every child object of `obj` (of the type `plan` is for), borrowed

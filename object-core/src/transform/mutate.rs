@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::children::{addr, plan_children, push_children, rebuild_node, AddrMap, Plan, Plans};
+use super::children::{addr, plan_children, push_children, rebuild_node, AddrMap, Plan};
 use super::dispatch::TypeDispatch;
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
@@ -228,7 +228,6 @@ struct Engine<'a> {
     /// Containers whose items are being rewritten (their frames are open): reaching
     /// one again means a cycle, which only containers (`List`, `Dict`) can close.
     open: AddrMap<()>,
-    plans: Plans,
 }
 
 impl<'a> Engine<'a> {
@@ -239,7 +238,6 @@ impl<'a> Engine<'a> {
             results: Vec::new(),
             memo: AddrMap::default(),
             open: AddrMap::default(),
-            plans: Plans::default(),
         }
     }
 
@@ -265,7 +263,7 @@ impl<'a> Engine<'a> {
         depth: u32,
         r: &mut R,
     ) -> Result<bool, R::Error> {
-        let plan = self.plans.get(node);
+        let plan = Plan::of_object(node);
         if depth >= RECURSION_LIMIT || matches!(plan, Plan::Container(_)) {
             return self.iterate(ChildRef::Borrowed(node), r);
         }
@@ -361,7 +359,7 @@ impl<'a> Engine<'a> {
             return Ok(Some(self.push_result(node.get(), new, shared)));
         }
         let mark = self.pending.len();
-        let plan = self.plans.get(node.get());
+        let plan = Plan::of_object(node.get());
         let container = matches!(plan, Plan::Container(_));
         if container && self.open.insert(addr(node.get()), ()).is_some() {
             return Err(TransformError::cycle(node.get().type_key()).into());
@@ -403,7 +401,7 @@ impl<'a> Engine<'a> {
         frame: Frame<'a>,
         r: &mut R,
     ) -> Result<bool, R::Error> {
-        let plan = self.plans.get(frame.node.get());
+        let plan = Plan::of_object(frame.node.get());
         if matches!(plan, Plan::Container(_)) {
             self.open.remove(&addr(frame.node.get()));
         }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::children::{addr, each_child, plan_children, AddrHasher, Plans};
+use super::children::{addr, each_child, plan_children, AddrHasher, Plan};
 use super::rebuild::ChildRef;
 use crate::ptr::{ObjectPtr, ObjectRef};
 
@@ -92,7 +92,6 @@ pub fn walk(root: &ObjectRef, v: &mut impl Visitor) -> bool {
         Enter(ChildRef<'a>),
         Leave(ChildRef<'a>),
     }
-    let mut plans = Plans::default();
     let mut seen: HashSet<usize, core::hash::BuildHasherDefault<AddrHasher>> = HashSet::default();
     let mut stack: Vec<Task<'_>> = vec![Task::Enter(ChildRef::Borrowed(root))];
     while let Some(task) = stack.pop() {
@@ -123,10 +122,10 @@ pub fn walk(root: &ObjectRef, v: &mut impl Visitor) -> bool {
         match node {
             ChildRef::Borrowed(r) => {
                 stack.push(Task::Leave(ChildRef::Borrowed(r)));
-                plan_children(plans.get(r), r, &mut |c| stack.push(Task::Enter(c)));
+                plan_children(Plan::of_object(r), r, &mut |c| stack.push(Task::Enter(c)));
             }
             ChildRef::Owned(o) => {
-                plan_children(plans.get(&o), &o, &mut |c| {
+                plan_children(Plan::of_object(&o), &o, &mut |c| {
                     stack.push(Task::Enter(ChildRef::Owned(c.get().clone())));
                 });
                 stack.insert(mark, Task::Leave(ChildRef::Owned(o)));
