@@ -140,26 +140,25 @@ pub fn eliminate_dead_lets(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
     count_uses(f.body.as_object_ref(), &mut uses, 1);
     rewrite_post(f, |n| {
         let dead = |v: &ObjectPtr<Var>| uses.get(&addr(v)).is_none_or(|&c| c == 0);
-        let (value, body) = match binding(&n) {
-            Some((v, value, body)) if dead(v) => (value, body),
-            _ => return n,
-        };
-        count_uses(&value, &mut uses, -1);
-        body
+        match binding(&n) {
+            Some((v, value, body)) if dead(v) => {
+                count_uses(value, &mut uses, -1);
+                body.clone()
+            }
+            _ => n,
+        }
     })
 }
 
 /// The variable, value and body of a `let` (expression or statement).
-fn binding(n: &ObjectRef) -> Option<(&ObjectPtr<Var>, ObjectRef, ObjectRef)> {
+fn binding(n: &ObjectRef) -> Option<(&ObjectPtr<Var>, &ObjectRef, &ObjectRef)> {
     match (n.downcast_ptr_ref::<Expr>(), n.downcast_ptr_ref::<Stmt>()) {
         (Some(e), _) => match e.view() {
-            ExprView::Let(x) => Some((&x.var, x.value.clone().upcast(), x.body.clone().upcast())),
+            ExprView::Let(x) => Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref())),
             _ => None,
         },
         (_, Some(s)) => match s.view() {
-            StmtView::LetStmt(x) => {
-                Some((&x.var, x.value.clone().upcast(), x.body.clone().upcast()))
-            }
+            StmtView::LetStmt(x) => Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref())),
             _ => None,
         },
         _ => None,
