@@ -22,35 +22,29 @@
 //!
 //! # Measured
 //!
-//! On a shared 2-core machine (other agents' builds running), so only the ratios within
-//! a group mean anything, and those loosely (object / enum; `--measurement-time 3
-//! --sample-size 10`). The object passes are written with `object_view!` views and the
-//! generic mutator (`transform::mutate`); the earlier hand-written version (a
-//! `downcast_ref` chain and a hand-written rebuild) measured fold 1.05–1.30×, CSE
-//! 1.65–2.06×, dead-let 0.81–0.83×.
+//! On a shared 2-core machine whose timings move by ±25% between runs, so only the
+//! ratios within a group mean anything, and those loosely (object / enum). The object
+//! passes are written with `object_view!` views and the generic mutator
+//! (`transform::mutate`, `transform::map_children`).
 //!
-//! | group | last full run | other runs |
-//! | --- | --- | --- |
-//! | `frontend_parse` | 163 / 134 ms = 1.22× | 197 / 141 ms = 1.40× |
-//! | `frontend_print` | 70 / 85 ms = 0.82× | 79 / 95 ms = 0.83× |
-//! | `frontend_fold` | 146 / 92 ms = 1.60× | 162 / 105 ms = 1.54×, 137 / 84 ms = 1.64× |
-//! | `frontend_cse` | 799 / 256 ms = 3.12× | 892 / 291 ms = 3.07×, 821 / 297 ms = 2.76×, 1019 / 308 ms = 3.30× |
-//! | `frontend_dead_let` | 245 / 172 ms = 1.43× | 265 / 183 ms = 1.45×, 231 / 189 ms = 1.22× |
+//! | group | first version | `8ace549` (same session, same settings) | now |
+//! | --- | --- | --- | --- |
+//! | `frontend_parse` | 1.22×, 1.40× | — | 0.92×, 0.99× |
+//! | `frontend_print` | 0.82×, 0.83× | — | 0.60×, 0.63× |
+//! | `frontend_fold` | 1.54×–1.64× | 0.97×–0.99× | 0.84×–1.05× |
+//! | `frontend_cse` | 2.76×–3.30× | 1.85×, 1.88×, 1.90×, 2.15× | 1.15×, 1.43×, 1.47×, 1.55×, 1.56×, 1.83× |
+//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.02×–1.14× (one run 1.39×) |
 //!
-//!
-//! After the walk plans were cached per thread and per walk (a walk used to allocate a
-//! table as long as the largest type index, and `for_each_child` took a global lock per
-//! call) and CSE's address set moved to `foldhash` — CSE on 100,000 nodes went from
-//! 125.6 to 74.0 million instructions (callgrind) — one run: parse 135 / 113 ms =
-//! 1.20×, print 72 / 80 ms = 0.90×, fold 155 / 93 ms = 1.67×, CSE 758 / 250 ms =
-//! 3.03×, dead-let 223 / 163 ms = 1.36×.
-//!
-//! The target is missed by every pass. Fold is the mutator's per-node overhead (its
-//! identity rewrite is 1.56–1.84× an enum rewrite in `benches/transform.rs`). CSE adds
-//! to the structural hashing gap (`StructuralKey` against a derived `Hash`, a fresh
-//! type cache per key) one short `mutate` per node that has a `let` below it and
-//! address sets the enum does not need (its facts ride on its own walk). Dead-let
-//! counts uses with `transform::for_each_child` (reflection) where the enum matches.
+//! The target is met by fold (within noise) and missed by CSE and dead-let. Callgrind
+//! (one call on the 1,000,000-node program): CSE 1,762 million instructions against the
+//! enum's 1,343 million; dead-let 606 against 328 million. What closed part of CSE's gap:
+//! `map_children` (one node's children rewritten without starting a whole `mutate`
+//! per node), type plans and structural type entries kept per thread from one walk to
+//! the next (a `StructuralKey` per subexpression used to meet every type afresh), no
+//! work stack allocated by a walk that stays in recursion, and an `Array`'s items
+//! hashed by recursion. What is left is the mutator's own walk over the million nodes
+//! and the address set CSE keeps of the `let`-free nodes (the enum carries that flag on
+//! its own walk), and the rewrite plus `HashMap` inserts per key.
 
 use std::time::Duration;
 

@@ -28,13 +28,13 @@
 //! | `gen.rs` | [`generate`] | shared | shared |
 //! | `ops.rs` | [`BinOpKind`]: symbols and folding arithmetic | shared | shared |
 //! | `*/mod.rs` | node types and the builder (object: the views, JSON save/load; enum: constructors, its iterative `Drop`) | [`object_ir`] | [`enum_ir`] |
-//! | `*/walk.rs` | the walks the passes use (object: [`mutate`] with closures, a post-order walk for facts; enum: children, rebuild-if-changed, post-order walk) | [`object_ir::walk`] | [`enum_ir::walk`] |
+//! | `*/walk.rs` | the walks the passes use (object: [`mutate`] with closures, a post-order walk for facts (one node's children: the library's `map_children`); enum: children, rebuild-if-changed, post-order walk) | [`object_ir::walk`] | [`enum_ir::walk`] |
 //! | `*/print.rs` | the printer | [`object_ir::print`] | [`enum_ir::print`] |
 //! | `*/passes.rs` | **the passes**: `fold_constants`, `cse`, `eliminate_dead_lets` and their helpers | `object_ir/passes.rs` | `enum_ir/passes.rs` |
 //!
 //! The two `passes.rs` files are the "pass source" whose lengths compare (each holds
-//! nothing else): 173 lines for objects, 181 for the enum; with each version's
-//! `walk.rs`, 264 against 351. The object version has no hand-written constructors,
+//! nothing else): 177 lines for objects, 181 for the enum; with each version's
+//! `walk.rs`, 261 against 351. The object version has no hand-written constructors,
 //! type switch or rebuild rule: the derive generates `new`s (`Add::new(lhs, rhs)`),
 //! `object_view!` the exhaustive [`object_ir::ExprView`] and [`object_ir::StmtView`]
 //! (O(1) matching), and the generic mutator rebuilds a node only when a child changed.
