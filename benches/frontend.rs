@@ -32,20 +32,21 @@
 //! | `frontend_parse` | 1.22×, 1.40× | — | 0.92×, 0.99× |
 //! | `frontend_print` | 0.82×, 0.83× | — | 0.60×, 0.63× |
 //! | `frontend_fold` | 1.54×–1.64× | 0.97×–0.99× | 0.84×–1.05× |
-//! | `frontend_cse` | 2.76×–3.30× | 1.85×, 1.88×, 1.90×, 2.15× | 1.15×, 1.43×, 1.47×, 1.55×, 1.56×, 1.83× |
-//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.02×–1.14× (one run 1.39×) |
+//! | `frontend_cse` | 2.76×–3.30× | 1.85×, 1.88×, 1.90×, 2.15× | 1.13×, 1.19×, 1.21× |
+//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.00×, 1.03×, 1.16× (earlier runs 1.02×–1.39×) |
 //!
-//! The target is met by fold (within noise) and missed by CSE and dead-let. Callgrind
-//! (one call on the 1,000,000-node program, `8ace549` → now): CSE 2,313 → 1,762 million
-//! instructions (the enum: 1,343 million); dead-let 692 → 606 million (the enum: 328
-//! million; it waits on memory more than it computes). What closed part of CSE's gap:
-//! `map_children` (one node's children rewritten without starting a whole `mutate`
-//! per node), type plans and structural type entries kept per thread from one walk to
-//! the next (a `StructuralKey` per subexpression used to meet every type afresh), no
-//! work stack allocated by a walk that stays in recursion, and an `Array`'s items
-//! hashed by recursion. What is left is the mutator's own walk over the million nodes
-//! and the address set CSE keeps of the `let`-free nodes (the enum carries that flag on
-//! its own walk), and the rewrite plus `HashMap` inserts per key.
+//! The target is met by fold (within noise) and missed by CSE and, narrowly, dead-let.
+//! Callgrind (one call on the 1,000,000-node program, `8ace549` → now): CSE 2,313 →
+//! 1,547 million instructions (the enum: 1,343 million); dead-let 692 → 606 million
+//! (the enum: 328 million; it waits on memory more than it computes). What closed most
+//! of CSE's gap: `map_children` (one node's children rewritten without starting a
+//! whole `mutate` per node); CSE's `let`-free flag carried on its own post-order walk,
+//! as the enum version does, instead of a set of addresses; type plans and structural
+//! type entries kept per thread from one walk to the next (a `StructuralKey` per
+//! subexpression used to meet every type afresh); no work stack allocated by a walk
+//! that stays in recursion; an `Array`'s items hashed by recursion. What is left: the
+//! hashing and `HashMap` inserts per key, and for dead-let the mutator's memo of the
+//! shared variables (the price of its keep-sharing rule).
 
 use std::time::Duration;
 

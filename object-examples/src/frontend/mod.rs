@@ -33,8 +33,8 @@
 //! | `*/passes.rs` | **the passes**: `fold_constants`, `cse`, `eliminate_dead_lets` and their helpers | `object_ir/passes.rs` | `enum_ir/passes.rs` |
 //!
 //! The two `passes.rs` files are the "pass source" whose lengths compare (each holds
-//! nothing else): 177 lines for objects, 181 for the enum; with each version's
-//! `walk.rs`, 261 against 351. The object version has no hand-written constructors,
+//! nothing else): 178 lines for objects, 181 for the enum; with each version's
+//! `walk.rs`, 262 against 351. The object version has no hand-written constructors,
 //! type switch or rebuild rule: the derive generates `new`s (`Add::new(lhs, rhs)`),
 //! `object_view!` the exhaustive [`object_ir::ExprView`] and [`object_ir::StmtView`]
 //! (O(1) matching), and the generic mutator rebuilds a node only when a child changed.

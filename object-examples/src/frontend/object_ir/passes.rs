@@ -1,5 +1,8 @@
-//! The passes over the object IR: constant folding, CSE, dead-let elimination. Each is
-//! one [`rewrite`] with the generic mutator plus a `match` on the node's view.
+//! The passes over the object IR: constant folding, CSE, dead-let elimination. Folding
+//! and dead-let elimination are each one [`rewrite`] with the generic mutator plus a
+//! `match` on the node's view; CSE is one post-order walk carrying a fact per node
+//! (`let`-free or not, as the enum version's walk does), rebuilding a node from its
+//! children's results with [`map_children`].
 
 use std::collections::HashMap;
 
@@ -7,7 +10,7 @@ use foldhash::HashSet;
 
 use object_core::prelude::*;
 use object_core::structural::StructuralKey;
-use object_core::transform::{for_each_child, map_children};
+use object_core::transform::map_children;
 
 use super::walk::{rewrite, rewrite_post, visit_post};
 use super::{Call, Expr, ExprView, Function, IntImm, Let, Stmt, StmtView, Var};
@@ -49,24 +52,22 @@ fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef 
 /// structurally, by [`StructuralKey`] — is bound once by a `let _tN` around that
 /// expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    // The let-free nodes met so far, by address (the enum version keeps this flag on its
-    // own walk instead). Sets of addresses use a fast unkeyed hash.
-    let (mut temps, mut let_free) = (0, HashSet::default());
-    rewrite_post(f, |n| {
-        let lf = |c: &ObjectRef| c.is::<Var>() || c.is::<IntImm>() || let_free.contains(&addr(c));
-        // An expression, or the array of a call's arguments, without `let`s.
-        let mut all = !(n.is::<Stmt>() || n.is::<Let>() || n.is::<Function>());
-        for_each_child(&n, |c| all &= lf(c));
-        if all {
-            let_free.insert(addr(&n));
-            return n;
+    let mut temps = 0;
+    // Bottom-up, each node's result and whether it is `let`-free: an expression (or the
+    // array of a call's arguments) without `let`s, left as it is.
+    let (out, _) = visit_post(f.as_object_ref(), |n, kids: &[(ObjectRef, bool)]| {
+        if !(n.is::<Stmt>() || n.is::<Let>() || n.is::<Function>()) && kids.iter().all(|k| k.1) {
+            return (n.clone(), true);
         }
-        map_children(&n, |c| match c.downcast_ptr_ref::<Expr>() {
-            Some(e) if lf(c) => cse_tree(e, &mut temps).upcast(),
-            _ => c.clone(),
-        })
-        .expect("an expression replaces an expression")
-    })
+        let mut kids = kids.iter();
+        let out = map_children(n, |c| match (kids.next(), c.downcast_ptr_ref::<Expr>()) {
+            (Some((_, true)), Some(e)) => cse_tree(e, &mut temps).upcast(),
+            (Some((k, _)), _) => k.clone(),
+            (None, _) => c.clone(),
+        });
+        (out.expect("an expression replaces an expression"), false)
+    });
+    out.downcast().expect("a function stays a function")
 }
 
 fn addr<T: ObjectType>(n: &ObjectPtr<T>) -> usize {
