@@ -952,23 +952,23 @@ impl<'a> HashEngine<'a> {
         memo: usize,
         depth: u32,
     ) -> u64 {
-        let base = self.stack.len();
-        match e.d.reflection().structural.hooks {
-            Some(hooks) => match (hooks.contents)(o, &self.opts) {
-                Contents::Items(items) => {
-                    let mut h = combine(seed, items.len() as u64);
-                    for x in items {
-                        h = combine(h, self.hash(ValueRef::from_any(x), def, nest, depth + 1));
-                    }
-                    if memo != 0 {
-                        self.memo.set(memo, Some(h));
-                    }
-                    return h;
-                }
-                contents => self.contents(contents, seed, def, nest, memo),
-            },
-            None => self.children(o, e, seed, def, nest, memo),
+        let contents = match e.d.reflection().structural.hooks {
+            Some(hooks) => (hooks.contents)(o, &self.opts),
+            // (No hooks: an opaque type, compared by identity.)
+            None => Contents::Identity,
+        };
+        if let Contents::Items(items) = contents {
+            let mut h = combine(seed, items.len() as u64);
+            for x in items {
+                h = combine(h, self.hash(ValueRef::from_any(x), def, nest, depth + 1));
+            }
+            if memo != 0 {
+                self.memo.set(memo, Some(h));
+            }
+            return h;
         }
+        let base = self.stack.len();
+        self.contents(contents, seed, def, nest, memo);
         self.drain(base)
     }
 
