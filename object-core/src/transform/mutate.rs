@@ -184,17 +184,31 @@ pub fn map_children(
     mut f: impl FnMut(&ObjectRef) -> ObjectRef,
 ) -> Result<ObjectRef, TransformError> {
     let plan = Plan::of_object(node);
+    // Nothing is collected until a child changes (the common case allocates nothing):
+    // `unchanged` counts the children before the first change, and `kids` holds the
+    // results from there on.
+    let mut unchanged = 0usize;
     let mut kids = Vec::new();
-    let mut changed = false;
     plan_children(plan, node, &mut |c| {
         let new = f(c.get());
-        changed |= addr(&new) != addr(c.get());
-        kids.push(new);
+        if kids.is_empty() && addr(&new) == addr(c.get()) {
+            unchanged += 1;
+        } else {
+            kids.push(new);
+        }
     });
-    if !changed {
+    if kids.is_empty() {
         return Ok(node.clone());
     }
-    let out = rebuild_node(plan, node, &mut Children::new(kids.drain(..)));
+    // The unchanged children before the first change, then the results from it on.
+    let mut all = Vec::with_capacity(unchanged + kids.len());
+    plan_children(plan, node, &mut |c| {
+        if all.len() < unchanged {
+            all.push(c.get().clone());
+        }
+    });
+    all.append(&mut kids);
+    let out = rebuild_node(plan, node, &mut Children::new(all.drain(..)));
     out
 }
 
