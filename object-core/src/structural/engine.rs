@@ -952,11 +952,7 @@ impl<'a> HashEngine<'a> {
         memo: usize,
         depth: u32,
     ) -> u64 {
-        let contents = match e.d.reflection().structural.hooks {
-            Some(hooks) => (hooks.contents)(o, &self.opts),
-            // (No hooks: an opaque type, compared by identity.)
-            None => Contents::Identity,
-        };
+        let contents = self.builtin_contents(o, e);
         if let Contents::Items(items) = contents {
             let mut h = combine(seed, items.len() as u64);
             for x in items {
@@ -1093,10 +1089,8 @@ impl<'a> HashEngine<'a> {
         memo: usize,
     ) {
         if e.builtin {
-            return match e.d.reflection().structural.hooks {
-                Some(h) => self.builtin(h, o, seed, def, nest, memo),
-                None => self.done(combine(seed, TAG_IDENTITY), memo),
-            };
+            let contents = self.builtin_contents(o, e);
+            return self.contents(contents, seed, def, nest, memo);
         }
         let at = self.stack.len();
         self.stack.push(HTask::Combine { seed, n: 0, memo });
@@ -1128,17 +1122,13 @@ impl<'a> HashEngine<'a> {
         self.stack[at] = HTask::Combine { seed: h, n, memo };
     }
 
-    fn builtin(
-        &mut self,
-        hooks: &'static StructuralHooks,
-        o: &'a ObjectRef,
-        seed: u64,
-        def: bool,
-        nest: u8,
-        memo: usize,
-    ) {
-        let contents = (hooks.contents)(o, &self.opts);
-        self.contents(contents, seed, def, nest, memo);
+    /// What a built-in (`e.builtin`) shows of itself: its hooks' contents, or its
+    /// identity for an opaque type without hooks.
+    fn builtin_contents(&self, o: &'a ObjectRef, e: Entry<'a>) -> Contents<'a> {
+        match e.d.reflection().structural.hooks {
+            Some(hooks) => (hooks.contents)(o, &self.opts),
+            None => Contents::Identity,
+        }
     }
 
     /// Hashes a built-in's `contents` on the work stack (its hash pushed on the values,
