@@ -13,6 +13,7 @@
 //! | `convert` | Python values ↔ `Any` |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
+//! | `numpy_struct` | the fast import of an exact `numpy.ndarray`: its C struct read in place, no `__dlpack__` call |
 //! | `values` | `DataType`, `Device` |
 //! | `testing` | the globals the tests and benchmarks call, and the plain pyo3 functions measured beside ours |
 //!
@@ -23,7 +24,8 @@
 //! # Unsafe code
 //!
 //! `unsafe_code` is denied here and allowed only in `dlpack`, which hands DLPack
-//! managed tensors to and from `PyCapsule`s through the C API.
+//! managed tensors to and from `PyCapsule`s through the C API, and in `numpy_struct`,
+//! which reads a NumPy array's C struct.
 
 #![deny(unsafe_code)]
 
@@ -36,6 +38,11 @@ mod convert;
 mod dlpack;
 mod error;
 mod function;
+#[allow(
+    unsafe_code,
+    reason = "NumPy arrays: reading the C struct of an exact `numpy.ndarray` in place"
+)]
+mod numpy_struct;
 mod object;
 mod structural;
 mod tensor;

@@ -15,9 +15,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::dlpack;
 use crate::object::{take_pending, wrap, PyObj};
 use crate::values::{PyDataType, PyDevice};
+use crate::{dlpack, numpy_struct};
 
 /// The base of `ffi.Tensor`'s class.
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "NDArrayBase")]
@@ -136,6 +136,9 @@ static ASK_VERSIONED: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
 pub(crate) fn ndarray_from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<NDArray> {
     if let Ok(nd) = obj.cast::<PyNDArray>() {
         return Ok(nd.get().nd.clone());
+    }
+    if let Some(r) = numpy_struct::import(obj) {
+        return r;
     }
     let py = obj.py();
     let kwargs = ASK_VERSIONED.get_or_try_init(py, || -> PyResult<Py<PyDict>> {

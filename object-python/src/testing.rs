@@ -177,8 +177,16 @@ fn register_globals() {
     }
 }
 
+/// Whether `obj` is imported by reading its C struct in place (an exact
+/// `numpy.ndarray` the fast path takes) rather than through `__dlpack__`.
+#[pyfunction]
+fn _numpy_read_in_place(obj: &Bound<'_, PyAny>) -> bool {
+    crate::numpy_struct::import(obj).is_some()
+}
+
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_globals();
+    m.add_function(wrap_pyfunction!(_numpy_read_in_place, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_noop, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_add, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_detach, m)?)?;

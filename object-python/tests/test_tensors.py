@@ -139,3 +139,78 @@ def test_values_after_the_dlpack_type_is_remembered():
 
     assert tensor_sum(Producer(np.ones(3))) == 3.0
     assert tensor_sum(a) == 6.0
+
+
+class _NotExactlyNumPy(np.ndarray):
+    """A subclass: never read in place, so its import takes `__dlpack__`."""
+
+
+def _described(t):
+    return (t.shape, t.strides, str(t.dtype), t.data_ptr, t.read_only, t.ndim)
+
+
+def _in_place_cases():
+    base = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
+    ro = np.arange(6, dtype=np.int16)
+    ro.flags.writeable = False
+    cases = [
+        base,
+        base[:, ::2, 1:],  # strided
+        base[::-1, :, ::-2],  # negative strides
+        base.transpose(2, 0, 1),  # Fortran-like order
+        np.array(3.5),  # zero dimensions
+        np.zeros((0, 5), dtype=np.int32),  # no elements
+        ro,  # read-only
+        np.arange(10, dtype=np.uint8)[::3],
+    ]
+    for dtype in [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                  np.int64, np.uint64, np.intc, np.uint, np.longlong, np.float16,
+                  np.float32, np.float64, np.complex64, np.complex128]:
+        cases.append(np.ones((3, 2), dtype=dtype))
+    return cases
+
+
+@pytest.mark.parametrize("i", range(len(_in_place_cases())))
+def test_numpy_read_in_place_agrees_with_dlpack(i):
+    # An exact `numpy.ndarray` is read in place (its C struct, no `__dlpack__` call);
+    # the same array seen through a subclass goes through `__dlpack__`: the two
+    # imports describe the same memory alike.
+    a = _in_place_cases()[i]
+    before = sys.getrefcount(a)
+    assert op._native._numpy_read_in_place(a)
+    assert not op._native._numpy_read_in_place(a.view(_NotExactlyNumPy))
+    fast = op.from_dlpack(a)
+    slow = op.from_dlpack(a.view(_NotExactlyNumPy))
+    assert _described(fast) == _described(slow)
+    assert fast.data_ptr == a.__array_interface__["data"][0]
+    assert fast.read_only == (not a.flags.writeable)
+    back = np.from_dlpack(fast)
+    assert back.shape == a.shape and back.dtype == a.dtype
+    if a.size and str(a.dtype) in ("float32", "float64", "int32", "int64") and a.flags.c_contiguous:
+        assert tensor_sum(fast) == pytest.approx(float(a.sum()))
+    del fast, slow, back
+    assert sys.getrefcount(a) == before  # the array's reference was let go, once
+
+
+def test_numpy_arrays_the_in_place_path_leaves_to_dlpack():
+    # A byte order other than the machine's, and an unaligned array: NumPy's own
+    # `__dlpack__` answers (an error for the first, as NumPy gives; the second is
+    # refused by the import's alignment check), with the same error as a subclass.
+    swapped = np.arange(4, dtype=">i4" if sys.byteorder == "little" else "<i4")
+    raw = np.zeros(4 * 8 + 1, dtype=np.uint8)
+    unaligned = raw[1:].view(np.float64)
+    for a in [swapped, unaligned]:
+        assert not op._native._numpy_read_in_place(a)
+        before = sys.getrefcount(a)
+        with pytest.raises(Exception) as fast:
+            op.from_dlpack(a)
+        with pytest.raises(Exception) as slow:
+            op.from_dlpack(a.view(_NotExactlyNumPy))
+        assert type(fast.value) is type(slow.value)
+        del fast, slow
+        assert sys.getrefcount(a) == before
+    # Structured and string arrays have no DLPack data type.
+    for a in [np.zeros(3, dtype=[("x", np.int32)]), np.array(["ab", "c"])]:
+        assert not op._native._numpy_read_in_place(a)
+        with pytest.raises(Exception):
+            data_ptr(a)

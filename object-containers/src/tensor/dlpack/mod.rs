@@ -247,6 +247,64 @@ impl NDArray {
         unsafe { object::import(&tensor, read_only, owner) }
     }
 
+    /// Imports the memory `tensor` describes without copying it, kept alive by `owner`:
+    /// for a producer that is not a DLPack managed tensor (a Python buffer, a memory
+    /// map, a `Vec` someone else allocated). `owner` is dropped exactly once, from
+    /// whichever thread drops the last handle to the NDArray and its views — or before
+    /// this returns, if the import fails.
+    ///
+    /// The description is checked as in [`NDArray::from_dlpack_versioned`], and its
+    /// shape and strides are copied: they need to live only for this call.
+    ///
+    /// ```
+    /// use object_containers::dlpack::DLTensor;
+    /// use object_containers::NDArray;
+    /// use object_core::{DataType, Device};
+    ///
+    /// let data: Box<[f32]> = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0].into();
+    /// let mut shape = [2i64, 3];
+    /// let tensor = DLTensor {
+    ///     data: data.as_ptr() as *mut _,
+    ///     device: Device::cpu(),
+    ///     ndim: 2,
+    ///     dtype: DataType::float(32),
+    ///     shape: shape.as_mut_ptr(),
+    ///     strides: core::ptr::null_mut(),
+    ///     byte_offset: 0,
+    /// };
+    /// // SAFETY: `data` (moved into the NDArray as its owner) holds the six floats the
+    /// // tensor describes, and nothing else reads or writes them.
+    /// let a = unsafe { NDArray::from_dl_tensor_owned_by(&tensor, true, data) }.unwrap();
+    /// assert_eq!(a.shape(), &[2, 3]);
+    /// assert!(a.is_read_only());
+    /// assert_eq!(a.as_slice::<f32>().unwrap()[5], 6.0);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Any check of [`NDArray::from_dlpack_versioned`] but the version.
+    ///
+    /// # Safety
+    ///
+    /// `tensor` is a valid description (its shape and strides readable for the call)
+    /// of data that stays valid while `owner` lives, with the same rule for writers as
+    /// [`NDArray::from_dlpack_versioned`]: while any borrow from the NDArray or its views
+    /// is alive, nobody else may write the data, nor read it while Rust writes (and Rust
+    /// writes only when `read_only` is false).
+    pub unsafe fn from_dl_tensor_owned_by<O: Send + 'static>(
+        tensor: &DLTensor,
+        read_only: bool,
+        owner: O,
+    ) -> Result<NDArray, NDArrayError> {
+        let boxed = NonNull::from(Box::leak(Box::new(owner))).cast::<c_void>();
+        // SAFETY: `release_boxed::<O>` drops the box just leaked, once; `O: Send`, so
+        // from any thread.
+        let owner = unsafe { ForeignOwner::new(boxed, release_boxed::<O>) };
+        // SAFETY: the caller's contract covers the tensor and its data; the owner keeps
+        // the data alive until it is dropped.
+        unsafe { object::import(tensor, read_only, owner) }
+    }
+
     /// Imports a legacy `DLManagedTensor` without copying the data, taking ownership of
     /// it (see [`NDArray::from_dlpack_versioned`]; the legacy struct has no flags, so the
     /// NDArray is writable).
@@ -294,6 +352,16 @@ unsafe fn release(m: NonNull<c_void>) {
             d(m);
         }
     }
+}
+
+/// Drops the owner boxed by [`NDArray::from_dl_tensor_owned_by`].
+///
+/// # Safety
+///
+/// `p` is that box's pointer, with that `O`; called once.
+unsafe fn release_boxed<O>(p: NonNull<c_void>) {
+    // SAFETY: the caller's contract: the box leaked by `from_dl_tensor_owned_by`.
+    drop(unsafe { Box::from_raw(p.cast::<O>().as_ptr()) });
 }
 
 /// Calls a versioned managed tensor's deleter.
