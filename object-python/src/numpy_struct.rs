@@ -186,11 +186,11 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>) -> Option<PyResult<NDArray>> {
         byte_offset: 0,
     };
     let read_only = flags & WRITEABLE == 0;
-    // SAFETY: the description read above, of memory the array keeps alive while the
+    let owner = ArrayRef(Some(obj.clone().unbind()));
+    // SAFETY: the description read above is of memory the array keeps alive while the
     // owner (a reference to the array) lives; shape and strides are read during the
     // call only. Writers: the DLPack rule, as for an array imported through
     // `__dlpack__` (Rust writes only to a writable array, through a unique handle).
-    let owner = ArrayRef(Some(obj.clone().unbind()));
     let r = unsafe { NDArray::from_dl_tensor_owned_by(&tensor, read_only, owner) };
     Some(r.map_err(|e| PyBufferError::new_err(e.to_string())))
 }
