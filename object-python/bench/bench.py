@@ -9,7 +9,8 @@ The tvm-ffi counterparts: `testing.nop` (no-op), `add` from a C library written 
 tvm-ffi convention (object-capi/tests/c/tvmffi_lib.c, compiled here with `cc` and
 loaded with `tvm_ffi.load_module`), a field read and a construction of
 `tvm_ffi.testing.TestIntPair` (two int fields, built positionally), and `testing.nop`
-taking a NumPy array (converted through DLPack, as ours).
+taking a NumPy array (which tvm-ffi converts through DLPack; ours reads an exact
+`numpy.ndarray` in place, see `object-python/src/numpy_struct.rs`).
 """
 
 import os
