@@ -1645,3 +1645,44 @@ fn float8_arrays_and_refused_sub_byte_types() {
         );
     }
 }
+
+/// Counts its drops (an owner for `from_dl_tensor_owned_by`).
+struct DropCounter(Arc<AtomicUsize>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn import_with_a_rust_owner_drops_it_once() {
+    let _leaks = LeakCheck::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut data = f32s(6);
+    let mut shape = [2i64, 3];
+    let mut strides = vec![1i64, 2]; // column-major
+    let t = describe(&mut shape, Some(&mut strides), &mut data);
+    // SAFETY: `data` outlives every handle below and nothing else touches it meanwhile.
+    let a = unsafe { NDArray::from_dl_tensor_owned_by(&t, false, DropCounter(drops.clone())) }
+        .unwrap();
+    // Shape and strides were copied: the description's own arrays may go.
+    shape = [0, 0];
+    strides.clear();
+    assert_eq!((a.shape(), a.strides()), (&[2i64, 3][..], &[1i64, 2][..]));
+    assert_eq!(a.data_ptr(), data.as_mut_ptr().cast::<c_void>());
+    assert!(!a.is_read_only());
+    let view = a.slice(1..2).unwrap();
+    drop(a);
+    assert_eq!(drops.load(Ordering::SeqCst), 0, "a view keeps the owner");
+    drop(view);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+    // A description the import refuses: the owner goes at once.
+    let mut bad_shape = [-1i64];
+    let bad = describe(&mut bad_shape, None, &mut data);
+    // SAFETY: as above.
+    let err = unsafe { NDArray::from_dl_tensor_owned_by(&bad, true, DropCounter(drops.clone())) };
+    assert!(err.is_err());
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
+    let _ = shape;
+}
