@@ -1664,8 +1664,8 @@ fn import_with_a_rust_owner_drops_it_once() {
     let mut strides = vec![1i64, 2]; // column-major
     let t = describe(&mut shape, Some(&mut strides), &mut data);
     // SAFETY: `data` outlives every handle below and nothing else touches it meanwhile.
-    let a = unsafe { NDArray::from_dl_tensor_owned_by(&t, false, DropCounter(drops.clone())) }
-        .unwrap();
+    let a =
+        unsafe { NDArray::from_dl_tensor_owned_by(&t, false, DropCounter(drops.clone())) }.unwrap();
     // Shape and strides were copied: the description's own arrays may go.
     shape = [0, 0];
     strides.clear();

@@ -8,7 +8,8 @@ use object_containers::{Array, Dict, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
     first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
-    structural_hash_with, StructuralKey, StructuralKind, StructuralOptions,
+    structural_hash_with, BuildStructuralKeyHasher, StructuralKey, StructuralKind, StructuralMap,
+    StructuralOptions, StructuralSet,
 };
 use object_core::{
     make_object, make_object_as, Any, DataType, Object, ObjectPtr, ObjectRef, ObjectType,
@@ -1086,6 +1087,40 @@ fn structural_keys_in_a_hash_map() {
     assert_eq!(k.structural_hash(), structural_hash(k.get()));
     assert_eq!(k.clone(), k);
     drop(seen);
+}
+
+#[test]
+fn structural_maps_use_the_keys_hash_as_it_is() {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let mut seen: StructuralMap<E, &str> = StructuralMap::default();
+    seen.insert(StructuralKey::new(func(&[&x], add(&x, &int(1)))), "inc");
+    seen.insert(StructuralKey::new(add(&int(2), &int(3))), "five");
+    assert_eq!(
+        seen.get(&StructuralKey::new(func(&[&y], add(&y, &int(1))))),
+        Some(&"inc")
+    );
+    assert_eq!(seen.get(&StructuralKey::new(add(&int(3), &int(2)))), None);
+    // The map's hash of a key is its structural hash, unchanged.
+    let k = StructuralKey::new(add(&int(2), &int(3)));
+    assert_eq!(BuildStructuralKeyHasher.hash_one(&k), k.structural_hash());
+    let set: StructuralSet<E> = [int(1), int(1), int(2)]
+        .into_iter()
+        .map(StructuralKey::new)
+        .collect();
+    assert_eq!(set.len(), 2);
+    // Other keys still hash (bytes folded in, the length in the last word).
+    type H = <BuildStructuralKeyHasher as BuildHasher>::Hasher;
+    let h = |v: &dyn Fn(&mut H)| {
+        let mut s = BuildStructuralKeyHasher.build_hasher();
+        v(&mut s);
+        s.finish()
+    };
+    assert_eq!(h(&|s| "abc".hash(s)), h(&|s| "abc".hash(s)));
+    assert_ne!(h(&|s| s.write(b"ab")), h(&|s| s.write(b"ab\0")));
+    assert_ne!(h(&|s| (1u64, 2u64).hash(s)), h(&|s| (2u64, 1u64).hash(s)));
+    drop((seen, set));
 }
 
 #[test]

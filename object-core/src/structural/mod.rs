@@ -400,3 +400,76 @@ impl<T: FieldValue + fmt::Debug> fmt::Debug for StructuralKey<T> {
             .finish()
     }
 }
+
+/// The [`BuildHasher`](core::hash::BuildHasher) of hash maps keyed by [`StructuralKey`]:
+/// the key's structural hash, computed once and already well mixed, is the map's hash
+/// as it is — no second hash function runs on every insert and look-up (with the
+/// default `RandomState`, SipHash runs over the 8 bytes each time).
+///
+/// The hashes are deterministic ([`structural_hash`] is stable by design), so a map
+/// fed keys chosen by an adversary can be made slow with colliding keys, with this
+/// hasher or with `RandomState` alike (SipHash of equal structural hashes collides too);
+/// `RandomState` only spreads keys whose structural hashes differ. Other key types
+/// work (their bytes are folded together) but are not mixed: use it for
+/// `StructuralKey`s. See [`StructuralMap`] and [`StructuralSet`].
+///
+/// ```
+/// use object_core::structural::{StructuralKey, StructuralMap};
+/// use object_core::{Any, String};
+///
+/// let mut seen: StructuralMap<Any, u32> = StructuralMap::default();
+/// seen.insert(StructuralKey::new(Any::from(String::from("a longer text"))), 1);
+/// assert_eq!(seen.get(&StructuralKey::new(Any::from("a longer text"))), Some(&1));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildStructuralKeyHasher;
+
+impl core::hash::BuildHasher for BuildStructuralKeyHasher {
+    type Hasher = StructuralKeyHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> StructuralKeyHasher {
+        StructuralKeyHasher(0)
+    }
+}
+
+/// The hasher of [`BuildStructuralKeyHasher`]: a [`StructuralKey`]'s hash passes
+/// through unchanged.
+#[derive(Clone, Copy, Debug)]
+pub struct StructuralKeyHasher(u64);
+
+impl Hasher for StructuralKeyHasher {
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        // The first word as it is (a `StructuralKey` writes one); later ones folded in.
+        self.0 = self.0.rotate_left(29) ^ n;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hash map keyed by structure, hashed by the keys' structural hashes as they are
+/// ([`BuildStructuralKeyHasher`]).
+pub type StructuralMap<K, V> =
+    std::collections::HashMap<StructuralKey<K>, V, BuildStructuralKeyHasher>;
+
+/// A hash set of values compared by structure ([`StructuralMap`]'s set).
+pub type StructuralSet<K> = std::collections::HashSet<StructuralKey<K>, BuildStructuralKeyHasher>;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use foldhash::HashSet;
 
 use object_core::prelude::*;
-use object_core::structural::StructuralKey;
+use object_core::structural::{StructuralKey, StructuralMap};
 use object_core::transform::map_children;
 
 use super::walk::{rewrite, rewrite_post, visit_post};
@@ -74,13 +74,14 @@ fn addr<T: ObjectType>(n: &ObjectPtr<T>) -> usize {
     ObjectPtr::as_ptr(n) as usize
 }
 
-type Key = StructuralKey<ObjectPtr<Expr>>;
+/// Subexpressions by structure (hashed by their structural hash as it is).
+type Subexprs<V> = StructuralMap<ObjectPtr<Expr>, V>;
 
 fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
     if e.is::<IntImm>() || e.is::<Var>() {
         return e.clone();
     }
-    let mut counts: HashMap<Key, usize> = HashMap::new();
+    let mut counts: Subexprs<usize> = Subexprs::default();
     let (mut order, mut small) = (Vec::new(), HashSet::default());
     visit_post(e.as_object_ref(), |n, kids: &[u32]| {
         let h = kids.iter().map(|h| h + 1).max().unwrap_or(0);
@@ -100,7 +101,7 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
         }
         h
     });
-    let mut names: HashMap<Key, ObjectPtr<Var>> = HashMap::new();
+    let mut names: Subexprs<ObjectPtr<Var>> = Subexprs::default();
     let mut lets = Vec::new();
     for key in order {
         if counts[&key] > 1 {
@@ -121,7 +122,7 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
 /// only for those of height 1 to [`MAX_CSE_HEIGHT`], the addresses in `small`).
 fn replace(
     e: &ObjectPtr<Expr>,
-    names: &HashMap<Key, ObjectPtr<Var>>,
+    names: &Subexprs<ObjectPtr<Var>>,
     small: &HashSet<usize>,
 ) -> ObjectPtr<Expr> {
     if names.is_empty() {
