@@ -8,8 +8,8 @@ use object_containers::{Array, Dict, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
     first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
-    structural_hash_with, BuildStructuralKeyHasher, StructuralKey, StructuralKind, StructuralMap,
-    StructuralOptions, StructuralSet,
+    structural_hash_with, BuildStructuralKeyHasher, StructuralHashCache, StructuralKey,
+    StructuralKind, StructuralMap, StructuralOptions, StructuralSet,
 };
 use object_core::{
     make_object, make_object_as, Any, DataType, Object, ObjectPtr, ObjectRef, ObjectType,
@@ -1317,6 +1317,106 @@ proptest! {
             prop_assert!(first_mismatch(&l, &m).is_some());
         }
     }
+}
+
+/// Every object under `root` (each once), in post-order: children before parents.
+fn post_order(root: &ObjectRef) -> Vec<ObjectRef> {
+    struct Post(Vec<ObjectRef>);
+    impl object_core::transform::Visitor for Post {
+        fn enter(&mut self, _: &ObjectRef) -> object_core::transform::Walk {
+            object_core::transform::Walk::Continue
+        }
+        fn leave(&mut self, node: &ObjectRef) {
+            self.0.push(node.clone());
+        }
+    }
+    let mut v = Post(Vec::new());
+    object_core::transform::walk(root, &mut v);
+    v.0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: native_or_miri(256, 4) as u32,
+        ..ProptestConfig::default()
+    })]
+
+    /// A hash cache gives `structural_hash`'s very numbers, whatever the order the
+    /// subterms come in (children first, parents first, shuffled), with binders, shared
+    /// subtrees and free variables, and keys made through it find keys made without.
+    #[test]
+    fn hash_cache_agrees_with_structural_hash(a in ast(), seed in any::<u64>()) {
+        let _leaks = LeakCheck::new();
+        let free = [var("f0"), var("f1")];
+        let (root, _) = build(&a, &free, None);
+        let root = root.into_object_ref();
+        let subs = post_order(&root);
+        let fresh: Vec<u64> = subs.iter().map(structural_hash).collect();
+        let mut shuffled: Vec<usize> = (0..subs.len()).collect();
+        let mut x = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            shuffled.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let reversed: Vec<usize> = (0..subs.len()).rev().collect();
+        for order in [(0..subs.len()).collect::<Vec<_>>(), reversed, shuffled] {
+            let mut cache = StructuralHashCache::new();
+            for _ in 0..2 {
+                for &i in &order {
+                    prop_assert_eq!(cache.hash(&subs[i]), fresh[i], "subterm {}", i);
+                }
+            }
+            let mut seen: StructuralMap<ObjectRef, usize> = StructuralMap::default();
+            for (i, sub) in subs.iter().enumerate() {
+                seen.entry(cache.key(sub.clone())).or_insert(i);
+            }
+            for sub in &subs {
+                prop_assert!(seen.contains_key(&StructuralKey::new(sub.clone())));
+            }
+            prop_assert!(cache.len() <= subs.len());
+        }
+    }
+}
+
+#[test]
+fn hash_cache_keeps_nothing_that_can_change() {
+    let _leaks = LeakCheck::new();
+    let mut cache = StructuralHashCache::new();
+    // A list (mutable): its hash follows its contents, and what it holds is hashed
+    // afresh inside it.
+    let sum = add(&int(1), &int(2));
+    let l = list(vec![Any::from(sum.clone())]);
+    let before = cache.hash(&l);
+    assert_eq!(before, structural_hash(&l));
+    l.push(Any::from(3));
+    assert_eq!(cache.hash(&l), structural_hash(&l));
+    assert_ne!(cache.hash(&l), before);
+    let holder = call("c", vec![sum.clone()]);
+    assert_eq!(cache.hash(&holder), structural_hash(&holder));
+    // A tensor: never kept, nor anything holding one.
+    let t = NDArray::from_slice(&[2], &[1f32, 2.]).unwrap();
+    let arr: Array<Any> = vec![Any::from(t.clone()), Any::from(sum.clone())].into();
+    let kept = cache.len();
+    assert_eq!(cache.hash(&arr), structural_hash(&arr));
+    assert_eq!(
+        cache.len(),
+        kept,
+        "neither the tensor nor its array is kept"
+    );
+    // Under a binder: a variable's use depends on where it is met.
+    let x = var("x");
+    let body = add(&x, &int(1));
+    let f = func(&[&x], body.clone());
+    assert_eq!(cache.hash(&f), structural_hash(&f));
+    assert_eq!(cache.hash(&body), structural_hash(&body));
+    assert_eq!(cache.hash(&f), structural_hash(&f));
+    // The cache holds what it keeps; clearing lets go.
+    assert!(!cache.is_empty());
+    cache.clear();
+    assert!(cache.is_empty());
+    drop((l, holder, t, arr, f, body, x, sum));
 }
 
 // ---------------------------------------------------------------------------------

@@ -872,6 +872,38 @@ pub(crate) struct HashEngine<'a> {
     next_var: u64,
     types: TypeCache<'a>,
     keep: Keeper<'a>,
+    /// Hashes of objects from earlier walks (see [`SubtreeHashes`]), if kept.
+    cache: Option<&'a mut SubtreeHashes>,
+    /// How many times the walk met something that makes a hash depend on where it is
+    /// met: a variable's definition or a bound use, a cycle, a mutable container's or
+    /// a tensor's contents. An object whose walk leaves it unchanged has a hash of its
+    /// own, which [`SubtreeHashes`] may keep.
+    events: u64,
+}
+
+/// Hashes of objects met by earlier walks, by address, each with a handle that keeps
+/// the object alive (so the address is not reused) and shared (so nobody gets the
+/// unique access that could change it): the store behind
+/// [`StructuralHashCache`](super::StructuralHashCache).
+///
+/// An object's hash is kept only if it depends on nothing but the object: met outside
+/// any definition and any mutable container, with no variable bound or defined, no
+/// cycle and no tensor below it (whose data may change). It is used only where the walk
+/// is in the same state: no variable bound so far, outside definitions and mutable
+/// containers — there a fresh walk of the object would compute the very same number.
+#[derive(Default)]
+pub(crate) struct SubtreeHashes {
+    map: AddrMap<(u64, ObjectRef)>,
+}
+
+impl SubtreeHashes {
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.map.clear();
+    }
 }
 
 impl<'a> HashEngine<'a> {
@@ -886,7 +918,23 @@ impl<'a> HashEngine<'a> {
             next_var: 0,
             types: TypeCache::new(),
             keep: Keeper::new(store),
+            cache: None,
+            events: 0,
         }
+    }
+
+    /// An engine that uses and fills `cache` (default options only: the cache's hashes
+    /// are those of [`structural_hash`](super::structural_hash)).
+    pub(crate) fn with_cache(store: &'a Snapshots, cache: &'a mut SubtreeHashes) -> Self {
+        let mut e = HashEngine::new(StructuralOptions::new(), store);
+        e.cache = Some(cache);
+        e
+    }
+
+    /// Whether a hash met in this state may be taken from, or kept in, the cache.
+    #[inline(always)]
+    fn cacheable(&self, def: bool, nest: u8) -> bool {
+        self.cache.is_some() && !def && nest == 0
     }
 
     pub(crate) fn run(&mut self, v: ValueRef<'a>) -> u64 {
@@ -904,38 +952,64 @@ impl<'a> HashEngine<'a> {
         match self.prelude(v, def, nest) {
             Prelude::Done(h) => h,
             Prelude::Children { o, e, seed, memo } => {
-                if e.builtin {
-                    return self.builtin_by_recursion(o, e, seed, def, nest, memo, depth);
-                }
-                // The plain fields first, then each object's hash, in field order: the
-                // order the work stack combines them in.
-                let plan = e.plan;
-                let mut h = seed;
-                let mut objects = 0;
-                for (_, v) in plan.views(e.d) {
-                    match v {
-                        ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
-                        ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
-                        ValueRef::Object(o) => {
-                            ObjectPtr::prefetch(o);
-                            objects += 1;
-                        }
+                let events = self.events;
+                let (h, inner) = self.object_by_recursion(o, e, seed, def, nest, memo, depth);
+                // (An object without objects inside is quicker to hash again than to
+                // keep.)
+                if inner && self.events == events && self.cacheable(def, nest) {
+                    if let Some(c) = self.cache.as_deref_mut() {
+                        c.map.insert(addr(o), (h, o.clone()));
                     }
-                }
-                if objects > 0 {
-                    for (f, v) in plan.views(e.d) {
-                        if let ValueRef::Object(_) = v {
-                            let x = self.hash(v, def || f.def, nest, depth + 1);
-                            h = combine(h, x);
-                        }
-                    }
-                }
-                if memo != 0 {
-                    self.memo.set(memo, Some(h));
                 }
                 h
             }
         }
+    }
+
+    /// [`hash`](Self::hash) for an object whose fields (or contents) are to be hashed,
+    /// and whether it holds other objects (or values hashed through their own walk).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn object_by_recursion(
+        &mut self,
+        o: &'a ObjectRef,
+        e: Entry<'a>,
+        seed: u64,
+        def: bool,
+        nest: u8,
+        memo: usize,
+        depth: u32,
+    ) -> (u64, bool) {
+        if e.builtin {
+            return self.builtin_by_recursion(o, e, seed, def, nest, memo, depth);
+        }
+        // The plain fields first, then each object's hash, in field order: the
+        // order the work stack combines them in.
+        let plan = e.plan;
+        let mut h = seed;
+        let mut objects = 0;
+        for (_, v) in plan.views(e.d) {
+            match v {
+                ValueRef::Value(av) => h = combine(h, leaf_hash(plain(av))),
+                ValueRef::Str(s) => h = combine(h, hash_bytes(TAG_STR, s.as_bytes())),
+                ValueRef::Object(o) => {
+                    ObjectPtr::prefetch(o);
+                    objects += 1;
+                }
+            }
+        }
+        if objects > 0 {
+            for (f, v) in plan.views(e.d) {
+                if let ValueRef::Object(_) = v {
+                    let x = self.hash(v, def || f.def, nest, depth + 1);
+                    h = combine(h, x);
+                }
+            }
+        }
+        if memo != 0 {
+            self.memo.set(memo, Some(h));
+        }
+        (h, objects > 0)
     }
 
     /// [`hash`](Self::hash) for a built-in (`e.builtin`) met at `depth`: an `Array`'s
@@ -951,7 +1025,7 @@ impl<'a> HashEngine<'a> {
         nest: u8,
         memo: usize,
         depth: u32,
-    ) -> u64 {
+    ) -> (u64, bool) {
         let contents = self.builtin_contents(o, e);
         if let Contents::Items(items) = contents {
             let mut h = combine(seed, items.len() as u64);
@@ -961,11 +1035,11 @@ impl<'a> HashEngine<'a> {
             if memo != 0 {
                 self.memo.set(memo, Some(h));
             }
-            return h;
+            return (h, !items.is_empty());
         }
         let base = self.stack.len();
         self.contents(contents, seed, def, nest, memo);
-        self.drain(base)
+        (self.drain(base), true)
     }
 
     /// The hash of `v` and everything below it, on the work stack (no recursion).
@@ -1033,18 +1107,26 @@ impl<'a> HashEngine<'a> {
             Node::Leaf(l) => return Prelude::Done(leaf_hash(l)),
             Node::Obj(o) => o,
         };
+        let a = addr(o);
+        // Hashed by an earlier walk, in the state this one is in (nothing bound yet).
+        if self.cacheable(def, nest) && self.vars.is_empty() {
+            if let Some(&(h, _)) = self.cache.as_deref().and_then(|c| c.map.get(&a)) {
+                return Prelude::Done(h);
+            }
+        }
         let e = self.types.entry(o);
         let mut seed = e.d.info().key_hash();
-        let a = addr(o);
         match e.kind {
             StructuralKind::Identity => {
                 return Prelude::Done(combine(seed, TAG_IDENTITY));
             }
             StructuralKind::Var => {
                 if let Some(&i) = self.vars.get(&a) {
+                    self.events += 1;
                     return Prelude::Done(combine(combine(seed, TAG_VAR_USE), i));
                 }
                 if def || self.opts.map_free_vars {
+                    self.events += 1;
                     let i = self.next_var;
                     self.next_var += 1;
                     self.vars.insert(a, i);
@@ -1068,7 +1150,10 @@ impl<'a> HashEngine<'a> {
             let key = a | usize::from(def) | (usize::from(nest) << 1);
             match self.memo.get(key) {
                 Some(Some(h)) => return Prelude::Done(h),
-                Some(None) => return Prelude::Done(combine(seed, TAG_CYCLE)),
+                Some(None) => {
+                    self.events += 1;
+                    return Prelude::Done(combine(seed, TAG_CYCLE));
+                }
                 None => {
                     self.memo.set(key, None);
                     memo = key;
@@ -1136,6 +1221,12 @@ impl<'a> HashEngine<'a> {
     fn contents(&mut self, contents: Contents<'a>, seed: u64, def: bool, nest: u8, memo: usize) {
         let mut contents = contents;
         let mut nest = nest;
+        if let Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) | Contents::Tensor(_) =
+            contents
+        {
+            // (Contents that may change: no hash of what holds them is kept.)
+            self.events += 1;
+        }
         if let Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) = contents {
             if nest >= MAX_NEST {
                 // Deep enough: a mutable container this far down counts by its type and

@@ -171,7 +171,7 @@ pub use self::hooks::{Contents, StructuralHooks, TensorContents, TensorData};
 pub use self::path::{AccessPath, PathStep};
 pub use self::stable::stable_hash_str;
 
-use self::engine::{EqEngine, HashEngine};
+use self::engine::{EqEngine, HashEngine, SubtreeHashes};
 use self::path::{NoPaths, PathArena};
 use self::snapshot::Snapshots;
 use crate::reflection::{FieldKind, FieldValue};
@@ -397,6 +397,101 @@ impl<T: FieldValue + fmt::Debug> fmt::Debug for StructuralKey<T> {
         f.debug_struct("StructuralKey")
             .field("value", &self.value)
             .field("hash", &format_args!("{:#018x}", self.hash))
+            .finish()
+    }
+}
+
+/// Structural hashes of many overlapping values — every subexpression of a program, as
+/// common-subexpression elimination asks for — with each object hashed once: an object
+/// met again (by a later call, or inside a larger value) contributes its kept hash
+/// instead of being walked again. Hashing the subexpressions of an `n`-node tree
+/// bottom-up then costs O(n), where [`structural_hash`] per subexpression costs
+/// O(n × height).
+///
+/// Every number is exactly [`structural_hash`]'s (default options), so keys made here
+/// and by [`StructuralKey::new`] are interchangeable. Hashes are kept for objects that
+/// hold other objects (a leaf is hashed again, which costs less than a look-up), and
+/// only where they depend on the object alone: not for objects under a definition or a bound
+/// variable's use, inside a `List` or `Dict` (which can change), or holding a tensor
+/// (whose data can change), nor for a cycle. Those are hashed afresh every time, as are
+/// objects met while a variable is bound.
+///
+/// The cache holds a handle to each object it keeps a hash of, so those objects stay
+/// alive — and shared, so nothing can get the unique access that would change them —
+/// until the cache is cleared or dropped. Use one cache per pass, or per program.
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::structural::{structural_hash, StructuralHashCache, StructuralKey, StructuralMap};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.hash_cache.Add")]
+/// struct Add { base: Object, lhs: Option<ObjectRef>, rhs: Option<ObjectRef> }
+///
+/// let add = |l: Option<&ObjectRef>, r: Option<&ObjectRef>| {
+///     make_object(Add { base: Object::new(), lhs: l.cloned(), rhs: r.cloned() }).into_object_ref()
+/// };
+/// let leaf = add(None, None);
+/// let inner = add(Some(&leaf), Some(&leaf));
+/// let root = add(Some(&inner), Some(&leaf));
+///
+/// let mut hashes = StructuralHashCache::new();
+/// let mut counts: StructuralMap<ObjectRef, usize> = StructuralMap::default();
+/// for sub in [&leaf, &inner, &root] {
+///     // Bottom-up: `root`'s walk takes `inner`'s and `leaf`'s hashes from the cache.
+///     *counts.entry(hashes.key(sub.clone())).or_default() += 1;
+/// }
+/// // (`inner` and `root` are kept; `leaf`, with no object inside, is quicker to hash
+/// // again than to look up.)
+/// assert_eq!(hashes.len(), 2);
+/// assert_eq!(hashes.hash(&root), structural_hash(&root));
+/// assert!(counts.contains_key(&StructuralKey::new(add(Some(&leaf), Some(&leaf)))));
+/// ```
+#[derive(Default)]
+pub struct StructuralHashCache {
+    hashes: SubtreeHashes,
+}
+
+impl StructuralHashCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`structural_hash`] of `a`, using and filling the cache.
+    pub fn hash<A: FieldValue>(&mut self, a: &A) -> u64 {
+        let store = Snapshots::new();
+        HashEngine::with_cache(&store, &mut self.hashes).run(a.borrow_value())
+    }
+
+    /// A [`StructuralKey`] for `value`, hashed through the cache (the same key
+    /// [`StructuralKey::new`] makes).
+    pub fn key<T: FieldValue>(&mut self, value: T) -> StructuralKey<T> {
+        let hash = self.hash(&value);
+        StructuralKey { value, hash }
+    }
+
+    /// How many objects' hashes are kept.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether no hash is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every kept hash, letting go of the objects.
+    pub fn clear(&mut self) {
+        self.hashes.clear();
+    }
+}
+
+impl fmt::Debug for StructuralHashCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StructuralHashCache")
+            .field("len", &self.len())
             .finish()
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use foldhash::HashSet;
 
 use object_core::prelude::*;
-use object_core::structural::{StructuralKey, StructuralMap};
+use object_core::structural::{StructuralHashCache, StructuralMap};
 use object_core::transform::map_children;
 
 use super::walk::{rewrite, rewrite_post, visit_post};
@@ -49,10 +49,10 @@ fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef 
 
 /// Common-subexpression elimination: in each maximal `let`-free expression, every
 /// subexpression (of height 1 to [`MAX_CSE_HEIGHT`]) that occurs more than once —
-/// structurally, by [`StructuralKey`] — is bound once by a `let _tN` around that
+/// structurally, by `StructuralKey`s from a hash cache — is bound once by a `let _tN` around that
 /// expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
-    let mut temps = 0;
+    let (mut temps, mut hashes) = (0, StructuralHashCache::new());
     // Bottom-up, each node's result and whether it is `let`-free: an expression (or the
     // array of a call's arguments) without `let`s, left as it is.
     let (out, _) = visit_post(f.as_object_ref(), |n, kids: &[(ObjectRef, bool)]| {
@@ -61,7 +61,7 @@ pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
         }
         let mut kids = kids.iter();
         let out = map_children(n, |c| match (kids.next(), c.downcast_ptr_ref::<Expr>()) {
-            (Some((_, true)), Some(e)) => cse_tree(e, &mut temps).upcast(),
+            (Some((_, true)), Some(e)) => cse_tree(e, &mut temps, &mut hashes).upcast(),
             (Some((k, _)), _) => k.clone(),
             (None, _) => c.clone(),
         });
@@ -77,12 +77,19 @@ fn addr<T: ObjectType>(n: &ObjectPtr<T>) -> usize {
 /// Subexpressions by structure (hashed by their structural hash as it is).
 type Subexprs<V> = StructuralMap<ObjectPtr<Expr>, V>;
 
-fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
+fn cse_tree(
+    e: &ObjectPtr<Expr>,
+    temps: &mut usize,
+    hashes: &mut StructuralHashCache,
+) -> ObjectPtr<Expr> {
     if e.is::<IntImm>() || e.is::<Var>() {
         return e.clone();
     }
     let mut counts: Subexprs<usize> = Subexprs::default();
     let (mut order, mut small) = (Vec::new(), HashSet::default());
+    // Bottom-up, so each key's hash takes its children's from the cache: O(n) in all
+    // (emptied for each tree, its room kept).
+    hashes.clear();
     visit_post(e.as_object_ref(), |n, kids: &[u32]| {
         let h = kids.iter().map(|h| h + 1).max().unwrap_or(0);
         // A call's arguments are one level down, in an array.
@@ -92,7 +99,7 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
             n.downcast_ptr_ref::<Expr>(),
         ) {
             small.insert(addr(n));
-            let key = StructuralKey::new(n.clone());
+            let key = hashes.key(n.clone());
             let count = counts.entry(key.clone()).or_insert(0);
             if *count == 0 {
                 order.push(key);
@@ -107,11 +114,11 @@ fn cse_tree(e: &ObjectPtr<Expr>, temps: &mut usize) -> ObjectPtr<Expr> {
         if counts[&key] > 1 {
             let t = Var::new(format!("_t{temps}"));
             *temps += 1;
-            lets.push((t.clone(), replace(key.get(), &names, &small)));
+            lets.push((t.clone(), replace(key.get(), &names, &small, hashes)));
             names.insert(key, t);
         }
     }
-    let mut body = replace(e, &names, &small);
+    let mut body = replace(e, &names, &small, hashes);
     for (t, value) in lets.into_iter().rev() {
         body = Let::new(t, value, body).upcast();
     }
@@ -124,12 +131,13 @@ fn replace(
     e: &ObjectPtr<Expr>,
     names: &Subexprs<ObjectPtr<Var>>,
     small: &HashSet<usize>,
+    hashes: &mut StructuralHashCache,
 ) -> ObjectPtr<Expr> {
     if names.is_empty() {
         return e.clone();
     }
-    let name = |n: &ObjectRef| match n.downcast_ptr_ref::<Expr>() {
-        Some(n) if small.contains(&addr(n)) => names.get(&StructuralKey::new(n.clone())),
+    let mut name = |n: &ObjectRef| match n.downcast_ptr_ref::<Expr>() {
+        Some(n) if small.contains(&addr(n)) => names.get(&hashes.key(n.clone())),
         _ => None,
     };
     rewrite(e, |n| name(n).map(|t| t.clone().upcast()), |n| n)
