@@ -13,7 +13,7 @@ use object_core::structural::{StructuralHashCache, StructuralMap};
 use object_core::transform::map_children;
 
 use super::walk::{rewrite, rewrite_post, visit_post};
-use super::{Call, Expr, ExprView, Function, IntImm, Let, Stmt, StmtView, Var};
+use super::{Call, Expr, ExprView, Function, IntImm, Let, LetStmt, Stmt, StmtView, Var};
 use crate::frontend::MAX_CSE_HEIGHT;
 
 /// Folds operators on constants (not where undefined: overflow, division by zero),
@@ -162,17 +162,11 @@ pub fn eliminate_dead_lets(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
 
 /// The variable, value and body of a `let` (expression or statement).
 fn binding(n: &ObjectRef) -> Option<(&ObjectPtr<Var>, &ObjectRef, &ObjectRef)> {
-    match (n.downcast_ptr_ref::<Expr>(), n.downcast_ptr_ref::<Stmt>()) {
-        (Some(e), _) => match e.view() {
-            ExprView::Let(x) => Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref())),
-            _ => None,
-        },
-        (_, Some(s)) => match s.view() {
-            StmtView::LetStmt(x) => Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref())),
-            _ => None,
-        },
-        _ => None,
+    if let Some(x) = n.downcast_ref::<Let>() {
+        return Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref()));
     }
+    let x = n.downcast_ref::<LetStmt>()?;
+    Some((&x.var, x.value.as_object_ref(), x.body.as_object_ref()))
 }
 
 /// Adds `delta` to the count of each use of a variable under `n` (a binder is not a use).

@@ -67,15 +67,15 @@ pub fn visit_post<A>(root: &ObjectRef, mut post: impl FnMut(&ObjectRef, &[A]) ->
             results.push(r);
             continue;
         }
-        let at = tasks.len() + 1;
+        let at = tasks.len();
         let mut count = 0;
-        tasks.push((n.clone(), None));
         for_each_child(&n, |c| {
             tasks.push((c.clone(), None));
             count += 1;
         });
-        tasks[at - 1].1 = Some(count);
         tasks[at..].reverse();
+        // (The node itself goes below its children, moved rather than cloned.)
+        tasks.insert(at, (n, Some(count)));
     }
     match results.pop() {
         Some(r) => r,
