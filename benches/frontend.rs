@@ -27,26 +27,33 @@
 //! passes are written with `object_view!` views and the generic mutator
 //! (`transform::mutate`, `transform::map_children`).
 //!
-//! | group | first version | `8ace549` (same session, same settings) | now |
-//! | --- | --- | --- | --- |
-//! | `frontend_parse` | 1.22×, 1.40× | — | 0.92×, 0.99×, 0.85× |
-//! | `frontend_print` | 0.82×, 0.83× | — | 0.60×, 0.63×, 0.55× |
-//! | `frontend_fold` | 1.54×–1.64× | 0.97×–0.99× | 0.84×–1.05×, 0.91× |
-//! | `frontend_cse` | 2.76×–3.30× | 1.85×, 1.88×, 1.90×, 2.15× | 1.13×, 1.19×, 1.21×; 1.06× in a full run |
-//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.00×, 1.03×, 1.16×; 1.03× in a full run (earlier runs 1.02×–1.39×) |
+//! | group | first version | `8ace549` | `b55693a` | now |
+//! | --- | --- | --- | --- | --- |
+//! | `frontend_parse` | 1.22×, 1.40× | — | 0.92×, 0.99×, 0.85× | 0.95×, 0.94× |
+//! | `frontend_print` | 0.82×, 0.83× | — | 0.60×, 0.63×, 0.55× | 0.67×, 0.60× |
+//! | `frontend_fold` | 1.54×–1.64× | 0.97×–0.99× | 0.84×–1.05×, 0.91× | 0.87×, 0.84× |
+//! | `frontend_cse` | 2.76×–3.30× | 1.85×–2.15× | 1.06×–1.21× | 0.84×, 0.87× (quick runs 0.82×–0.94×) |
+//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.00×–1.16× | 0.92×, 0.98× (quick runs 0.94×–1.06×) |
 //!
-//! The target is met by fold (within noise) and missed by CSE and, narrowly, dead-let.
-//! Callgrind (one call on the 1,000,000-node program, `8ace549` → now): CSE 2,313 →
-//! 1,547 million instructions (the enum: 1,343 million); dead-let 692 → 606 million
-//! (the enum: 328 million; it waits on memory more than it computes). What closed most
-//! of CSE's gap: `map_children` (one node's children rewritten without starting a
-//! whole `mutate` per node); CSE's `let`-free flag carried on its own post-order walk,
-//! as the enum version does, instead of a set of addresses; type plans and structural
-//! type entries kept per thread from one walk to the next (a `StructuralKey` per
-//! subexpression used to meet every type afresh); no work stack allocated by a walk
-//! that stays in recursion; an `Array`'s items hashed by recursion. What is left: the
-//! hashing and `HashMap` inserts per key, and for dead-let the mutator's memo of the
-//! shared variables (the price of its keep-sharing rule).
+//! "Now" is two full runs of this bench (and shorter runs of the two groups alone).
+//! The target is met by every pass in the full runs; dead-let's quick runs still
+//! straddle 1.0. Callgrind, one call on the 1,000,000-node program (`8ace549` →
+//! `b55693a` → now): CSE 2,313 → 1,547 → 1,069 million instructions (the enum: 1,343
+//! million); dead-let 692 → 606 → 510 million (the enum: 328 million; it waits on
+//! memory more than it computes, its nodes being half again as large).
+//!
+//! What closed CSE's gap: `map_children` (one node's children rewritten without a
+//! whole `mutate` per node); the `let`-free flag carried on CSE's own post-order walk;
+//! type plans and structural type entries kept per thread from one walk to the next;
+//! no work stack allocated by a walk that stays in recursion; an `Array`'s items
+//! hashed by recursion; and last, the library's `StructuralHashCache` (each
+//! subexpression's key hashed from its children's kept hashes, so the keys of a tree
+//! cost O(n) instead of O(n × height)) with `StructuralMap` (the key's hash used as
+//! it is, not SipHashed again). The enum version hashes each key's subtree with the
+//! derived `Hash` (SipHash), as a user of `#[derive(Hash)]` would. Dead-let: the
+//! example's walk moves each node instead of cloning it, and finds a `let` with one
+//! `downcast_ref` per kind; what is left is the mutator's per-node work and its memo
+//! of the shared variables (the price of its keep-sharing rule).
 
 use std::time::Duration;
 
