@@ -19,8 +19,8 @@
 //!
 //! Which type is NumPy's is found once, from the `numpy` module already imported
 //! (`sys.modules`), and accepted only if it is a static type (defined in C, so no
-//! Python class can pose as it) whose instances are at least as large as the fields
-//! read here.
+//! Python class can pose as it) named `numpy.ndarray` whose instances are at least as
+//! large as the fields read here.
 
 use std::ffi::{c_char, c_int, c_long};
 
@@ -80,7 +80,11 @@ fn ndarray_type(py: Python<'_>) -> Option<&Bound<'_, PyType>> {
     // SAFETY: `t` is a live type object, and we hold the GIL.
     let flags = unsafe { ffi::PyType_GetFlags(t.as_type_ptr()) };
     let basic_size: usize = t.getattr("__basicsize__").ok()?.extract().ok()?;
-    if flags & ffi::Py_TPFLAGS_HEAPTYPE != 0 || basic_size < size_of::<ArrayFields>() {
+    // (The name too: a module posing as `numpy` in `sys.modules` could name another C
+    // type, such as `type`, whose instances are large enough but are no arrays.)
+    let named =
+        t.module().ok()?.to_cow().ok()? == "numpy" && t.name().ok()?.to_cow().ok()? == "ndarray";
+    if !named || flags & ffi::Py_TPFLAGS_HEAPTYPE != 0 || basic_size < size_of::<ArrayFields>() {
         return None;
     }
     let _ = NDARRAY_TYPE.set(py, t.unbind());

@@ -214,3 +214,27 @@ def test_numpy_arrays_the_in_place_path_leaves_to_dlpack():
         assert not op._native._numpy_read_in_place(a)
         with pytest.raises(Exception):
             data_ptr(a)
+
+
+def test_a_module_posing_as_numpy_is_not_read_in_place():
+    # In a fresh process (the real NumPy type is remembered once found): a fake `numpy`
+    # in `sys.modules` naming `type` (a C type whose instances are large enough) must
+    # not make a class object be read as an array — it goes through `__dlpack__`.
+    import subprocess
+    code = (
+        "import sys, types\n"
+        "sys.modules['numpy'] = types.SimpleNamespace(ndarray=type)\n"
+        "import object_python as op\n"
+        "class Fake:\n"
+        "    def __dlpack__(self, **kw):\n"
+        "        raise BufferError('asked through __dlpack__')\n"
+        "assert not op._native._numpy_read_in_place(Fake)\n"
+        "try:\n"
+        "    op.from_dlpack(Fake())\n"
+        "except BufferError as e:\n"
+        "    assert '__dlpack__' in str(e)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
