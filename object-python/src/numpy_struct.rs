@@ -191,10 +191,9 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>) -> Option<PyResult<NDArray>> {
     };
     let read_only = flags & WRITEABLE == 0;
     let owner = ArrayRef(Some(obj.clone().unbind()));
-    // SAFETY: the description read above is of memory the array keeps alive while the
-    // owner (a reference to the array) lives; shape and strides are read during the
-    // call only. Writers: the DLPack rule, as for an array imported through
-    // `__dlpack__` (Rust writes only to a writable array, through a unique handle).
+    // (Writers: the DLPack rule, as for an array imported through `__dlpack__`.)
+    // SAFETY: memory the array keeps alive while the owner (a reference to it) lives;
+    // shape and strides are read during the call only.
     let r = unsafe { NDArray::from_dl_tensor_owned_by(&tensor, read_only, owner) };
     Some(r.map_err(|e| PyBufferError::new_err(e.to_string())))
 }

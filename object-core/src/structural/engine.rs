@@ -981,7 +981,22 @@ impl<'a> HashEngine<'a> {
         depth: u32,
     ) -> (u64, bool) {
         if e.builtin {
-            return self.builtin_by_recursion(o, e, seed, def, nest, memo, depth);
+            // An `Array`'s items by recursion, as the work stack's combine would mix
+            // them; other contents on the work stack.
+            let contents = self.builtin_contents(o, e);
+            if let Contents::Items(items) = contents {
+                let mut h = combine(seed, items.len() as u64);
+                for x in items {
+                    h = combine(h, self.hash(ValueRef::from_any(x), def, nest, depth + 1));
+                }
+                if memo != 0 {
+                    self.memo.set(memo, Some(h));
+                }
+                return (h, !items.is_empty());
+            }
+            let base = self.stack.len();
+            self.contents(contents, seed, def, nest, memo);
+            return (self.drain(base), true);
         }
         // The plain fields first, then each object's hash, in field order: the
         // order the work stack combines them in.
@@ -1010,36 +1025,6 @@ impl<'a> HashEngine<'a> {
             self.memo.set(memo, Some(h));
         }
         (h, objects > 0)
-    }
-
-    /// [`hash`](Self::hash) for a built-in (`e.builtin`) met at `depth`: an `Array`'s
-    /// items by recursion, as the work stack's combine would mix them; other contents
-    /// on the work stack.
-    #[allow(clippy::too_many_arguments)]
-    fn builtin_by_recursion(
-        &mut self,
-        o: &'a ObjectRef,
-        e: Entry<'a>,
-        seed: u64,
-        def: bool,
-        nest: u8,
-        memo: usize,
-        depth: u32,
-    ) -> (u64, bool) {
-        let contents = self.builtin_contents(o, e);
-        if let Contents::Items(items) = contents {
-            let mut h = combine(seed, items.len() as u64);
-            for x in items {
-                h = combine(h, self.hash(ValueRef::from_any(x), def, nest, depth + 1));
-            }
-            if memo != 0 {
-                self.memo.set(memo, Some(h));
-            }
-            return (h, !items.is_empty());
-        }
-        let base = self.stack.len();
-        self.contents(contents, seed, def, nest, memo);
-        (self.drain(base), true)
     }
 
     /// The hash of `v` and everything below it, on the work stack (no recursion).
