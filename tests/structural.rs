@@ -1196,6 +1196,8 @@ enum Ast {
     Call(Vec<Ast>),
     /// The same subtree object twice.
     Twice(Box<Ast>),
+    /// The same subtree object twice, the second time one level further down.
+    TwiceNested(Box<Ast>),
 }
 
 fn ast() -> impl Strategy<Value = Ast> {
@@ -1211,7 +1213,8 @@ fn ast() -> impl Strategy<Value = Ast> {
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Ast::Let(Box::new(a), Box::new(b))),
             (0usize..3, inner.clone()).prop_map(|(n, b)| Ast::Func(n, Box::new(b))),
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Ast::Call),
-            inner.prop_map(|a| Ast::Twice(Box::new(a))),
+            inner.clone().prop_map(|a| Ast::Twice(Box::new(a))),
+            inner.prop_map(|a| Ast::TwiceNested(Box::new(a))),
         ]
     })
 }
@@ -1274,6 +1277,10 @@ impl Builder<'_> {
             Ast::Twice(a) => {
                 let s = self.build(a);
                 add(&s, &s)
+            }
+            Ast::TwiceNested(a) => {
+                let s = self.build(a);
+                add(&s, &neg(s.clone()))
             }
         }
     }
@@ -1412,6 +1419,16 @@ fn hash_cache_keeps_nothing_that_can_change() {
     assert_eq!(cache.hash(&f), structural_hash(&f));
     assert_eq!(cache.hash(&body), structural_hash(&body));
     assert_eq!(cache.hash(&f), structural_hash(&f));
+    // A shared subtree met twice under a binder: its second meeting comes from the
+    // walk's memo, and what holds it is no more context-free than the first.
+    let s = add(&x, &int(1));
+    let twice = neg(s.clone());
+    let g = func(&[&x], add(&s, &twice));
+    let mut fresh_cache = StructuralHashCache::new();
+    assert_eq!(fresh_cache.hash(&g), structural_hash(&g));
+    assert_eq!(fresh_cache.hash(&twice), structural_hash(&twice));
+    assert_eq!(fresh_cache.hash(&s), structural_hash(&s));
+    drop((g, twice, s, fresh_cache));
     // The cache holds what it keeps; clearing lets go.
     assert!(!cache.is_empty());
     cache.clear();

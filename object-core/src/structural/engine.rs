@@ -876,8 +876,9 @@ pub(crate) struct HashEngine<'a> {
     cache: Option<&'a mut SubtreeHashes>,
     /// How many times the walk met something that makes a hash depend on where it is
     /// met: a variable's definition or a bound use, a cycle, a mutable container's or
-    /// a tensor's contents. An object whose walk leaves it unchanged has a hash of its
-    /// own, which [`SubtreeHashes`] may keep.
+    /// a tensor's contents — and, once any of those happened, a shared object's hash
+    /// taken from the memo (it may carry one). An object whose walk leaves it unchanged
+    /// has a hash of its own, which [`SubtreeHashes`] may keep.
     events: u64,
 }
 
@@ -1134,7 +1135,15 @@ impl<'a> HashEngine<'a> {
             // the key, in the address's low bits (objects are 8-aligned).
             let key = a | usize::from(def) | (usize::from(nest) << 1);
             match self.memo.get(key) {
-                Some(Some(h)) => return Prelude::Done(h),
+                Some(Some(h)) => {
+                    // Computed earlier in this walk: context-free if nothing made any
+                    // hash depend on its context so far; else it may carry such a
+                    // dependence (a bound variable inside), and so does what holds it.
+                    if self.events > 0 {
+                        self.events += 1;
+                    }
+                    return Prelude::Done(h);
+                }
                 Some(None) => {
                     self.events += 1;
                     return Prelude::Done(combine(seed, TAG_CYCLE));
