@@ -49,8 +49,8 @@ fn pick<T: ObjectType>(c: i64, a: &ObjectPtr<T>, b: &ObjectPtr<T>) -> ObjectRef 
 
 /// Common-subexpression elimination: in each maximal `let`-free expression, every
 /// subexpression (of height 1 to [`MAX_CSE_HEIGHT`]) that occurs more than once —
-/// structurally, by `StructuralKey`s from a hash cache — is bound once by a `let _tN` around that
-/// expression, innermost first.
+/// structurally, keyed through a `StructuralHashCache` — is bound once by a `let _tN`
+/// around that expression, innermost first.
 pub fn cse(f: &ObjectPtr<Function>) -> ObjectPtr<Function> {
     let (mut temps, mut hashes) = (0, StructuralHashCache::new());
     // Bottom-up, each node's result and whether it is `let`-free: an expression (or the
