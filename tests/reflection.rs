@@ -12,8 +12,9 @@ use std::sync::OnceLock;
 
 use object_containers::{Array, Map, Shape};
 use object_core::reflection::{
-    create, create_from_source, field_names, get_attr, get_field, visit_object_attrs, AttrVisitor,
-    FieldFlags, FieldInfo, FieldKind, FieldSource, Reflect, ReflectError, ReflectErrorKind,
+    create, create_from_source, field_names, field_ref, get_attr, get_field, visit_object_attrs,
+    AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldReader, FieldSource, Reflect, ReflectError,
+    ReflectErrorKind, TypeReflection, ValueRef,
 };
 use object_core::registry::{register_type, TypeSpec};
 use object_core::type_index as ti;
@@ -1506,6 +1507,92 @@ fn get_field_reads_only_entries_of_the_objects_own_table() {
         "field `span_id` is not a field of `rtest.Leaf`"
     );
     assert_eq!(Error::from(e).kind(), "TypeError");
+}
+
+/// A lent value, owned (to compare with what `get_field` makes).
+fn owned(v: ValueRef<'_>) -> Any {
+    match v {
+        ValueRef::Value(v) => v.to_any(),
+        ValueRef::Str(s) => Any::from(s),
+        ValueRef::Object(o) => Any::from(o.clone()),
+    }
+}
+
+#[test]
+fn field_ref_and_field_reader_lend_what_get_field_reads() {
+    let _guard = LeakCheck::new();
+    let objects = Objects::new();
+    let o = make_all(all_entries(&objects)).expect("valid fields");
+    let table = o.type_info().reflection();
+    let reader = FieldReader::new(o.type_info());
+    assert_eq!(format!("{reader:?}"), r#"FieldReader("rtest.AllTypes")"#);
+    let fields = reader.read(&o).expect("an object of the reader's type");
+    // Every field kind, by name and by position, reads as `get_field` reads it.
+    for (k, f) in table.fields().iter().enumerate() {
+        if !f.is_reflected() {
+            assert!(fields.get(k).is_none(), "{}", f.name());
+            continue;
+        }
+        let lent = owned(field_ref(&o, f).unwrap());
+        assert_eq!(lent, get_field(&o, f).unwrap(), "{}", f.name());
+        assert_eq!(owned(fields.get(k).unwrap()), lent, "{}", f.name());
+    }
+    assert!(fields.get(table.fields().len()).is_none());
+    // An object field is lent, not cloned.
+    let node = table.field("a_node").unwrap();
+    let ValueRef::Object(lent) = field_ref(&o, node).unwrap() else {
+        panic!("an object field lends its object")
+    };
+    let count = ObjectPtr::strong_count(lent);
+    let ValueRef::Object(again) = fields.get(node_position(table, "a_node")).unwrap() else {
+        panic!("an object field lends its object")
+    };
+    assert!(ObjectPtr::ptr_eq(lent, again));
+    assert_eq!(ObjectPtr::strong_count(again), count);
+
+    // Only the object's own table: another type's entry is refused, as by `get_field`,
+    // and a reader reads only objects of exactly its type.
+    let l = leaf(1, "l", None, 0.0).into_object_ref();
+    let e = field_ref(&l, table.field("a_i8").unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::NotInTable);
+    assert!(reader.read(&l).is_none());
+    let cache = l
+        .type_info()
+        .reflection()
+        .fields()
+        .iter()
+        .find(|f| f.name() == "cache");
+    let e = field_ref(&l, cache.unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::SkippedField);
+
+    // A run-time type reads through its Rust ancestor's table, by its own reader only.
+    let info = runtime_base();
+    let rt = create(info.key(), base_entries()).unwrap();
+    let fields = FieldReader::new(info).read(&rt).expect("its own type");
+    for (k, f) in info.reflection().fields().iter().enumerate() {
+        if f.is_reflected() {
+            assert_eq!(owned(fields.get(k).unwrap()), get_field(&rt, f).unwrap());
+        }
+    }
+    assert!(FieldReader::new(Base::type_info()).read(&rt).is_none());
+
+    // An unsigned value beyond `i64::MAX` is lent as its bits; `get_field` refuses it.
+    let mut all: ObjectPtr<AllTypes> = o.downcast().ok().unwrap();
+    *ObjectPtr::get_mut(&mut all).expect("unique").a_u64 = u64::MAX;
+    let all = all.into_object_ref();
+    let big = table.field("a_u64").unwrap();
+    assert_eq!(owned(field_ref(&all, big).unwrap()).as_int(), Some(-1));
+    let e = get_field(&all, big).unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::OutOfRange);
+}
+
+/// The position of the field `name` in the whole table.
+fn node_position(table: &TypeReflection, name: &str) -> usize {
+    table
+        .fields()
+        .iter()
+        .position(|f| f.name() == name)
+        .unwrap()
 }
 
 // ---------------------------------------------------------------------------------

@@ -46,8 +46,11 @@
 //! match; across the packed-call boundary they become [`Error`](crate::Error)s with the
 //! `KeyError` / `AttributeError` / `ValueError` / `TypeError` kinds of tvm-ffi.
 
+use core::fmt;
+
 use crate::any::Any;
 use crate::ptr::ObjectRef;
+use crate::TypeInfo;
 
 // (`pub(crate)` where `__private` re-exports what generated code uses.)
 pub(crate) mod create;
@@ -205,4 +208,142 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
 /// ```
 pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError> {
     raw::describe(obj).read(field)
+}
+
+/// The reflected `field` of `obj` borrowed from the object, as [`get_field`] finds it
+/// but without making an `Any`: an object field is lent as the object's handle (no
+/// reference count taken), a string as `&str`, a plain value as an
+/// [`AnyView`](crate::AnyView). The fast path for walks that only look at values, or
+/// clone the few they keep.
+///
+/// Plain values read as [`FieldValue::borrow_value`] reads them: an 8-byte unsigned
+/// integer (`u64`, `usize`) beyond `i64::MAX` reads as the `i64` with its bits (a
+/// negative number), where [`get_field`] reports
+/// [`OutOfRange`](ReflectErrorKind::OutOfRange). Use [`get_field`] when that matters.
+///
+/// # Errors
+///
+/// As [`get_field`]: [`NotInTable`](ReflectErrorKind::NotInTable) if `field` is not an
+/// entry of the table of `obj`'s run-time type, [`SkippedField`](ReflectErrorKind::SkippedField)
+/// if it is skipped; never `OutOfRange`.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{field_ref, ValueRef};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.field_ref.Pair")]
+/// struct Pair { base: Object, n: i64, next: Option<ObjectPtr<Pair>> }
+///
+/// let tail = make_object(Pair { base: Object::new(), n: 2, next: None });
+/// let head = make_object(Pair { base: Object::new(), n: 1, next: Some(tail.clone()) });
+/// let head = head.into_object_ref();
+/// let refl = head.type_info().reflection();
+///
+/// let ValueRef::Value(n) = field_ref(&head, refl.field("n").unwrap()).unwrap() else {
+///     panic!("an int is a plain value")
+/// };
+/// assert_eq!(n.as_int(), Some(1));
+/// let ValueRef::Object(next) = field_ref(&head, refl.field("next").unwrap()).unwrap() else {
+///     panic!("an object field lends the object")
+/// };
+/// assert!(std::ptr::eq(ObjectPtr::as_ptr(next).cast::<u8>(), ObjectPtr::as_ptr(&tail).cast::<u8>()));
+/// assert_eq!(ObjectPtr::strong_count(&tail), 2); // nothing taken by the read
+/// ```
+pub fn field_ref<'a>(obj: &'a ObjectRef, field: &FieldInfo) -> Result<ValueRef<'a>, ReflectError> {
+    raw::describe(obj).read_ref(field)
+}
+
+/// The fields of one type, resolved once for reading many objects of exactly that type
+/// in place: a check of the object's type index, then each field by its position in
+/// [`TypeReflection::fields`], with no registry look-up or table search per read. What
+/// serializers and other walks over many objects of few types keep per type.
+///
+/// Reads are as [`field_ref`]'s (an 8-byte unsigned integer beyond `i64::MAX` reads as
+/// its bits).
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{FieldReader, ValueRef};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.reader.Point")]
+/// struct Point { base: Object, x: i64, y: i64 }
+///
+/// let points: Vec<ObjectRef> = (0..3)
+///     .map(|i| make_object(Point { base: Object::new(), x: i, y: 10 * i }).into_object_ref())
+///     .collect();
+/// let reader = FieldReader::new(points[0].type_info());
+/// let y = reader.type_info().reflection().fields().iter().position(|f| f.name() == "y").unwrap();
+/// let ys: Vec<i64> = points
+///     .iter()
+///     .map(|p| match reader.read(p).unwrap().get(y) {
+///         Some(ValueRef::Value(v)) => v.as_int().unwrap(),
+///         _ => unreachable!(),
+///     })
+///     .collect();
+/// assert_eq!(ys, [0, 10, 20]);
+/// // An object of another type is not read through this reader.
+/// assert!(reader.read(&make_object(Object::new()).into_object_ref()).is_none());
+/// ```
+#[derive(Clone, Copy)]
+pub struct FieldReader {
+    desc: raw::TypeDescriber,
+}
+
+impl FieldReader {
+    /// The reader of objects whose run-time type is `info`.
+    pub fn new(info: &'static TypeInfo) -> Self {
+        FieldReader {
+            desc: raw::TypeDescriber::of(info),
+        }
+    }
+
+    /// The type read.
+    pub fn type_info(&self) -> &'static TypeInfo {
+        self.desc.info()
+    }
+
+    /// The fields of `obj`, if its run-time type is exactly the reader's (one compare).
+    #[inline]
+    pub fn read<'a>(&self, obj: &'a ObjectRef) -> Option<ObjectFields<'a>> {
+        self.desc.describe(obj).map(|d| ObjectFields { desc: d })
+    }
+}
+
+impl fmt::Debug for FieldReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("FieldReader")
+            .field(&self.type_info().key())
+            .finish()
+    }
+}
+
+/// An object's fields, borrowed through a [`FieldReader`].
+#[derive(Clone, Copy)]
+pub struct ObjectFields<'a> {
+    desc: raw::Described<'a>,
+}
+
+impl<'a> ObjectFields<'a> {
+    /// The value of the `k`-th entry of [`TypeReflection::fields`] of the object's
+    /// type, borrowed from the object; `None` for a skipped field or `k` past the end.
+    #[inline]
+    pub fn get(&self, k: usize) -> Option<ValueRef<'a>> {
+        self.desc.view_at(k)
+    }
+}
+
+impl fmt::Debug for ObjectFields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ObjectFields")
+            .field(&self.desc.info().key())
+            .finish()
+    }
 }

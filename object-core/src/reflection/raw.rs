@@ -401,6 +401,29 @@ impl<'a> Described<'a> {
             .map_err(|e| ReflectError::unreadable(self.info.key(), field.name, false, e))
     }
 
+    /// Reads `field`, an entry of the object's table, borrowed from the object (see
+    /// [`field_ref`](super::field_ref)).
+    pub(super) fn read_ref(&self, field: &FieldInfo) -> Result<ValueRef<'a>, ReflectError> {
+        let table = self.refl.fields.as_ptr_range();
+        if !table.contains(&(field as *const FieldInfo)) {
+            return Err(ReflectError::not_in_table(self.info.key(), field.name));
+        }
+        let Some(view) = field.view else {
+            let e = TypeError::new("a reflected field", "a skipped field");
+            return Err(ReflectError::unreadable(
+                self.info.key(),
+                field.name,
+                true,
+                e,
+            ));
+        };
+        let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
+        // SAFETY: `field` is an entry of the table describing the object's layout
+        // (checked above), so a value of its Rust type lies at `offset`, kept alive and
+        // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
+        Ok(unsafe { read_field(field.layout, view, base.add(field.offset)) })
+    }
+
     /// Reads the reflected field called `name`.
     ///
     /// # Errors
