@@ -1039,6 +1039,14 @@ fn unsigned_fields_beyond_i64_are_refused_when_saving() {
         e.message().starts_with("field `big` of `jgtest.Wide`: "),
         "{e}"
     );
+    // The smallest such value (whose bits read as `i64::MIN`) too.
+    let e = to_json_graph(&Any::from(make_object(Wide {
+        base: Object::new(),
+        big: 1 << 63,
+        byte: 0,
+    })))
+    .unwrap_err();
+    assert_eq!(e.kind(), GraphErrorKind::Unsupported, "{e}");
     // Reflection's error is the source, and what a packed call sees.
     let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<Error>());
     assert_eq!(source.map(Error::kind), Some("TypeError"));

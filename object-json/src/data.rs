@@ -4,7 +4,7 @@
 
 use object_core::reflection::{FieldInfo, FieldKind};
 use object_core::type_index as ti;
-use object_core::{Any, DataType, Device};
+use object_core::{Any, AnyView, DataType, Device};
 
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json::{self, Json};
@@ -63,7 +63,7 @@ pub(crate) fn graph_key(v: &Any) -> &'static str {
 
 /// `None`, booleans, numbers and strings as JSON literals; `None` (the option) for any
 /// other value.
-pub(crate) fn write_literal(out: &mut String, v: &Any) -> Option<()> {
+pub(crate) fn write_literal(out: &mut String, v: AnyView<'_>) -> Option<()> {
     match v.type_index() {
         ti::NONE => out.push_str("null"),
         ti::BOOL => out.push_str(if v.as_bool()? { "true" } else { "false" }),
@@ -163,9 +163,12 @@ pub(crate) fn read_data_type(s: &str) -> Result<DataType, GraphError> {
 pub(crate) fn write_inline(
     out: &mut String,
     field: &FieldInfo,
-    value: &Any,
+    value: AnyView<'_>,
 ) -> Result<(), GraphError> {
     match field.kind() {
+        FieldKind::Int if value.type_index() == ti::INT => {
+            json::write_i64(out, value.as_int().unwrap_or(0));
+        }
         FieldKind::DataType => {
             let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));
             json::write_str(out, &data_type_text(d)?);

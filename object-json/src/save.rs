@@ -2,12 +2,10 @@
 //! numbers every distinct value once, children before parents, and writes each node's
 //! line as soon as its children have indices.
 
-use std::collections::HashMap;
-
 use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape};
-use object_core::reflection::{self, FieldInfo, ReflectError};
+use object_core::reflection::{self, FieldInfo, FieldReader, ObjectFields, ReflectError, ValueRef};
 use object_core::type_index as ti;
-use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
+use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
 use crate::data::{
     data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, Style, B64,
@@ -16,8 +14,6 @@ use crate::error::{GraphError, GraphErrorKind};
 use crate::json;
 use crate::tensor::write_tensor;
 use base64::Engine as _;
-
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Writes `value` and everything it reaches as a JSON graph (see the
 /// [crate docs](crate) for the format), in the compact form tvm-ffi writes (no white
@@ -187,8 +183,8 @@ fn save(
         style,
         ..Saver::default()
     };
-    w.nodes.push_str(&" ".repeat(ROOM));
-    let root = w.add(value)?;
+    let mut out = " ".repeat(ROOM);
+    let root = w.add(value, &mut out)?;
     let mut head = String::with_capacity(ROOM);
     head.push('{');
     style.key(&mut head, "root_index");
@@ -196,7 +192,6 @@ fn save(
     head.push_str(style.comma);
     style.key(&mut head, "nodes");
     head.push('[');
-    let mut out = std::mem::take(&mut w.nodes);
     drop(w);
     out.replace_range(..ROOM, &head);
     out.push_str(style.end);
@@ -223,7 +218,7 @@ fn write_metadata(
         }
         json::write_str(out, k.as_str());
         out.push_str(style.colon);
-        write_literal(out, v).ok_or_else(|| {
+        write_literal(out, v.view()).ok_or_else(|| {
             GraphError::new(
                 GraphErrorKind::Metadata,
                 format!(
@@ -251,9 +246,22 @@ struct TypeForm {
     /// The node up to its first field's value: `{"type":"key","data":{"name":`
     /// (`{"type":"key","data":{` without fields).
     head: String,
-    /// Every reflected field, with the text before its value: for the first, nothing
-    /// (`head` has it); for the others, `,"name":`.
-    fields: Vec<(&'static FieldInfo, String)>,
+    /// Every reflected field, with the text before its value.
+    fields: Vec<FormField>,
+    /// Reads the type's fields in place.
+    reader: FieldReader,
+}
+
+/// A reflected field of a [`TypeForm`].
+struct FormField {
+    info: &'static FieldInfo,
+    /// Its position in the type's whole table (`TypeReflection::fields`).
+    at: usize,
+    /// Written as a literal in the node (else as a child's node index).
+    inline: bool,
+    /// The text before its value: for the first field, nothing (`head` has it); for
+    /// the others, `,"name":`.
+    before: String,
 }
 
 /// A distinct value reached, and where its node stands.
@@ -277,14 +285,11 @@ struct Saver {
     /// The child slots of the nodes being written: one range per node on the stack
     /// (pushed when it is visited, popped when it is written).
     arena: Vec<usize>,
-    /// Reflected types' forms, and their positions by type index.
+    /// Reflected types' forms, and their positions by type index (`NO_FORM` for none
+    /// yet; type indices are dense, so a table beats a hash map here).
     forms: Vec<TypeForm>,
-    form_index: FastMap<u32, usize>,
-    /// The node lines written so far.
-    nodes: String,
+    form_index: Vec<u32>,
     count: usize,
-    /// Scratch for child lists.
-    children: Vec<Any>,
 }
 
 impl Default for Saver {
@@ -296,10 +301,8 @@ impl Default for Saver {
             hasher: foldhash::fast::FixedState::default(),
             arena: Vec::new(),
             forms: Vec::new(),
-            form_index: FastMap::default(),
-            nodes: String::new(),
+            form_index: Vec::new(),
             count: 0,
-            children: Vec::new(),
         }
     }
 }
@@ -342,59 +345,85 @@ fn same_value(a: &Any, b: &Any) -> bool {
 
 /// The position in `forms` of the form of `v`'s reflected type (made on first use), or
 /// an error if `v` is not a reflected object.
+#[inline]
 fn form_of(
     forms: &mut Vec<TypeForm>,
-    index: &mut FastMap<u32, usize>,
+    index: &mut Vec<u32>,
     v: &Any,
     style: Style,
 ) -> Result<usize, GraphError> {
-    match index.entry(v.type_index()) {
-        std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            let obj = reflected(v)?;
-            let mut head = String::from(style.node_type);
-            json::write_str(&mut head, graph_key(v));
-            head.push_str(style.data);
-            head.push('{');
-            let fields = obj
-                .type_info()
-                .reflection()
-                .reflected_fields()
-                .enumerate()
-                .map(|(i, f)| {
-                    let mut name = String::new();
-                    if i > 0 {
-                        name.push_str(style.comma);
-                    }
-                    json::write_str(&mut name, f.name());
-                    name.push_str(style.colon);
-                    if i == 0 {
-                        head.push_str(&name);
-                        name.clear();
-                    }
-                    (f, name)
-                })
-                .collect();
-            forms.push(TypeForm { head, fields });
-            Ok(*e.insert(forms.len() - 1))
-        }
+    match index.get(v.type_index() as usize) {
+        Some(&i) if i != NO_FORM => Ok(i as usize),
+        _ => new_form(forms, index, v, style),
     }
 }
 
+/// In `form_index`: no form made yet for that type index.
+const NO_FORM: u32 = u32::MAX;
+
+/// Makes the form of `v`'s reflected type and enters it in `index` (see `form_of`).
+#[cold]
+fn new_form(
+    forms: &mut Vec<TypeForm>,
+    index: &mut Vec<u32>,
+    v: &Any,
+    style: Style,
+) -> Result<usize, GraphError> {
+    let obj = reflected(v)?;
+    let mut head = String::from(style.node_type);
+    json::write_str(&mut head, graph_key(v));
+    head.push_str(style.data);
+    head.push('{');
+    let info = obj.type_info();
+    let fields = info
+        .reflection()
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.is_reflected())
+        .enumerate()
+        .map(|(i, (at, f))| {
+            let mut name = String::new();
+            if i > 0 {
+                name.push_str(style.comma);
+            }
+            json::write_str(&mut name, f.name());
+            name.push_str(style.colon);
+            if i == 0 {
+                head.push_str(&name);
+                name.clear();
+            }
+            FormField {
+                info: f,
+                at,
+                inline: f.is_inline_pod(),
+                before: name,
+            }
+        })
+        .collect();
+    forms.push(TypeForm {
+        head,
+        fields,
+        reader: FieldReader::new(info),
+    });
+    let (at, form) = (v.type_index() as usize, forms.len() - 1);
+    if index.len() <= at {
+        index.resize(at + 1, NO_FORM);
+    }
+    index[at] = form as u32;
+    Ok(form)
+}
+
 impl Saver {
-    /// Writes `root` and what it reaches, children first; returns the root's index.
-    fn add(&mut self, root: &Any) -> Result<usize, GraphError> {
+    /// Writes `root` and what it reaches to `out`, children first; returns the root's
+    /// index.
+    fn add(&mut self, root: &Any, out: &mut String) -> Result<usize, GraphError> {
         let root = self.intern(root.clone());
         let mut stack = vec![Task::Visit(root)];
         while let Some(task) = stack.pop() {
             match task {
-                Task::Visit(slot) => self.visit(slot, &mut stack)?,
-                Task::Emit { slot, start, form } => {
-                    self.emit(slot, start, form)?;
-                    self.arena.truncate(start);
-                    self.slots[slot].state = self.count;
-                    self.count += 1;
-                }
+                Task::Visit(slot) => self.visit(out, slot, &mut stack)?,
+                Task::Emit { slot, start, form } => self.write(out, slot, start, form)?,
             }
         }
         self.node_of(root)
@@ -402,7 +431,12 @@ impl Saver {
 
     /// Visits `slot` if it is queued: lists its children (queueing the new ones) and
     /// pushes the tasks that write them, then it.
-    fn visit(&mut self, slot: usize, stack: &mut Vec<Task>) -> Result<(), GraphError> {
+    fn visit(
+        &mut self,
+        out: &mut String,
+        slot: usize,
+        stack: &mut Vec<Task>,
+    ) -> Result<(), GraphError> {
         match self.slots[slot].state {
             ACTIVE => {
                 let key = self.slots[slot].value.type_key();
@@ -414,16 +448,17 @@ impl Saver {
             }
             QUEUED => {
                 self.slots[slot].state = ACTIVE;
-                let mut kids = std::mem::take(&mut self.children);
-                kids.clear();
-                let form = self.list_children(slot, &mut kids);
                 let start = self.arena.len();
-                for kid in kids.drain(..) {
-                    let s = self.intern(kid);
-                    self.arena.push(s);
-                }
-                self.children = kids;
+                // The value is taken out of its slot while its children are entered
+                // (which may move the slots), and put back.
+                let v = std::mem::take(&mut self.slots[slot].value);
+                let form = self.enter_children(&v);
+                self.slots[slot].value = v;
                 let form = form?;
+                if self.arena.len() == start {
+                    // A leaf: written now.
+                    return self.write(out, slot, start, form);
+                }
                 stack.push(Task::Emit { slot, start, form });
                 // Reversed, so children are written in order; those written already
                 // need no visit.
@@ -438,7 +473,24 @@ impl Saver {
         }
     }
 
+    /// Writes the node of `slot` (whose children are written) and numbers it.
+    #[inline]
+    fn write(
+        &mut self,
+        out: &mut String,
+        slot: usize,
+        start: usize,
+        form: Option<usize>,
+    ) -> Result<(), GraphError> {
+        self.emit(out, slot, start, form)?;
+        self.arena.truncate(start);
+        self.slots[slot].state = self.count;
+        self.count += 1;
+        Ok(())
+    }
+
     /// The slot of `v`, new (and queued) if it was not reached before.
+    #[inline(always)]
     fn intern(&mut self, v: Any) -> usize {
         if let Some(o) = v.as_object() {
             if !matches!(v.type_index(), ti::STRING | ti::BYTES) && ObjectPtr::strong_count(o) == 2
@@ -449,6 +501,12 @@ impl Saver {
                 return self.new_slot(v, false);
             }
         }
+        self.intern_in_table(v)
+    }
+
+    /// The slot of `v`, found in (or entered into) the table.
+    #[inline(never)]
+    fn intern_in_table(&mut self, v: Any) -> usize {
         let v = canonical_nan(v);
         let hash = hash_value(&self.hasher, &v);
         let slots = &self.slots;
@@ -489,14 +547,17 @@ impl Saver {
         }
     }
 
-    /// The values the node of `slot` refers to, in the order its data lists them; and
-    /// the form of a reflected object.
-    fn list_children(
-        &mut self,
-        slot: usize,
-        out: &mut Vec<Any>,
-    ) -> Result<Option<usize>, GraphError> {
-        let v = &self.slots[slot].value;
+    /// Enters the values the node of `v` refers to (queueing the new ones), and pushes
+    /// their slots on the arena, in the order its data lists them; returns the form of
+    /// a reflected object.
+    /// Enters one child: its slot, pushed on the arena.
+    #[inline]
+    fn enter(&mut self, kid: Any) {
+        let s = self.intern(kid);
+        self.arena.push(s);
+    }
+
+    fn enter_children(&mut self, v: &Any) -> Result<Option<usize>, GraphError> {
         match v.type_index() {
             ti::NONE
             | ti::INT
@@ -512,14 +573,16 @@ impl Saver {
             | ti::TENSOR => Ok(None),
             ti::ARRAY => {
                 let a = Array::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                out.extend(a.iter().cloned());
+                for item in a.iter() {
+                    self.enter(item.clone());
+                }
                 Ok(None)
             }
             ti::MAP => {
                 let m = Map::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 for (k, val) in m.iter() {
-                    out.push(k.clone());
-                    out.push(val.clone());
+                    self.enter(k.clone());
+                    self.enter(val.clone());
                 }
                 Ok(None)
             }
@@ -528,23 +591,28 @@ impl Saver {
             // changes the container meanwhile).
             ti::LIST => {
                 let l = List::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                out.extend(l.to_array().iter().cloned());
+                for item in l.to_array().iter() {
+                    self.enter(item.clone());
+                }
                 Ok(None)
             }
             ti::DICT => {
                 let d = Dict::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 for (k, val) in d.to_map().iter() {
-                    out.push(k.clone());
-                    out.push(val.clone());
+                    self.enter(k.clone());
+                    self.enter(val.clone());
                 }
                 Ok(None)
             }
             _ => {
                 let index = form_of(&mut self.forms, &mut self.form_index, v, self.style)?;
                 let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
-                for (field, _) in &self.forms[index].fields {
-                    if !field.is_inline_pod() {
-                        out.push(read_field(obj, field)?);
+                let fields = self.forms[index].reader.read(obj);
+                for k in 0..self.forms[index].fields.len() {
+                    let field = &self.forms[index].fields[k];
+                    if !field.inline {
+                        let kid = read_child(obj, fields, field)?;
+                        self.enter(kid);
                     }
                 }
                 Ok(Some(index))
@@ -552,18 +620,22 @@ impl Saver {
         }
     }
 
-    fn emit(&mut self, slot: usize, start: usize, form: Option<usize>) -> Result<(), GraphError> {
-        let mut out = std::mem::take(&mut self.nodes);
+    fn emit(
+        &mut self,
+        out: &mut String,
+        slot: usize,
+        start: usize,
+        form: Option<usize>,
+    ) -> Result<(), GraphError> {
         if self.count > 0 {
             out.push(',');
         }
         let (v, kids) = (&self.slots[slot].value, &self.arena[start..]);
         let r = match form {
             // A reflected object (the form was made when it was visited).
-            Some(i) => self.emit_object(&mut out, v, kids, &self.forms[i]),
-            None => self.emit_value(&mut out, v, kids),
+            Some(i) => self.emit_object(out, v, kids, &self.forms[i]),
+            None => self.emit_value(out, v, kids),
         };
-        self.nodes = out;
         if !self.slots[slot].in_table {
             // Reached through one position only, so done with: released while it is
             // in the cache, rather than in a sweep over every object at the end.
@@ -584,11 +656,21 @@ impl Saver {
         let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
         out.push_str(&form.head);
         let mut kids = kids.iter();
-        for (field, before) in &form.fields {
+        let fields = form.reader.read(obj);
+        for FormField {
+            info: field,
+            at,
+            inline,
+            before,
+        } in &form.fields
+        {
             out.push_str(before);
-            if field.is_inline_pod() {
-                let value = read_field(obj, field)?;
-                write_inline(out, field, &value).map_err(|e| {
+            if *inline {
+                let written = match fields.and_then(|f| f.get(*at)) {
+                    Some(ValueRef::Value(v)) if exact(v) => write_inline(out, field, v),
+                    _ => write_inline(out, field, read_field(obj, field)?.view()),
+                };
+                written.map_err(|e| {
                     let (name, key) = (field.name(), obj.type_key());
                     GraphError::new(e.kind(), format!("field `{name}` of `{key}`: {e}"))
                         .with_field(name)
@@ -621,7 +703,7 @@ impl Saver {
         out.push_str(self.style.data);
         match type_index {
             ti::INT | ti::BOOL | ti::FLOAT => {
-                write_literal(out, v);
+                write_literal(out, v.view());
             }
             ti::DATA_TYPE => {
                 let d = v.as_data_type().unwrap_or(DataType::new(0, 0, 0));
@@ -676,6 +758,31 @@ fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphEr
         Ok(v) => Ok(v),
         Err(e) => Err(unreadable_field(obj, field, e)),
     }
+}
+
+/// A field that is not written inline (an object, a string, an `Any`), as a value the
+/// saver keeps: read in place, with the exact reader's result where that may differ.
+#[inline]
+fn read_child(
+    obj: &ObjectRef,
+    fields: Option<ObjectFields<'_>>,
+    field: &FormField,
+) -> Result<Any, GraphError> {
+    match fields.and_then(|f| f.get(field.at)) {
+        Some(ValueRef::Object(o)) => Ok(Any::from(o.clone())),
+        Some(ValueRef::Value(v)) if exact(v) => Ok(v.to_any()),
+        // A string (kept as its object, not copied), or what only `get_field` reads
+        // exactly.
+        _ => read_field(obj, field.info),
+    }
+}
+
+/// Whether a value read in place is the field's exact value: any but a negative
+/// integer, which may be an unsigned field's value beyond `i64::MAX` read as its bits
+/// (`get_field` tells the two apart).
+#[inline]
+fn exact(v: AnyView<'_>) -> bool {
+    v.as_int().is_none_or(|i| i >= 0)
 }
 
 // Out of line: `read_field` runs once per object-valued field on the hot path.
