@@ -74,6 +74,9 @@ use serde::{Deserialize, Serialize};
 
 /// Leaves of the tree: with the operators and the shared variables, ~1,000,000 objects.
 const LEAVES: usize = 533_334;
+/// Leaves of the quarter-size tree (~250,000 objects), whose texts both stay under
+/// glibc's 32 MiB limit for recycling freed blocks.
+const SMALL_LEAVES: usize = 133_334;
 /// Every `SHARE_EVERY`-th leaf is a shared variable.
 const SHARE_EVERY: usize = 8;
 /// Distinct variables.
@@ -197,9 +200,15 @@ fn print_serde(e: &SExpr, out: &mut String) {
 }
 
 fn json_graph(c: &mut Criterion) {
+    groups(c, LEAVES, "");
+    groups(c, SMALL_LEAVES, "_quarter");
+}
+
+/// The save and load groups over a tree of `leaves` leaves, named with `suffix`.
+fn groups(c: &mut Criterion, leaves: usize, suffix: &str) {
     let vars: Vec<ObjectPtr<tour::Var>> = (0..VARS).map(|i| tour::var(&var_name(i))).collect();
-    let ours = Any::from(build_ours(0, LEAVES, &vars));
-    let tree = build_serde(0, LEAVES);
+    let ours = Any::from(build_ours(0, leaves, &vars));
+    let tree = build_serde(0, leaves);
 
     // The two inputs are the same expression, and the counts are what the docs say.
     let expr = ObjectPtr::<Expr>::try_from(ours.clone()).unwrap();
@@ -229,7 +238,7 @@ fn json_graph(c: &mut Criterion) {
         assert!(back == tree);
     }
 
-    let mut g = c.benchmark_group("json_graph_save");
+    let mut g = c.benchmark_group(format!("json_graph_save{suffix}"));
     g.sampling_mode(SamplingMode::Flat);
     g.sample_size(10);
     g.warm_up_time(Duration::from_secs(1));
@@ -244,7 +253,7 @@ fn json_graph(c: &mut Criterion) {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("json_graph_load");
+    let mut g = c.benchmark_group(format!("json_graph_load{suffix}"));
     g.sampling_mode(SamplingMode::Flat);
     g.sample_size(10);
     g.warm_up_time(Duration::from_secs(1));

@@ -450,7 +450,10 @@ impl Saver {
                 self.slots[slot].state = ACTIVE;
                 let start = self.arena.len();
                 // The value is taken out of its slot while its children are entered
-                // (which may move the slots), and put back.
+                // (which may move the slots), and put back. A child that is the value
+                // itself (a cycle) is not found in the table meanwhile: it gets a slot
+                // of its own, whose visit meets this one, still `ACTIVE`, so the cycle
+                // is reported one level down.
                 let v = std::mem::take(&mut self.slots[slot].value);
                 let form = self.enter_children(&v);
                 self.slots[slot].value = v;
@@ -533,17 +536,11 @@ impl Saver {
 
     /// The node index of a slot, which must be written already (else the value
     /// reaches itself).
+    #[inline]
     fn node_of(&self, slot: usize) -> Result<usize, GraphError> {
         match self.slots[slot].state {
             i if i < ACTIVE => Ok(i),
-            _ => {
-                let key = self.slots[slot].value.type_key();
-                Err(GraphError::new(
-                    GraphErrorKind::Cycle,
-                    format!("cannot save a cycle through a `{key}`"),
-                )
-                .with_type_key(key))
-            }
+            _ => Err(cycle_through(&self.slots[slot].value)),
         }
     }
 
@@ -783,6 +780,17 @@ fn read_child(
 #[inline]
 fn exact(v: AnyView<'_>) -> bool {
     v.as_int().is_none_or(|i| i >= 0)
+}
+
+/// The error for a value met again while its own node is being written.
+#[cold]
+fn cycle_through(v: &Any) -> GraphError {
+    let key = v.type_key();
+    GraphError::new(
+        GraphErrorKind::Cycle,
+        format!("cannot save a cycle through a `{key}`"),
+    )
+    .with_type_key(key)
 }
 
 // Out of line: `read_field` runs once per object-valued field on the hot path.
