@@ -18,7 +18,9 @@
 use std::cell::RefCell;
 use std::sync::RwLock;
 
-use object_core::reflection::{create_from_source, get_field, FieldInfo, FieldSource};
+use object_core::reflection::{
+    create_from_source, get_field, FieldInfo, FieldReader, FieldSource, ValueRef,
+};
 use object_core::registry::{self, TypeSpec};
 use object_core::{type_index, Any, Error, ObjectRef, TypeInfo};
 use pyo3::basic::CompareOp;
@@ -243,6 +245,10 @@ impl PyObj {
 pub(crate) struct FieldDescr {
     info: &'static FieldInfo,
     owner: &'static str,
+    /// Reads objects of exactly the class's type in place (`info` is entry `at` of its
+    /// table); other objects (none in practice) take `get_field`.
+    reader: FieldReader,
+    at: usize,
 }
 
 #[pymethods]
@@ -257,7 +263,18 @@ impl FieldDescr {
             return Ok(slf.clone().into_any().unbind());
         };
         let this = obj.cast::<PyObj>()?;
-        let value = get_field(&this.get().obj, slf.get().info).map_err(|e| err(py, e))?;
+        let (d, o) = (slf.get(), &this.get().obj);
+        match d.reader.read(o).and_then(|f| f.get(d.at)) {
+            Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
+            Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
+            // (A negative integer may be an unsigned field's value beyond `i64::MAX` read
+            // as its bits: `get_field` tells.)
+            Some(ValueRef::Value(v)) if v.as_int().is_none_or(|i| i >= 0) => {
+                return any_to_py(py, v.to_any())
+            }
+            _ => {}
+        }
+        let value = get_field(o, d.info).map_err(|e| err(py, e))?;
         any_to_py(py, value)
     }
 
@@ -378,7 +395,11 @@ fn make_class<'py>(
     ns.set_item("_type_index", index)?;
     ns.set_item("_type_key", key)?;
     if !info.reflection().is_opaque() {
-        for f in info.reflection().reflected_fields() {
+        let reader = FieldReader::new(info);
+        for (at, f) in info.reflection().fields().iter().enumerate() {
+            if !f.is_reflected() {
+                continue;
+            }
             ns.set_item(
                 f.name(),
                 Bound::new(
@@ -386,6 +407,8 @@ fn make_class<'py>(
                     FieldDescr {
                         info: f,
                         owner: key,
+                        reader,
+                        at,
                     },
                 )?,
             )?;

@@ -44,6 +44,11 @@ def test_fields_are_read_only_attributes(tour):
     x = tour.Var(name="x")
     e = tour.Mul(lhs=x, rhs=tour.IntImm(value=7))
     assert e.lhs == x and e.rhs.value == 7 and x.name == "x"
+    # Read in place: integers at both ends and negative ones, inline and object strings.
+    for v in [0, -3, 2**63 - 1, -(2**63)]:
+        assert tour.IntImm(value=v).value == v
+    long = "a name longer than seven bytes"
+    assert tour.Var(name=long).name == long
     assert {"lhs", "rhs", "type_key"} <= set(dir(e))
     assert isinstance(tour.Add.lhs, op.Field) and tour.Add.lhs.name == "lhs"
     with pytest.raises(AttributeError, match="read-only"):
