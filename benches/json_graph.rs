@@ -25,6 +25,10 @@
 //! - `json_graph_load`: `from_json_graph(&text)` against
 //!   `serde_json::from_str::<SExpr>(&text)`. The loaded value is dropped outside the
 //!   timed region (`iter_batched` with `BatchSize::PerIteration`), on both sides.
+//! - `json_graph_save_quarter`, `json_graph_load_quarter`: the same over a quarter of
+//!   the tree (133,334 leaves: 250,128 graph nodes, 12.6 MB of text; serde 266,667 tree
+//!   nodes, 6.6 MB), where both texts stay under glibc's 32 MiB limit for reusing freed
+//!   blocks (see "Reading the numbers").
 //!
 //! Throughput is in nodes (ours: graph nodes; serde: tree nodes). Each iteration takes
 //! a good part of a second, so the groups use flat sampling, 10 samples and a short
@@ -34,31 +38,44 @@
 //!
 //! | benchmark | target |
 //! | --- | --- |
-//! | `json_graph_save/to_json_graph` | ≤ 2 × `json_graph_save/serde_json`, per node |
+//! | `json_graph_save/to_json_graph` | ≤ 2 × `json_graph_save/serde_json`, per node (missed: 1.8–3.0×) |
 //! | `json_graph_load/from_json_graph` | ≤ 2 × `json_graph_load/serde_json`, per node (missed: 2.0–2.4×) |
 //!
 //! # Reading the numbers
 //!
-//! - On the shared 2-core machine the absolute times move by ±15% from run to run
-//!   (serde's too); compare the ratios within one run. Per node (ours: 1,000,128 graph
-//!   nodes; serde: 1,066,667 tree nodes), three runs after the changes below: save
-//!   1.97×, 2.16×, 1.97×; load 2.02×, 2.36×, 2.35× (before them, in the same session:
-//!   save 2.29×, load 2.71×).
+//! - On the shared 2-core machine the absolute times move by ±15–25% from run to run
+//!   (serde's too, independently); compare the ratios within one run. An earlier
+//!   session measured save 1.97–2.16× and load 2.02–2.36× per node (ours: 1,000,128
+//!   graph nodes; serde: 1,066,667 tree nodes).
+//! - Measured again on 2026-11-24, before the in-place reads below: save 2.82–3.11×,
+//!   load 2.32×. After them, save 2.14–2.97× (full tree) and 1.83–2.59× (quarter);
+//!   load unchanged. Alternating the two builds in one window, `to_json_graph` on the
+//!   quarter tree took 21.4, 24.5, 24.9 ms against 25.3, 28.4, 31.7 ms before (13–21%
+//!   less).
+//! - Page faults: the full tree's 51 MB text is above glibc's 32 MiB limit, so every
+//!   save maps fresh memory and faults it in (`perf stat`: ~14,000 faults a save, about
+//!   20% of its time, as system time on this VM), while serde's 26 MB text reuses the
+//!   block the previous iteration freed (no faults). The quarter groups show the
+//!   per-node cost without that difference.
 //! - Our text is 1.9 times as long (51 MB against 26 MB: type keys, field names and
 //!   indices for every node); writing and reading those bytes is most of the gap.
 //! - Saving: objects reached once (reference count 2 when read: the parent's field
 //!   and the saver's clone) skip the hash table; the text between a type's values is
-//!   worked out once per type (`TypeForm`), so a node is a few appends; the rest is
-//!   reading each field through reflection (one reference-count increment per child
-//!   object) and formatting integers. Callgrind, 131,071 nodes: 953 → 845 instructions
-//!   a node.
+//!   worked out once per type (`TypeForm`, found by type index in a table), so a node
+//!   is a few appends; fields are read in place through a `FieldReader` kept with the
+//!   form (one type-index compare, then each field by position: no registry look-up,
+//!   table search or boxed value per read; one reference-count increment per child
+//!   object), children are entered as they are read, and a leaf is written when it is
+//!   visited. Callgrind: 953 → 845 instructions a node (an earlier session, 131,071
+//!   nodes), then 844 → 621 (this bench's tree, 2026-11-24). What is left is mostly
+//!   formatting integers (`itoa`) and short `memcpy`s of the text pieces.
 //! - Loading: graphs written children first (as `to_json_graph` writes them) take a
 //!   fast path that builds each node as it is read: strings are scanned eight bytes at
 //!   a time, the `"type"` and `"data"` keys matched as bytes, type keys compared with
 //!   the last four before they are hashed, and fields built through reflection
 //!   (`create_from_source`: named fields taken from a list, one allocation per object).
-//!   Callgrind: 2,140 → 1,734 instructions a node, of which about 500 are `malloc`
-//!   and building, the rest JSON scanning and the nodes table. Other graphs, and every
+//!   Callgrind: 2,140 → 1,734 instructions a node (1,607 on 2026-11-24), of which
+//!   about 500 are `malloc` and building, the rest JSON scanning and the nodes table. Other graphs, and every
 //!   error, take the general path (whole document, then a depth-first build from the
 //!   root), at about the speed the fast path replaced (~5.5× serde).
 
