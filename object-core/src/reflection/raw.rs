@@ -382,45 +382,41 @@ impl<'a> Described<'a> {
     /// form.
     #[inline]
     pub(super) fn read(&self, field: &FieldInfo) -> Result<Any, ReflectError> {
+        let get = self.entry_point(field, |f| f.get)?;
+        // SAFETY: `field` is an entry of the table describing the object's layout
+        // (checked by `entry_point`), so its value lies at `offset` in the live object.
+        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
+            .map_err(|e| ReflectError::unreadable(self.info.key(), field.name, false, e))
+    }
+
+    /// The entry point `pick` takes from `field`, once `field` is checked to be an
+    /// entry of the object's table (`NotInTable` if not) that is not skipped
+    /// (`SkippedField`: no entry point).
+    #[inline]
+    fn entry_point<F>(
+        &self,
+        field: &FieldInfo,
+        pick: impl FnOnce(&FieldInfo) -> Option<F>,
+    ) -> Result<F, ReflectError> {
         let table = self.refl.fields.as_ptr_range();
         if !table.contains(&(field as *const FieldInfo)) {
             return Err(ReflectError::not_in_table(self.info.key(), field.name));
         }
-        let Some(get) = field.get else {
+        pick(field).ok_or_else(|| {
             let e = TypeError::new("a reflected field", "a skipped field");
-            return Err(ReflectError::unreadable(
-                self.info.key(),
-                field.name,
-                true,
-                e,
-            ));
-        };
-        // SAFETY: `field` is an entry of the table describing the object's layout
-        // (checked above), so its value lies at `offset` in the live object.
-        unsafe { get(ObjectPtr::as_ptr(self.obj).cast::<u8>().add(field.offset)) }
-            .map_err(|e| ReflectError::unreadable(self.info.key(), field.name, false, e))
+            ReflectError::unreadable(self.info.key(), field.name, true, e)
+        })
     }
 
     /// Reads `field`, an entry of the object's table, borrowed from the object (see
     /// [`field_ref`](super::field_ref)).
     pub(super) fn read_ref(&self, field: &FieldInfo) -> Result<ValueRef<'a>, ReflectError> {
-        let table = self.refl.fields.as_ptr_range();
-        if !table.contains(&(field as *const FieldInfo)) {
-            return Err(ReflectError::not_in_table(self.info.key(), field.name));
-        }
-        let Some(view) = field.view else {
-            let e = TypeError::new("a reflected field", "a skipped field");
-            return Err(ReflectError::unreadable(
-                self.info.key(),
-                field.name,
-                true,
-                e,
-            ));
-        };
+        let view = self.entry_point(field, |f| f.view)?;
         let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
         // SAFETY: `field` is an entry of the table describing the object's layout
-        // (checked above), so a value of its Rust type lies at `offset`, kept alive and
-        // unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
+        // (checked by `entry_point`), so a value of its Rust type lies at `offset`, kept
+        // alive and unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only
+        // uniquely).
         Ok(unsafe { read_field(field.layout, view, base.add(field.offset)) })
     }
 
