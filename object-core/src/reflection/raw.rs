@@ -413,10 +413,10 @@ impl<'a> Described<'a> {
     pub(super) fn read_ref(&self, field: &FieldInfo) -> Result<ValueRef<'a>, ReflectError> {
         let view = self.entry_point(field, |f| f.view)?;
         let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
-        // SAFETY: `field` is an entry of the table describing the object's layout
-        // (checked by `entry_point`), so a value of its Rust type lies at `offset`, kept
-        // alive and unchanged for `'a` by `self.obj: &'a ObjectRef` (fields change only
-        // uniquely).
+        // `field` is an entry of the table describing the object's layout (checked by
+        // `entry_point`); `self.obj: &'a ObjectRef` keeps the object alive and unchanged
+        // SAFETY: for `'a` (fields change only uniquely), so a value of the field's Rust
+        // type lies at `offset` for as long as the borrow.
         Ok(unsafe { read_field(field.layout, view, base.add(field.offset)) })
     }
 
