@@ -544,9 +544,6 @@ impl Saver {
         }
     }
 
-    /// Enters the values the node of `v` refers to (queueing the new ones), and pushes
-    /// their slots on the arena, in the order its data lists them; returns the form of
-    /// a reflected object.
     /// Enters one child: its slot, pushed on the arena.
     #[inline]
     fn enter(&mut self, kid: Any) {
@@ -554,6 +551,9 @@ impl Saver {
         self.arena.push(s);
     }
 
+    /// Enters the values the node of `v` refers to (queueing the new ones), and pushes
+    /// their slots on the arena, in the order its data lists them; returns the form of
+    /// a reflected object.
     fn enter_children(&mut self, v: &Any) -> Result<Option<usize>, GraphError> {
         match v.type_index() {
             ti::NONE
@@ -743,7 +743,7 @@ impl Saver {
     }
 }
 
-/// A reflected field's value.
+/// A reflected field's value, read through `get_field` (exactly: see `exact`).
 ///
 /// # Errors
 ///
@@ -793,7 +793,8 @@ fn cycle_through(v: &Any) -> GraphError {
     .with_type_key(key)
 }
 
-// Out of line: `read_field` runs once per object-valued field on the hot path.
+// Out of line: `read_field` is the fallback of the in-place reads (strings, negative
+// integers), still met once a node in some graphs.
 #[cold]
 #[inline(never)]
 fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: ReflectError) -> GraphError {
