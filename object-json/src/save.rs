@@ -793,8 +793,8 @@ fn cycle_through(v: &Any) -> GraphError {
     .with_type_key(key)
 }
 
-// Out of line: `read_field` is the fallback of the in-place reads (strings, negative
-// integers), still met once a node in some graphs.
+// Out of line, so that `read_field` (the in-place reads' fallback, for strings and
+// negative integers: once a node in some graphs) stays small.
 #[cold]
 #[inline(never)]
 fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: ReflectError) -> GraphError {
