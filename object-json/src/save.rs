@@ -290,7 +290,13 @@ struct Saver {
     forms: Vec<TypeForm>,
     form_index: Vec<u32>,
     count: usize,
+    /// The slot whose children are being entered (its value is out of the slot
+    /// meanwhile, see `visit`), else `NONE_ENTERING`.
+    entering: usize,
 }
+
+/// In `Saver::entering`: no slot's children are being entered.
+const NONE_ENTERING: usize = usize::MAX;
 
 impl Default for Saver {
     fn default() -> Self {
@@ -303,6 +309,7 @@ impl Default for Saver {
             forms: Vec::new(),
             form_index: Vec::new(),
             count: 0,
+            entering: NONE_ENTERING,
         }
     }
 }
@@ -450,12 +457,15 @@ impl Saver {
                 self.slots[slot].state = ACTIVE;
                 let start = self.arena.len();
                 // The value is taken out of its slot while its children are entered
-                // (which may move the slots), and put back. A child that is the value
-                // itself (a cycle) is not found in the table meanwhile: it gets a slot
-                // of its own, whose visit meets this one, still `ACTIVE`, so the cycle
-                // is reported one level down.
+                // (which may move the slots), and put back; the table skips the slot
+                // meanwhile (`entering`). A child that is the value itself (a cycle)
+                // is not found in the table then: it gets a slot of its own, whose
+                // visit meets this one, still `ACTIVE`, so the cycle is reported one
+                // level down.
                 let v = std::mem::take(&mut self.slots[slot].value);
+                self.entering = slot;
                 let form = self.enter_children(&v);
+                self.entering = NONE_ENTERING;
                 self.slots[slot].value = v;
                 let form = form?;
                 if self.arena.len() == start {
@@ -512,11 +522,12 @@ impl Saver {
     fn intern_in_table(&mut self, v: Any) -> usize {
         let v = canonical_nan(v);
         let hash = hash_value(&self.hasher, &v);
-        let slots = &self.slots;
-        if let Some(&(slot, _)) = self
-            .table
-            .find(hash, |&(s, _)| same_value(&slots[s].value, &v))
-        {
+        let (slots, entering) = (&self.slots, self.entering);
+        // The slot being entered holds a stand-in (`None`) meanwhile: not compared, or
+        // a `None` child met while entering it would be taken for it.
+        if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| {
+            s != entering && same_value(&slots[s].value, &v)
+        }) {
             return slot;
         }
         let slot = self.slots.len();
