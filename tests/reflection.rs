@@ -1527,7 +1527,8 @@ fn field_ref_and_field_reader_lend_what_get_field_reads() {
     let reader = FieldReader::new(o.type_info());
     assert_eq!(format!("{reader:?}"), r#"FieldReader("rtest.AllTypes")"#);
     let fields = reader.read(&o).expect("an object of the reader's type");
-    // Every field kind, by name and by position, reads as `get_field` reads it.
+    // Every field kind, by name and by position, reads as `get_field` reads it (`a_i64`
+    // is `i64::MIN`, `a_u64` is `i64::MAX`).
     for (k, f) in table.fields().iter().enumerate() {
         if !f.is_reflected() {
             assert!(fields.get(k).is_none(), "{}", f.name());
@@ -1576,14 +1577,33 @@ fn field_ref_and_field_reader_lend_what_get_field_reads() {
     }
     assert!(FieldReader::new(Base::type_info()).read(&rt).is_none());
 
-    // An unsigned value beyond `i64::MAX` is lent as its bits; `get_field` refuses it.
+    // An unsigned value beyond `i64::MAX` (read in place as a negative `i64`'s bits) is
+    // refused by every exact read, as by `get_field`; a negative signed one is not.
     let mut all: ObjectPtr<AllTypes> = o.downcast().ok().unwrap();
-    *ObjectPtr::get_mut(&mut all).expect("unique").a_u64 = u64::MAX;
+    {
+        let m = ObjectPtr::get_mut(&mut all).expect("unique");
+        *m.a_u64 = u64::MAX;
+        *m.a_usize = 1 << 63;
+    }
     let all = all.into_object_ref();
-    let big = table.field("a_u64").unwrap();
-    assert_eq!(owned(field_ref(&all, big).unwrap()).as_int(), Some(-1));
-    let e = get_field(&all, big).unwrap_err();
-    assert_eq!(e.kind(), ReflectErrorKind::OutOfRange);
+    let fields = reader.read(&all).unwrap();
+    for name in ["a_u64", "a_usize"] {
+        let f = table.field(name).unwrap();
+        assert_eq!(
+            get_field(&all, f).unwrap_err().kind(),
+            ReflectErrorKind::OutOfRange
+        );
+        assert_eq!(
+            field_ref(&all, f).unwrap_err().kind(),
+            ReflectErrorKind::OutOfRange
+        );
+        assert!(fields.get(node_position(table, name)).is_none(), "{name}");
+    }
+    let min = table.field("a_i64").unwrap();
+    assert_eq!(
+        owned(field_ref(&all, min).unwrap()).as_int(),
+        Some(i64::MIN)
+    );
 }
 
 /// The position of the field `name` in the whole table.

@@ -5,7 +5,7 @@
 use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape};
 use object_core::reflection::{self, FieldInfo, FieldReader, ObjectFields, ReflectError, ValueRef};
 use object_core::type_index as ti;
-use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
+use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
 use crate::data::{
     data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, Style, B64,
@@ -675,7 +675,8 @@ impl Saver {
             out.push_str(before);
             if *inline {
                 let written = match fields.and_then(|f| f.get(*at)) {
-                    Some(ValueRef::Value(v)) if exact(v) => write_inline(out, field, v),
+                    Some(ValueRef::Value(v)) => write_inline(out, field, v),
+                    // (Errors are reported as `get_field` words them.)
                     _ => write_inline(out, field, read_field(obj, field)?.view()),
                 };
                 written.map_err(|e| {
@@ -754,7 +755,7 @@ impl Saver {
     }
 }
 
-/// A reflected field's value, read through `get_field` (exactly: see `exact`).
+/// A reflected field's value, read through `get_field`.
 ///
 /// # Errors
 ///
@@ -769,7 +770,8 @@ fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphEr
 }
 
 /// A field that is not written inline (an object, a string, an `Any`), as a value the
-/// saver keeps: read in place, with the exact reader's result where that may differ.
+/// saver keeps: read in place; a string through `get_field`, which keeps it as its
+/// object (not a copy), and so are errors, worded as `get_field` words them.
 #[inline]
 fn read_child(
     obj: &ObjectRef,
@@ -778,19 +780,9 @@ fn read_child(
 ) -> Result<Any, GraphError> {
     match fields.and_then(|f| f.get(field.at)) {
         Some(ValueRef::Object(o)) => Ok(Any::from(o.clone())),
-        Some(ValueRef::Value(v)) if exact(v) => Ok(v.to_any()),
-        // A string (kept as its object, not copied), or what only `get_field` reads
-        // exactly.
+        Some(ValueRef::Value(v)) => Ok(v.to_any()),
         _ => read_field(obj, field.info),
     }
-}
-
-/// Whether a value read in place is the field's exact value: any but a negative
-/// integer, which may be an unsigned field's value beyond `i64::MAX` read as its bits
-/// (`get_field` tells the two apart).
-#[inline]
-fn exact(v: AnyView<'_>) -> bool {
-    v.as_int().is_none_or(|i| i >= 0)
 }
 
 /// The error for a value met again while its own node is being written.
@@ -804,8 +796,8 @@ fn cycle_through(v: &Any) -> GraphError {
     .with_type_key(key)
 }
 
-// Out of line, so that `read_field` (the in-place reads' fallback, for strings and
-// negative integers: once a node in some graphs) stays small.
+// Out of line, so that `read_field` (the in-place reads' fallback, for strings: once a
+// node in some graphs) stays small.
 #[cold]
 #[inline(never)]
 fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: ReflectError) -> GraphError {

@@ -246,7 +246,7 @@ pub(crate) struct FieldDescr {
     info: &'static FieldInfo,
     owner: &'static str,
     /// Reads objects of exactly the class's type in place (`info` is entry `at` of its
-    /// table); other objects (none in practice) take `get_field`.
+    /// table); other objects (none in practice), and errors, take `get_field`.
     reader: FieldReader,
     at: usize,
 }
@@ -267,11 +267,8 @@ impl FieldDescr {
         match d.reader.read(o).and_then(|f| f.get(d.at)) {
             Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
             Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
-            // (A negative integer may be an unsigned field's value beyond `i64::MAX` read
-            // as its bits: `get_field` tells.)
-            Some(ValueRef::Value(v)) if v.as_int().is_none_or(|i| i >= 0) => {
-                return any_to_py(py, v.to_any())
-            }
+            Some(ValueRef::Value(v)) => return any_to_py(py, v.to_any()),
+            // (An error is raised as `get_field` words it.)
             _ => {}
         }
         let value = get_field(o, d.info).map_err(|e| err(py, e))?;

@@ -216,16 +216,12 @@ pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError
 /// [`AnyView`](crate::AnyView). The fast path for walks that only look at values, or
 /// clone the few they keep.
 ///
-/// Plain values read as [`FieldValue::borrow_value`] reads them: an 8-byte unsigned
-/// integer (`u64`, `usize`) beyond `i64::MAX` reads as the `i64` with its bits (a
-/// negative number), where [`get_field`] reports
-/// [`OutOfRange`](ReflectErrorKind::OutOfRange). Use [`get_field`] when that matters.
-///
 /// # Errors
 ///
 /// As [`get_field`]: [`NotInTable`](ReflectErrorKind::NotInTable) if `field` is not an
 /// entry of the table of `obj`'s run-time type, [`SkippedField`](ReflectErrorKind::SkippedField)
-/// if it is skipped; never `OutOfRange`.
+/// if it is skipped, [`OutOfRange`](ReflectErrorKind::OutOfRange) for an unsigned value
+/// beyond `i64::MAX`.
 ///
 /// # Examples
 ///
@@ -262,8 +258,7 @@ pub fn field_ref<'a>(obj: &'a ObjectRef, field: &FieldInfo) -> Result<ValueRef<'
 /// [`TypeReflection::fields`], with no registry look-up or table search per read. What
 /// serializers and other walks over many objects of few types keep per type.
 ///
-/// Reads are as [`field_ref`]'s (an 8-byte unsigned integer beyond `i64::MAX` reads as
-/// its bits).
+/// Reads are as [`field_ref`]'s, with `None` where that gives an error.
 ///
 /// # Examples
 ///
@@ -333,10 +328,12 @@ pub struct ObjectFields<'a> {
 
 impl<'a> ObjectFields<'a> {
     /// The value of the `k`-th entry of [`TypeReflection::fields`] of the object's
-    /// type, borrowed from the object; `None` for a skipped field or `k` past the end.
+    /// type, borrowed from the object; `None` where [`get_field`] fails (a skipped
+    /// field, an unsigned value beyond `i64::MAX`) and for `k` past the end. The hot
+    /// path carries no error: ask [`get_field`] or [`field_ref`] for it.
     #[inline]
     pub fn get(&self, k: usize) -> Option<ValueRef<'a>> {
-        self.desc.view_at(k)
+        self.desc.read_at(k)
     }
 }
 

@@ -22,7 +22,7 @@ use super::error::ReflectError;
 use super::field::{CreateFn, StructuralSpec};
 use super::per_table::PerTable;
 use super::value::{
-    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER,
+    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER, LAYOUT_U64,
 };
 use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection, ValueRef};
 use crate::any::{Any, AnyView, TypeError};
@@ -402,10 +402,7 @@ impl<'a> Described<'a> {
         if !table.contains(&(field as *const FieldInfo)) {
             return Err(ReflectError::not_in_table(self.info.key(), field.name));
         }
-        pick(field).ok_or_else(|| {
-            let e = TypeError::new("a reflected field", "a skipped field");
-            ReflectError::unreadable(self.info.key(), field.name, true, e)
-        })
+        pick(field).ok_or_else(|| Self::skipped(self.info, field))
     }
 
     /// Reads `field`, an entry of the object's table, borrowed from the object (see
@@ -417,7 +414,49 @@ impl<'a> Described<'a> {
         // `entry_point`); `self.obj: &'a ObjectRef` keeps the object alive and unchanged
         // SAFETY: for `'a` (fields change only uniquely), so a value of the field's Rust
         // type lies at `offset` for as long as the borrow.
-        Ok(unsafe { read_field(field.layout, view, base.add(field.offset)) })
+        let v = unsafe { read_field(field.layout, view, base.add(field.offset)) };
+        self.exact(field, v)
+    }
+
+    /// The value of the `k`-th entry of the object's table, borrowed from the object,
+    /// exactly: `None` for a skipped entry, one past the end, or an unsigned value
+    /// beyond `i64::MAX` (read in place as its bits; see [`exact`](Self::exact)).
+    #[inline(always)]
+    pub(super) fn read_at(self, k: usize) -> Option<ValueRef<'a>> {
+        let (field, v) = self.entry_at(k)?;
+        (!Self::wraps(field, v)).then_some(v)
+    }
+
+    /// `v`, read in place from `field`, or `OutOfRange` if it is an unsigned 8-byte
+    /// value beyond `i64::MAX`, as `get_field` reports it.
+    #[inline(always)]
+    fn exact(&self, field: &FieldInfo, v: ValueRef<'a>) -> Result<ValueRef<'a>, ReflectError> {
+        if Self::wraps(field, v) {
+            return Err(Self::beyond_i64(self.info, field));
+        }
+        Ok(v)
+    }
+
+    /// Whether `v`, read in place from `field`, is an unsigned 8-byte value beyond
+    /// `i64::MAX` (read as its bits: a negative number).
+    #[inline(always)]
+    fn wraps(field: &FieldInfo, v: ValueRef<'_>) -> bool {
+        field.layout == LAYOUT_U64
+            && matches!(v, ValueRef::Value(i) if i.as_int().is_some_and(|i| i < 0))
+    }
+
+    /// The error for an unsigned value beyond `i64::MAX`.
+    #[cold]
+    fn beyond_i64(info: &TypeInfo, field: &FieldInfo) -> ReflectError {
+        let e = TypeError::new("int (an i64)", "an unsigned value beyond i64::MAX");
+        ReflectError::unreadable(info.key(), field.name, false, e)
+    }
+
+    /// The error for reading a skipped entry.
+    #[cold]
+    fn skipped(info: &TypeInfo, field: &FieldInfo) -> ReflectError {
+        let e = TypeError::new("a reflected field", "a skipped field");
+        ReflectError::unreadable(info.key(), field.name, true, e)
     }
 
     /// Reads the reflected field called `name`.
@@ -453,6 +492,13 @@ impl<'a> Described<'a> {
     /// (`None` for a skipped entry or one past the end).
     #[inline(always)]
     pub(crate) fn view_at(self, k: usize) -> Option<ValueRef<'a>> {
+        self.entry_at(k).map(|(_, v)| v)
+    }
+
+    /// The `k`-th entry of the object's table and its value, borrowed from the object
+    /// (`None` for a skipped entry or one past the end).
+    #[inline(always)]
+    fn entry_at(self, k: usize) -> Option<(&'static FieldInfo, ValueRef<'a>)> {
         let field = self.refl.fields.get(k)?;
         let view = field.view?;
         let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();
@@ -460,7 +506,8 @@ impl<'a> Described<'a> {
         // see `describe`).
         // SAFETY: so a value of its Rust type lies at `offset`, kept alive and unchanged
         // for `'a` by `self.obj: &'a ObjectRef` (fields change only uniquely).
-        Some(unsafe { read_field(field.layout, view, base.add(field.offset)) })
+        let v = unsafe { read_field(field.layout, view, base.add(field.offset)) };
+        Some((field, v))
     }
 
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
@@ -529,9 +576,9 @@ unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a>
                 None => ValueRef::Value(AnyView::NONE),
             }
         }
-        LAYOUT_I64 => {
-            // SAFETY: an 8-byte integer lies at `p` (only the integer impls set this
-            // layout, for their 8-byte types); every bit pattern is an `i64`.
+        LAYOUT_I64 | LAYOUT_U64 => {
+            // SAFETY: an 8-byte integer lies at `p` (only the integer impls set these
+            // layouts, for their 8-byte types); every bit pattern is an `i64`.
             ValueRef::Value(AnyView::from(unsafe { p.cast::<i64>().read() }))
         }
         // SAFETY: the caller's guarantee is the entry point's.

@@ -88,7 +88,7 @@ macro_rules! int_field {
         impl FieldValue for $t {
             const KIND: FieldKind = FieldKind::Int;
             const STATIC_TYPE_KEY: &'static str = "int";
-            const LAYOUT: FieldLayout<Self> = FieldLayout::<Self>::INT;
+            const LAYOUT: FieldLayout<Self> = FieldLayout::<Self>::int(<$t>::MIN == 0);
             fn to_any(&self) -> Result<Any, TypeError> {
                 i64::try_from(*self)
                     .map(Any::from)
@@ -449,14 +449,19 @@ impl<T: ObjectType> FieldLayout<ObjectPtr<T>> {
 }
 
 impl<T> FieldLayout<T> {
-    /// The layout of an integer type (used by the integer impls only): one of 8 bytes
-    /// (`i64`, `u64`, `usize`) is read in place as an `i64`'s bits, as its
-    /// `borrow_value` sees it; the other widths through `borrow_value`.
-    const INT: Self = if core::mem::size_of::<T>() == 8 && core::mem::align_of::<T>() == 8 {
-        FieldLayout(LAYOUT_I64, PhantomData)
-    } else {
-        FieldLayout(LAYOUT_OTHER, PhantomData)
-    };
+    /// The layout of an integer type (used by the integer impls only, `unsigned` for
+    /// the unsigned ones): one of 8 bytes (`i64`, `u64`, `usize`) is read in place as
+    /// an `i64`'s bits, as its `borrow_value` sees it; the other widths through
+    /// `borrow_value`.
+    const fn int(unsigned: bool) -> Self {
+        if core::mem::size_of::<T>() != 8 || core::mem::align_of::<T>() != 8 {
+            FieldLayout(LAYOUT_OTHER, PhantomData)
+        } else if unsigned {
+            FieldLayout(LAYOUT_U64, PhantomData)
+        } else {
+            FieldLayout(LAYOUT_I64, PhantomData)
+        }
+    }
 }
 
 /// [`FieldLayout::OTHER`]'s tag.
@@ -465,8 +470,12 @@ pub(crate) const LAYOUT_OTHER: u8 = 0;
 pub(crate) const LAYOUT_OBJECT_POINTER: u8 = 1;
 /// The tag of an `Option<ObjectPtr<_>>`'s layout.
 pub(crate) const LAYOUT_OPTIONAL_OBJECT_POINTER: u8 = 2;
-/// The tag of an 8-byte integer's layout (`i64`, `u64`, `usize`), read as an `i64`.
+/// The tag of an 8-byte signed integer's layout (`i64`), read as an `i64`.
 pub(crate) const LAYOUT_I64: u8 = 3;
+/// The tag of an 8-byte unsigned integer's layout (`u64`, `usize`), read as an `i64`'s
+/// bits like `LAYOUT_I64` (a value beyond `i64::MAX` as a negative number); the exact
+/// reads (`field_ref`, `ObjectFields::get`) refuse such a value.
+pub(crate) const LAYOUT_U64: u8 = 4;
 
 /// A reflected value borrowed from where it is stored (an object's field, an `Any`, an
 /// array slot), for as long as that lives: a plain value or string as an [`AnyView`]
