@@ -29,12 +29,13 @@ use crate::object_type::TypeCache;
 
 /// What the two sides compare before adopting: the crate version, the revision of the
 /// Rust layouts the two sides share (raised whenever one changes between releases; 2:
-/// the `String` handle became a 16-byte `Any` cell) and the compiler that built it must
-/// be the same for Rust types to be shared.
+/// the `String` handle became a 16-byte `Any` cell; 3: field tables tag 8-byte
+/// unsigned integers apart from `i64`) and the compiler that built it must be the same
+/// for Rust types to be shared.
 pub const BUILD_ID: &str = concat!(
     "object-core ",
     env!("CARGO_PKG_VERSION"),
-    " / layouts 2",
+    " / layouts 3",
     " / ",
     env!("OBJECT_CORE_RUSTC"),
 );
