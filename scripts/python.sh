@@ -22,6 +22,10 @@ export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 MATURIN_PEP517_ARGS="--profile dev" \
     "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./object-python
 
+# The wheel's own configuration (no `abi3`: the vectorcall entry and the buffer-protocol
+# yardstick are compiled only there), which `cargo clippy --workspace` does not see.
+PYO3_PYTHON="$py" cargo clippy --quiet -p object-python --no-default-features --all-targets -- -D warnings
+
 # Run from the tests folder, so `object_python` is the installed package, not the
 # sources in object-python/python/.
 cd object-python/tests

@@ -94,6 +94,7 @@ def main():
     plain_noop = _native._bench_plain_noop
     plain_add = _native._bench_plain_add
     plain_len = _native._bench_plain_len
+    plain_buffer_ptr = _native._bench_plain_buffer_ptr
     Point = _native._BenchPlainPoint
     IntImm = tour.IntImm
     p = Point(value=3)
@@ -138,6 +139,10 @@ def main():
 
     def plain_array(n):
         for _ in range(n):
+            plain_buffer_ptr(a)
+
+    def plain_len_(n):
+        for _ in range(n):
             plain_len(a)
 
     plain_detach = _native._bench_plain_detach
@@ -169,6 +174,8 @@ def main():
         print(line)
     d = per_op(plain_detach_, n) - base
     print(f"(a plain pyo3 function that only releases and retakes the GIL: {d:.1f} ns)")
+    ln = per_op(plain_len_, n) - base
+    print(f"(a plain pyo3 function taking the array's len(), no buffer: {ln:.1f} ns)")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@
 //! instances.
 
 use object_containers::{Array, Map};
-use object_core::{type_index, Any, Bytes, ObjectRef};
+use object_core::{type_index, Any, AnyView, Bytes, ObjectRef};
 use pyo3::exceptions::{PyRecursionError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -119,6 +119,32 @@ fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
         "cannot pass a `{}` as an object value",
         obj.get_type().name()?
     )))
+}
+
+/// A borrowed value as a Python value: integers, floats, bools and `None` (what a
+/// field read in place mostly yields) directly, anything else through [`any_to_py`].
+#[inline]
+pub(crate) fn view_to_py(py: Python<'_>, v: AnyView<'_>) -> PyResult<Py<PyAny>> {
+    match v.type_index() {
+        type_index::INT => {
+            if let Some(i) = v.as_int() {
+                return Ok(i.into_pyobject(py)?.into_any().unbind());
+            }
+        }
+        type_index::FLOAT => {
+            if let Some(f) = v.as_float() {
+                return Ok(f.into_pyobject(py)?.into_any().unbind());
+            }
+        }
+        type_index::BOOL => {
+            if let Some(b) = v.as_bool() {
+                return Ok(PyBool::new(py, b).to_owned().into_any().unbind());
+            }
+        }
+        type_index::NONE => return Ok(py.None()),
+        _ => {}
+    }
+    any_to_py(py, v.to_any())
 }
 
 /// An `Any` as a Python value.

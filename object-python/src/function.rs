@@ -26,6 +26,10 @@ use crate::object::{take_pending, wrap, PyObj};
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "FunctionBase")]
 pub(crate) struct PyFunction {
     f: Function,
+    /// What CPython calls for this object (`vectorcall`): always the same entry, one
+    /// per instance because CPython finds it by offset in the instance.
+    #[cfg(not(feature = "abi3"))]
+    pub(crate) entry: pyo3::ffi::vectorcallfunc,
 }
 
 /// Arguments converted on the stack up to this many.
@@ -52,43 +56,14 @@ impl PyFunction {
         let base = PyObj {
             obj: f.as_object_ptr().clone().into_object_ref(),
         };
-        Ok(PyClassInitializer::from(base).add_subclass(PyFunction { f }))
+        Ok(PyClassInitializer::from(base).add_subclass(PyFunction::of(f)))
     }
 
+    /// The `tp_call` path: calls with a `**kwargs` dict, and every call in the `abi3`
+    /// build (the others take the vectorcall entry, `crate::vectorcall`).
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        let n = args.len();
-        // No arguments, one or two (the commonest calls): converted into locals, with
-        // no array to fill and drop.
-        let result = if n == 0 {
-            self.call_views(py, &[])
-        } else if n == 1 {
-            let a0 = py_to_any(&*args.get_borrowed_item(0)?)?;
-            self.call_views(py, &[AnyView::from(&a0)])
-        } else if n == 2 {
-            let a0 = py_to_any(&*args.get_borrowed_item(0)?)?;
-            let a1 = py_to_any(&*args.get_borrowed_item(1)?)?;
-            self.call_views(py, &[AnyView::from(&a0), AnyView::from(&a1)])
-        } else if n <= INLINE_ARGS {
-            let mut owned: [Any; INLINE_ARGS] = Default::default();
-            for (slot, a) in owned.iter_mut().zip(args.iter()) {
-                *slot = py_to_any(&a)?;
-            }
-            let views: [AnyView<'_>; INLINE_ARGS] =
-                std::array::from_fn(|i| AnyView::from(&owned[i]));
-            self.call_views(py, &views[..n])
-        } else {
-            let owned = args
-                .iter()
-                .map(|a| py_to_any(&a))
-                .collect::<PyResult<Vec<Any>>>()?;
-            let views: Vec<AnyView<'_>> = owned.iter().map(AnyView::from).collect();
-            self.call_views(py, &views)
-        };
-        match result {
-            Ok(v) => any_to_py(py, v),
-            Err(e) => Err(error_to_pyerr(py, e)),
-        }
+        self.call_python(py, args.len(), |i| args.get_borrowed_item(i))
     }
 
     /// The function's name, if it has one.
@@ -106,6 +81,55 @@ impl PyFunction {
 }
 
 impl PyFunction {
+    fn of(f: Function) -> Self {
+        PyFunction {
+            f,
+            #[cfg(not(feature = "abi3"))]
+            entry: crate::vectorcall::ENTRY,
+        }
+    }
+
+    /// A call from Python: the `n` arguments, `arg(i)` each, converted to `Any`s, the
+    /// function called (`call_views`), its result converted back.
+    #[inline]
+    pub(crate) fn call_python<'a, 'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        // No arguments, one or two (the commonest calls): converted into locals, with
+        // no array to fill and drop.
+        let result = if n == 0 {
+            self.call_views(py, &[])
+        } else if n == 1 {
+            let a0 = py_to_any(&*arg(0)?)?;
+            self.call_views(py, &[AnyView::from(&a0)])
+        } else if n == 2 {
+            let a0 = py_to_any(&*arg(0)?)?;
+            let a1 = py_to_any(&*arg(1)?)?;
+            self.call_views(py, &[AnyView::from(&a0), AnyView::from(&a1)])
+        } else if n <= INLINE_ARGS {
+            let mut owned: [Any; INLINE_ARGS] = Default::default();
+            for (i, slot) in owned.iter_mut().take(n).enumerate() {
+                *slot = py_to_any(&*arg(i)?)?;
+            }
+            let views: [AnyView<'_>; INLINE_ARGS] =
+                std::array::from_fn(|i| AnyView::from(&owned[i]));
+            self.call_views(py, &views[..n])
+        } else {
+            let owned = (0..n)
+                .map(|i| py_to_any(&*arg(i)?))
+                .collect::<PyResult<Vec<Any>>>()?;
+            let views: Vec<AnyView<'_>> = owned.iter().map(AnyView::from).collect();
+            self.call_views(py, &views)
+        };
+        match result {
+            Ok(v) => any_to_py(py, v),
+            Err(e) => Err(error_to_pyerr(py, e)),
+        }
+    }
+
     /// The call itself. The GIL rule: a function marked quick (it returns in about the
     /// time of a call and never waits for another thread) runs with the GIL held, which
     /// saves letting it go and taking it back (more than the rest of such a call);
@@ -203,6 +227,19 @@ fn as_function(py: Python<'_>, callable: &Bound<'_, PyAny>) -> PyResult<Py<PyAny
 
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFunction>()?;
+    #[cfg(not(feature = "abi3"))]
+    {
+        // A probe instance shows where an instance's entry field lies.
+        let f = Function::from_typed(|| {});
+        let base = PyObj {
+            obj: f.as_object_ptr().clone().into_object_ref(),
+        };
+        let probe = Bound::new(
+            m.py(),
+            PyClassInitializer::from(base).add_subclass(PyFunction::of(f)),
+        )?;
+        crate::vectorcall::install(&m.py().get_type::<PyFunction>(), Some(&probe));
+    }
     m.add_function(wrap_pyfunction!(get_global, m)?)?;
     m.add_function(wrap_pyfunction!(list_globals, m)?)?;
     m.add_function(wrap_pyfunction!(register_global, m)?)?;

@@ -10,6 +10,7 @@
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
+//! | `vectorcall` | the vectorcall entry of `Function` objects: arguments read from CPython's array, no tuple |
 //! | `convert` | Python values ↔ `Any` |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
@@ -24,8 +25,9 @@
 //! # Unsafe code
 //!
 //! `unsafe_code` is denied here and allowed only in `dlpack`, which hands DLPack
-//! managed tensors to and from `PyCapsule`s through the C API, and in `numpy_struct`,
-//! which reads a NumPy array's C struct.
+//! managed tensors to and from `PyCapsule`s through the C API, in `numpy_struct`,
+//! which reads a NumPy array's C struct, and in `vectorcall`, the C entry point that
+//! CPython calls a `Function` through (left out of the `abi3` build).
 
 #![deny(unsafe_code)]
 
@@ -48,6 +50,12 @@ mod structural;
 mod tensor;
 mod testing;
 mod values;
+#[cfg(not(feature = "abi3"))]
+#[allow(
+    unsafe_code,
+    reason = "vectorcall: a C entry point reading CPython's argument array, and the two fields of a type object that name it"
+)]
+mod vectorcall;
 
 use pyo3::prelude::*;
 

@@ -31,7 +31,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
 use crate::containers::{PyArray, PyMap, PyShape};
-use crate::convert::{any_to_py, py_to_any};
+use crate::convert::{any_to_py, py_to_any, view_to_py};
 use crate::error::error_to_pyerr;
 use crate::function::PyFunction;
 use crate::tensor::PyNDArray;
@@ -267,7 +267,7 @@ impl FieldDescr {
         match d.reader.read(o).and_then(|f| f.get(d.at)) {
             Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
             Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
-            Some(ValueRef::Value(v)) => return any_to_py(py, v.to_any()),
+            Some(ValueRef::Value(v)) => return view_to_py(py, v),
             // (An error is raised as `get_field` words it.)
             _ => {}
         }
@@ -416,7 +416,12 @@ fn make_class<'py>(
         None => py.get_type::<PyType>(),
     };
     let bases = PyTuple::new(py, [base])?;
-    Ok(meta.call1((name, bases, ns))?.cast_into::<PyType>()?)
+    let made = meta.call1((name, bases, ns))?.cast_into::<PyType>()?;
+    #[cfg(not(feature = "abi3"))]
+    if made.is_subclass_of::<PyFunction>()? {
+        crate::vectorcall::install(&made, None);
+    }
+    Ok(made)
 }
 
 /// An object in the Python class of its type.

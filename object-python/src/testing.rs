@@ -25,10 +25,20 @@ fn _bench_plain_add(a: i64, b: i64) -> i64 {
 }
 
 /// A plain pyo3 function reading a NumPy array's length through the buffer-free
-/// `len()` (the yardstick of a call taking an array).
+/// `len()` (the least a call taking an array can do; printed beside the table).
 #[pyfunction]
 fn _bench_plain_len(a: &Bound<'_, PyAny>) -> PyResult<usize> {
     a.len()
+}
+
+/// A plain pyo3 function taking a `float32` array's data address through the buffer
+/// protocol (`PyBuffer`, what pyo3 offers without rust-numpy): the yardstick of a call
+/// taking an array, which does what `testing.tensor_data_ptr` does.
+#[cfg(not(feature = "abi3"))]
+#[pyfunction]
+fn _bench_plain_buffer_ptr(a: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let buf = pyo3::buffer::PyBuffer::<f32>::get(a)?;
+    Ok(buf.buf_ptr() as usize)
 }
 
 /// A plain pyo3 class with one integer field (the yardstick of construction and of a
@@ -191,6 +201,8 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_bench_plain_add, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_detach, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_len, m)?)?;
+    #[cfg(not(feature = "abi3"))]
+    m.add_function(wrap_pyfunction!(_bench_plain_buffer_ptr, m)?)?;
     m.add_class::<BenchPlainPoint>()?;
     Ok(())
 }

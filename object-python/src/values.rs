@@ -5,14 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// A data type (`DataType("float32")`, `str(dt)`, `code`, `bits`, `lanes`).
-#[pyclass(
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object,
-    module = "object_python",
-    name = "DataType"
-)]
+#[pyclass(frozen, eq, hash, module = "object_python", name = "DataType")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PyDataType(pub(crate) DataType);
 
@@ -55,14 +48,7 @@ impl PyDataType {
 }
 
 /// A device (`Device("cpu:0")` or `Device(1, 0)`, `device_type`, `device_id`).
-#[pyclass(
-    frozen,
-    eq,
-    hash,
-    skip_from_py_object,
-    module = "object_python",
-    name = "Device"
-)]
+#[pyclass(frozen, eq, hash, module = "object_python", name = "Device")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PyDevice(pub(crate) Device);
 

@@ -22,6 +22,35 @@ def test_call_and_globals():
     assert e.value.kind == "TypeError"
 
 
+def test_vectorcall_and_tp_call_agree():
+    """`f(...)` takes the vectorcall entry (the caller's argument array, no tuple);
+    `type(f).__call__(f, ...)` takes `tp_call`. Both convert the same arguments the same
+    way, refuse keywords alike, and hold no reference to an argument afterwards."""
+    import functools
+
+    vectorcall_flag = 1 << 11  # Py_TPFLAGS_HAVE_VECTORCALL
+    assert op.FunctionBase.__flags__ & vectorcall_flag
+    assert type(add).__flags__ & vectorcall_flag  # ffi.Function, a generated subclass
+    tp_call = type(add).__call__
+    pack = op.as_function(lambda *a: list(a))
+    for args in [(), (1,), (1, 2.5), (1, "s", None, True, b"x", 7, 8, 9)]:
+        assert list(pack(*args)) == list(args)
+        assert list(tp_call(pack, *args)) == list(args)
+    # `partial` lends its array with PY_VECTORCALL_ARGUMENTS_OFFSET set.
+    assert functools.partial(add, 40)(2) == 42
+    for call_ in (add, functools.partial(tp_call, add)):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'b'"):
+            call_(1, b=2)
+        with pytest.raises(TypeError, match="expected int"):
+            call_(1, "x")
+    text = "a string long enough to be an ffi.String " * 4
+    before = sys.getrefcount(text)
+    for _ in range(1000):
+        pack(text, text)
+        tp_call(pack, text)
+    assert sys.getrefcount(text) == before
+
+
 def test_python_callables_become_functions():
     def twice(v):
         return v * 2
