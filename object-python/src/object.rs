@@ -52,6 +52,11 @@ pub(crate) fn take_pending() -> Option<ObjectRef> {
     PENDING_WRAP.with(|p| p.borrow_mut().take())
 }
 
+/// Hands `obj` to the next `__new__` of an object class on this thread.
+pub(crate) fn set_pending(obj: ObjectRef) {
+    PENDING_WRAP.with(|p| *p.borrow_mut() = Some(obj));
+}
+
 /// The classes, by type index.
 static CLASSES: RwLock<Vec<Option<Py<PyType>>>> = RwLock::new(Vec::new());
 /// `object_python.ObjectMeta`, the metaclass of the generated classes.
@@ -66,68 +71,93 @@ fn err(py: Python<'_>, e: impl Into<Error>) -> PyErr {
 /// Keyword arguments converted on the stack up to this many (more go to the heap).
 const INLINE_KWARGS: usize = 8;
 
-/// Builds an object of the type `index` from keyword arguments, through reflection.
-fn create_by_keyword(
-    py: Python<'_>,
+/// What calling an object class builds: `cls(**kwargs)` (`positional` must be 0) for
+/// the registered type `index`, with `n` keywords, `kw(i)` giving the i-th name and
+/// value. Its `__new__` (the `tp_call` path) and its vectorcall entry
+/// (`crate::vectorcall`) both come here.
+pub(crate) fn construct<'a, 'py>(
+    py: Python<'py>,
     index: u32,
-    kwargs: Option<&Bound<'_, PyDict>>,
+    positional: usize,
+    n: usize,
+    kw: impl Fn(usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)>,
+) -> PyResult<ObjectRef> {
+    if positional != 0 {
+        let key = registry::type_info(index).map_or("?", TypeInfo::key);
+        return Err(PyTypeError::new_err(format!(
+            "`{key}` is built by keyword: {key}(field=value, ...)"
+        )));
+    }
+    create_by_keyword(py, index, n, kw)
+}
+
+/// The registered type a generated class stands for (its `_type_index`).
+pub(crate) fn class_type_index(cls: &Bound<'_, PyType>) -> PyResult<u32> {
+    cls.getattr(intern!(cls.py(), "_type_index"))?.extract()
+}
+
+/// Builds an object of the type `index` from `n` keyword arguments, `kw(i)` giving the
+/// i-th name and value, through reflection.
+pub(crate) fn create_by_keyword<'a, 'py>(
+    py: Python<'py>,
+    index: u32,
+    n: usize,
+    kw: impl Fn(usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)>,
 ) -> PyResult<ObjectRef> {
     let info = registry::type_info(index)
         .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
-    let n = kwargs.map_or(0, |kw| kw.len());
-    if n > INLINE_KWARGS {
-        return create_by_keyword_heap(py, info, kwargs);
+    // On the stack, in arrays sized to the call (each slot is set up and dropped).
+    match n {
+        0..=2 => create_inline::<2, _>(py, info, n, kw),
+        3..=4 => create_inline::<4, _>(py, info, n, kw),
+        5..=INLINE_KWARGS => create_inline::<INLINE_KWARGS, _>(py, info, n, kw),
+        _ => create_by_keyword_heap(py, info, n, kw),
     }
-    // The keys (which the entries borrow their text from) and the entries, on the stack.
-    let mut keys: [Option<Bound<'_, PyString>>; INLINE_KWARGS] = Default::default();
-    let mut values: [Option<Any>; INLINE_KWARGS] = Default::default();
-    let mut len = 0;
-    if let Some(kw) = kwargs {
-        for (k, v) in kw.iter() {
-            if len == INLINE_KWARGS {
-                // The dict grew while we read it (a value's conversion ran Python code).
-                return create_by_keyword_heap(py, info, kwargs);
-            }
-            keys[len] = Some(k.cast_into::<PyString>()?);
-            values[len] = Some(py_to_any(&v)?);
-            len += 1;
+}
+
+/// [`create_by_keyword`] for `n <= N` keywords, in arrays of `N`.
+#[inline]
+fn create_inline<'a, 'py, const N: usize, F>(
+    py: Python<'py>,
+    info: &'static TypeInfo,
+    n: usize,
+    kw: F,
+) -> PyResult<ObjectRef>
+where
+    F: Fn(usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)>,
+{
+    // The names (which the entries borrow their text from), then the entries.
+    let mut names: [Option<Borrowed<'a, 'py, PyString>>; N] = [None; N];
+    for (i, name) in names.iter_mut().take(n).enumerate() {
+        *name = Some(kw(i)?.0.cast::<PyString>()?);
+    }
+    let mut entries: [(&str, Option<Any>); N] = std::array::from_fn(|_| ("", None));
+    for (i, (e, name)) in entries.iter_mut().zip(&names).take(n).enumerate() {
+        if let Some(name) = name {
+            *e = (name.to_str()?, Some(py_to_any(&kw(i)?.1)?));
         }
     }
-    let mut entries: [(&str, Option<Any>); INLINE_KWARGS] = Default::default();
-    for ((e, k), v) in entries
-        .iter_mut()
-        .zip(&keys)
-        .zip(values.iter_mut())
-        .take(len)
-    {
-        let k = k
-            .as_ref()
-            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?;
-        *e = (k.to_str()?, v.take());
-    }
-    create_from_source(info, &mut FieldSource::new(info.key(), &mut entries[..len]))
+    create_from_source(info, &mut FieldSource::new(info.key(), &mut entries[..n]))
         .map_err(|e| err(py, e))
 }
 
 /// [`create_by_keyword`] for more than [`INLINE_KWARGS`] keywords.
 #[cold]
-fn create_by_keyword_heap(
-    py: Python<'_>,
+fn create_by_keyword_heap<'a, 'py>(
+    py: Python<'py>,
     info: &'static TypeInfo,
-    kwargs: Option<&Bound<'_, PyDict>>,
+    n: usize,
+    kw: impl Fn(usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)>,
 ) -> PyResult<ObjectRef> {
-    let mut keys: Vec<Bound<'_, PyString>> = Vec::new();
-    let mut values: Vec<Any> = Vec::new();
-    if let Some(kw) = kwargs {
-        keys.reserve(kw.len());
-        values.reserve(kw.len());
-        for (k, v) in kw.iter() {
-            keys.push(k.cast_into::<PyString>()?);
-            values.push(py_to_any(&v)?);
-        }
+    let mut names = Vec::with_capacity(n);
+    let mut values = Vec::with_capacity(n);
+    for i in 0..n {
+        let (k, v) = kw(i)?;
+        names.push(k.cast::<PyString>()?);
+        values.push(py_to_any(&v)?);
     }
-    let mut entries: Vec<(&str, Option<Any>)> = Vec::with_capacity(keys.len());
-    for (k, v) in keys.iter().zip(values) {
+    let mut entries: Vec<(&str, Option<Any>)> = Vec::with_capacity(n);
+    for (k, v) in names.iter().zip(values) {
         entries.push((k.to_str()?, Some(v)));
     }
     create_from_source(info, &mut FieldSource::new(info.key(), &mut entries))
@@ -144,22 +174,18 @@ impl PyObj {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let py = cls.py();
         if args.is_empty() && kwargs.is_none() {
             if let Some(obj) = take_pending() {
                 return Ok(PyObj { obj });
             }
         }
-        let index: u32 = cls.getattr(intern!(py, "_type_index"))?.extract()?;
-        if !args.is_empty() {
-            let key = registry::type_info(index).map_or("?", TypeInfo::key);
-            return Err(PyTypeError::new_err(format!(
-                "`{key}` is built by keyword: {key}(field=value, ...)"
-            )));
-        }
-        Ok(PyObj {
-            obj: create_by_keyword(py, index, kwargs)?,
-        })
+        let items: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> =
+            kwargs.map(|kw| kw.iter().collect()).unwrap_or_default();
+        let index = class_type_index(cls)?;
+        let obj = construct(cls.py(), index, args.len(), items.len(), |i| {
+            Ok((items[i].0.as_borrowed(), items[i].1.as_borrowed()))
+        })?;
+        Ok(PyObj { obj })
     }
 
     /// The registry index of `ffi.Object`, the type of this class.
@@ -420,6 +446,8 @@ fn make_class<'py>(
     #[cfg(not(feature = "abi3"))]
     if made.is_subclass_of::<PyFunction>()? {
         crate::vectorcall::install(&made, None);
+    } else {
+        crate::vectorcall::install_constructor(&made);
     }
     Ok(made)
 }
@@ -430,7 +458,7 @@ pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<Py<PyAny>> {
         return Ok(Py::new(py, PyObj { obj })?.into_any());
     }
     let cls = class_of(py, obj.type_index())?;
-    PENDING_WRAP.with(|p| *p.borrow_mut() = Some(obj));
+    set_pending(obj);
     let made = cls.call0();
     take_pending();
     Ok(made?.unbind())
@@ -482,6 +510,13 @@ fn _is_instance(obj: &Bound<'_, PyAny>, index: u32) -> bool {
 
 #[pyfunction]
 fn _set_metaclass(py: Python<'_>, meta: Bound<'_, PyType>) -> PyResult<()> {
+    if !meta.is_subclass_of::<PyType>()? {
+        return Err(PyTypeError::new_err(
+            "the metaclass must derive from `type`",
+        ));
+    }
+    #[cfg(not(feature = "abi3"))]
+    crate::vectorcall::install_metaclass(&meta);
     METACLASS
         .set(py, meta.unbind())
         .map_err(|_| PyTypeError::new_err("the metaclass is set once"))

@@ -1,23 +1,36 @@
-//! The vectorcall entry of `Function` objects.
+//! Vectorcall entries: `Function` objects and object classes called without an
+//! argument tuple.
 //!
 //! pyo3 gives a class's `__call__` only the `tp_call` slot: CPython packs the arguments
-//! into a new tuple for each call, pyo3 unpacks `*args` from it, and the tuple is freed
-//! again: about a third of a two-argument call. CPython's vectorcall protocol
-//! (PEP 590) instead hands the callee the caller's own argument array. A type takes
-//! part by naming, in `tp_vectorcall_offset`, where in each instance the entry point
-//! lives, and by setting `Py_TPFLAGS_HAVE_VECTORCALL`.
+//! into a new tuple (and the keywords into a new dict) for each call, pyo3 unpacks them,
+//! and both are freed again: about a third of a two-argument call. CPython's vectorcall
+//! protocol (PEP 590) instead hands the callee the caller's own argument array, keyword
+//! values included, with their names in a tuple. A type takes part by naming, in
+//! `tp_vectorcall_offset`, where in each of its instances the entry point lives, and by
+//! setting `Py_TPFLAGS_HAVE_VECTORCALL`.
 //!
-//! Here: every `PyFunction` holds [`ENTRY`] in a field; [`install`] finds that field's
-//! offset in a probe instance (the layout is pyo3's, the same for every instance of the
-//! class and of its subclasses, which extend it) and sets the offset and the flag on
-//! `FunctionBase` and on each generated subclass (`ffi.Function` and the classes of
-//! types derived from it: CPython 3.11 does not pass the flag down to heap subclasses).
-//! `tp_call` (pyo3's `__call__`) stays, for callers that use it (a call with a
-//! `**kwargs` dict, `PyObject_Call`) and for the `abi3` build, which has no access to
-//! type objects' fields and leaves this module out.
+//! Two kinds of objects are called this way:
 //!
-//! [`ENTRY`] runs inside pyo3's own trampoline (`fastcall_cfunction_with_keywords`, the
-//! one its `#[pyfunction]`s use): it marks the thread attached for pyo3, releases
+//! - **`Function` objects.** Every `PyFunction` holds [`ENTRY`] in a field. [`install`]
+//!   finds that field's offset in a probe instance (the layout is pyo3's, the same for
+//!   every instance of the class and of its subclasses, which extend it) and sets the
+//!   offset and the flag on `FunctionBase` and on each generated subclass
+//!   (`ffi.Function` and the classes of types derived from it: CPython 3.11 does not
+//!   pass the flag down to heap subclasses). `tp_call` (pyo3's `__call__`) stays, for
+//!   callers that use it.
+//! - **Object classes**, called to construct (`Add(lhs=x, rhs=y)`). A class's own
+//!   `tp_vectorcall` field is what CPython calls for `cls(...)` when the metaclass takes
+//!   part: [`install_metaclass`] sets the flag on `ObjectMeta`, [`install_constructor`]
+//!   the entry on each generated class whose `__new__` is `Object`'s. A class whose
+//!   `__new__` or `__init__` a user replaced is constructed as `type.__call__` would
+//!   (it is called). Subclasses written in Python never inherit the entry
+//!   (`tp_vectorcall` is not inherited), so `type.__call__` serves them as before.
+//!
+//! The `abi3` build, which has no access to type objects' fields, leaves this module
+//! out: there every call takes `tp_call`.
+//!
+//! Both entries run inside pyo3's own trampoline (`fastcall_cfunction_with_keywords`,
+//! the one its `#[pyfunction]`s use): it marks the thread attached for pyo3, releases
 //! references deferred while it was not, turns a panic into `PanicException` and a
 //! `PyErr` into a raised exception. That trampoline is pyo3's doc-hidden `impl_` API,
 //! pinned by `Cargo.lock`; a pyo3 upgrade that changes it fails to compile here.
@@ -26,9 +39,11 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::PyClassInitializer;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use crate::function::PyFunction;
+use crate::object::{class_type_index, construct, take_pending, PyObj};
 
 /// The entry point each `PyFunction` holds at the class's `tp_vectorcall_offset`.
 pub(crate) const ENTRY: ffi::vectorcallfunc = entry;
@@ -137,5 +152,183 @@ pub(crate) fn install(cls: &Bound<'_, PyType>, probe: Option<&Bound<'_, PyFuncti
         let flags = std::ptr::addr_of_mut!((*tp).tp_flags).cast::<std::ffi::c_ulong>();
         *flags |= ffi::Py_TPFLAGS_HAVE_VECTORCALL;
         ffi::PyType_Modified(tp);
+    }
+}
+
+/// Lets the instances of `meta` (a metaclass deriving from `type`: its instances are
+/// classes) be called through their `tp_vectorcall` field.
+pub(crate) fn install_metaclass(meta: &Bound<'_, PyType>) {
+    debug_assert!(meta.is_subclass_of::<PyType>().unwrap_or(false));
+    let tp = meta.as_type_ptr();
+    // SAFETY: `tp` is a live type object (the metaclass), changed while attached and
+    // before any class made from it is called. Its instances are type objects (it
+    // derives from `type`, checked by the caller), whose `tp_vectorcall` field lies at
+    // that offset and is null (then `tp_call`, `type.__call__`, serves) or an entry.
+    unsafe {
+        (*tp).tp_vectorcall_offset =
+            std::mem::offset_of!(ffi::PyTypeObject, tp_vectorcall) as ffi::Py_ssize_t;
+        let flags = std::ptr::addr_of_mut!((*tp).tp_flags).cast::<std::ffi::c_ulong>();
+        *flags |= ffi::Py_TPFLAGS_HAVE_VECTORCALL;
+        ffi::PyType_Modified(tp);
+    }
+}
+
+/// Gives `cls` (a generated object class) the construction entry, if its `__new__` is
+/// `Object`'s (the classes of `ffi.Array`, `ffi.Tensor`, … keep theirs).
+pub(crate) fn install_constructor(cls: &Bound<'_, PyType>) {
+    let tp = cls.as_type_ptr();
+    let is_object_class = cls.is_subclass_of::<PyObj>().unwrap_or(false);
+    // SAFETY: `tp` is a live type object, read and changed while attached, before
+    // anything calls it. Its `tp_vectorcall` is read by CPython only when the metaclass
+    // takes part. The entry goes only to classes deriving from `Object`, whose
+    // instances it makes (see `construct_call`).
+    unsafe {
+        if is_object_class && same_new((*tp).tp_new, object_new(cls.py())) {
+            (*tp).tp_vectorcall = Some(CONSTRUCT);
+        }
+    }
+}
+
+/// Whether two `tp_new` slots hold the same function. (Slots are compared as the
+/// addresses stored in type objects, copied from one slot to another, never as
+/// function items, so equal means the same.)
+fn same_new(a: Option<ffi::newfunc>, b: Option<ffi::newfunc>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if std::ptr::fn_addr_eq(a, b))
+}
+
+/// [`same_new`] for `tp_init` slots.
+fn same_init(a: Option<ffi::initproc>, b: Option<ffi::initproc>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if std::ptr::fn_addr_eq(a, b))
+}
+
+/// `Object`'s `tp_new` (pyo3's `PyObj::new`), which generated classes inherit.
+fn object_new(py: Python<'_>) -> Option<ffi::newfunc> {
+    // SAFETY: a live type object's field, read while attached.
+    unsafe { (*py.get_type::<PyObj>().as_type_ptr()).tp_new }
+}
+
+/// pyo3's trampoline around [`construct_call`].
+const CONSTRUCT_TRAMPOLINE: unsafe extern "C" fn(
+    *mut ffi::PyObject,
+    *const *mut ffi::PyObject,
+    ffi::Py_ssize_t,
+    *mut ffi::PyObject,
+) -> *mut ffi::PyObject = pyo3::impl_::trampoline::get_trampoline_function!(
+    fastcall_cfunction_with_keywords,
+    construct_call
+);
+
+/// The construction entry a generated class holds in `tp_vectorcall`.
+const CONSTRUCT: ffi::vectorcallfunc = construct_entry;
+
+unsafe extern "C" fn construct_entry(
+    callable: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: usize,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: as in `entry`: CPython's vectorcall contract is the trampoline's and
+    // `construct_call`'s.
+    unsafe { CONSTRUCT_TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
+}
+
+/// `cls(*args, **kwargs)` for a class holding [`CONSTRUCT`].
+///
+/// # Safety
+///
+/// As [`call`]'s (with `cls` the class called).
+unsafe fn construct_call(
+    py: Python<'_>,
+    cls: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: `cls` is live and borrowed for the call (the caller's contract).
+    let cls = unsafe { pyo3::Borrowed::from_ptr(py, cls) }.cast::<PyType>()?;
+    let tp = cls.as_type_ptr();
+    // SAFETY: as in `call`.
+    let n = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) } as usize;
+    let names = if kwnames.is_null() {
+        None
+    } else {
+        // SAFETY: a non-null `kwnames` is a live tuple (the caller's contract).
+        Some(unsafe { pyo3::Borrowed::from_ptr(py, kwnames) }.cast::<PyTuple>()?)
+    };
+    let nk = names.as_ref().map_or(0, |t| t.len());
+    let all: &[*mut ffi::PyObject] = if n + nk == 0 {
+        &[]
+    } else {
+        // SAFETY: `args` holds `n` positional values and then one per keyword name,
+        // live for the call.
+        unsafe { std::slice::from_raw_parts(args, n + nk) }
+    };
+    // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type`
+    // is CPython's static `object`.
+    let (new, plain_init) = unsafe {
+        (
+            (*tp).tp_new,
+            same_init(
+                (*tp).tp_init,
+                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
+            ),
+        )
+    };
+    if !same_new(new, object_new(py)) || !plain_init {
+        return type_call(py, &cls, all, n, names.as_deref());
+    }
+    // `wrap`'s `cls()` hands over the object to wrap (only a call with no arguments
+    // looks, which saves a thread-local read on every construction).
+    let pending = if n + nk == 0 { take_pending() } else { None };
+    let obj = match pending {
+        Some(obj) => obj,
+        None => construct(py, class_type_index(&cls)?, n, nk, |i| {
+            let name = names
+                .as_ref()
+                .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?
+                .get_borrowed_item(i)?;
+            // SAFETY: each item of `args` is a live object borrowed for the call.
+            Ok((name, unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }))
+        })?,
+    };
+    // The instance, as `Object`'s `__new__` makes it (`tp_new_impl` is what pyo3's
+    // generated `tp_new` calls with the value `#[new]` returned).
+    // SAFETY: `tp` is `Object`'s class or a subclass of it: `install_constructor` put
+    // this entry only in such classes, and CPython calls a class's `tp_vectorcall`
+    // for that class alone (the field is not inherited).
+    unsafe { pyo3::impl_::pymethods::tp_new_impl(py, PyClassInitializer::from(PyObj { obj }), tp) }
+}
+
+/// `type.__call__(cls, *args, **kwargs)` from the vectorcall arguments: for a class
+/// whose `__new__` or `__init__` was replaced.
+#[cold]
+fn type_call(
+    py: Python<'_>,
+    cls: &Bound<'_, PyType>,
+    all: &[*mut ffi::PyObject],
+    n: usize,
+    names: Option<&Bound<'_, PyTuple>>,
+) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: each item of `all` is a live object borrowed for the call.
+    let item = |p: *mut ffi::PyObject| unsafe { pyo3::Borrowed::from_ptr(py, p) }.to_owned();
+    let args = PyTuple::new(py, all[..n].iter().map(|&p| item(p)))?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    if let Some(names) = names {
+        for (name, &value) in names.iter().zip(&all[n..]) {
+            kwargs.set_item(name, item(value))?;
+        }
+    }
+    // SAFETY: `PyType_Type` is CPython's static `type`; its `tp_call` is
+    // `type.__call__`, called attached with a class, a tuple and a dict.
+    let made = unsafe {
+        let call = (*std::ptr::addr_of!(ffi::PyType_Type))
+            .tp_call
+            .ok_or_else(|| PyTypeError::new_err("type has no __call__"))?;
+        call(cls.as_ptr(), args.as_ptr(), kwargs.as_ptr())
+    };
+    if made.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(made)
     }
 }

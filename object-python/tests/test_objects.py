@@ -82,6 +82,48 @@ def test_keyword_construction_errors(tour):
         tour.Var("x")
 
 
+def test_construction_by_vectorcall_and_by_type_call_agree(tour):
+    """`cls(...)` takes the class's vectorcall entry (no argument tuple, no keyword
+    dict); `type.__call__(cls, ...)` takes `__new__`. Same objects, same errors."""
+    assert type(tour.Var).__flags__ & (1 << 11)  # ObjectMeta: Py_TPFLAGS_HAVE_VECTORCALL
+    for make in (tour.Add, lambda **kw: type.__call__(tour.Add, **kw)):
+        x = tour.Var(name="x")
+        e = make(lhs=x, rhs=tour.IntImm(value=2))
+        assert type(e) is tour.Add and e.lhs == x and e.rhs.value == 2
+    for make in (tour.Var, lambda *a, **kw: type.__call__(tour.Var, *a, **kw)):
+        with pytest.raises(Exception, match=r"missing field `name` \(ffi.String\) of `tour.Var`"):
+            make()
+        with pytest.raises(Exception, match="nope"):
+            make(name="x", nope=1)
+        with pytest.raises(TypeError, match="by keyword"):
+            make("x")
+        with pytest.raises(TypeError, match="by keyword"):
+            make("x", name="x")
+    # Nine keywords: past the inline arrays (the extra ones are refused by name).
+    with pytest.raises(Exception, match="has no field `k1`"):
+        tour.Var(name="x", **{f"k{i}": i for i in range(1, 9)})
+
+
+def test_construction_honours_replaced_init_and_python_subclasses(tour):
+    """A class whose `__init__` a user set is constructed as `type.__call__` would (the
+    vectorcall entry steps aside); a Python subclass of a generated class is built as
+    itself."""
+    cls = op.register_type("pytest.InitHook")
+    calls = []
+    cls.__init__ = lambda self, **kw: calls.append(sorted(kw))
+    obj = cls()
+    assert type(obj) is cls and calls == [[]]
+    del cls.__init__
+    cls()
+    assert calls == [[]]
+
+    class Mine(tour.IntImm):
+        __slots__ = ()
+
+    m = Mine(value=5)
+    assert type(m) is Mine and m.value == 5 and isinstance(m, tour.IntImm)
+
+
 def test_identity_equality_hash_and_weakref(tour):
     x = tour.Var(name="x")
     y = tour.Var(name="x")
