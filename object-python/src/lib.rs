@@ -39,6 +39,12 @@ mod convert;
 )]
 mod dlpack;
 mod error;
+#[cfg(not(feature = "abi3"))]
+#[allow(
+    unsafe_code,
+    reason = "the field descriptor's `tp_descr_get`: a C slot CPython calls attached, without pyo3's trampoline"
+)]
+mod field_slot;
 mod function;
 #[allow(
     unsafe_code,

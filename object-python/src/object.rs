@@ -16,7 +16,7 @@
 //! goes through reflection's `create_from_source`, with its error messages.
 
 use std::cell::RefCell;
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 use object_core::reflection::{
     create_from_source, get_field, FieldInfo, FieldReader, FieldSource, ValueRef,
@@ -275,30 +275,25 @@ pub(crate) struct FieldDescr {
     /// table); other objects (none in practice), and errors, take `get_field`.
     reader: FieldReader,
     at: usize,
+    /// The class whose namespace holds this descriptor, once made: an instance of
+    /// exactly that class needs no subtype check (`crate::field_slot`). A strong
+    /// reference: the classes live for the process anyway (`CLASSES`).
+    pub(crate) class: OnceLock<Py<PyType>>,
 }
 
 #[pymethods]
 impl FieldDescr {
+    /// (The wheel's build reads through `crate::field_slot` instead: this method is
+    /// what `Field.__get__(descr, obj)` calls, and every read in the `abi3` build.)
     fn __get__(
         slf: &Bound<'_, Self>,
         obj: Option<&Bound<'_, PyAny>>,
         _owner: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let Some(obj) = obj.filter(|o| !o.is_none()) else {
-            return Ok(slf.clone().into_any().unbind());
-        };
-        let this = obj.cast::<PyObj>()?;
-        let (d, o) = (slf.get(), &this.get().obj);
-        match d.reader.read(o).and_then(|f| f.get(d.at)) {
-            Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
-            Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
-            Some(ValueRef::Value(v)) => return view_to_py(py, v),
-            // (An error is raised as `get_field` words it.)
-            _ => {}
+        match obj.filter(|o| !o.is_none()) {
+            Some(obj) => slf.get().read(obj.cast::<PyObj>()?),
+            None => Ok(slf.clone().into_any().unbind()),
         }
-        let value = get_field(o, d.info).map_err(|e| err(py, e))?;
-        any_to_py(py, value)
     }
 
     fn __set__(&self, _obj: &Bound<'_, PyAny>, _value: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -332,6 +327,22 @@ impl FieldDescr {
 }
 
 impl FieldDescr {
+    /// The field of `this`, as a Python value.
+    #[inline]
+    pub(crate) fn read(&self, this: &Bound<'_, PyObj>) -> PyResult<Py<PyAny>> {
+        let py = this.py();
+        let o = &this.get().obj;
+        match self.reader.read(o).and_then(|f| f.get(self.at)) {
+            Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
+            Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
+            Some(ValueRef::Value(v)) => return view_to_py(py, v),
+            // (An error is raised as `get_field` words it.)
+            _ => {}
+        }
+        let value = get_field(o, self.info).map_err(|e| err(py, e))?;
+        any_to_py(py, value)
+    }
+
     fn read_only(&self) -> PyErr {
         PyAttributeError::new_err(format!(
             "field `{}` of `{}` is read-only (objects are immutable once shared)",
@@ -432,6 +443,7 @@ fn make_class<'py>(
                         owner: key,
                         reader,
                         at,
+                        class: OnceLock::new(),
                     },
                 )?,
             )?;
@@ -442,7 +454,18 @@ fn make_class<'py>(
         None => py.get_type::<PyType>(),
     };
     let bases = PyTuple::new(py, [base])?;
-    let made = meta.call1((name, bases, ns))?.cast_into::<PyType>()?;
+    let made = meta
+        .call1((name, bases, ns.clone()))?
+        .cast_into::<PyType>()?;
+    // (Every generated class derives from `Object`; the check keeps the descriptors'
+    // exact-class shortcut sound whatever the bases become.)
+    if made.is_subclass_of::<PyObj>()? {
+        for (_, v) in ns.iter() {
+            if let Ok(d) = v.cast::<FieldDescr>() {
+                let _ = d.get().class.set(made.clone().unbind());
+            }
+        }
+    }
     #[cfg(not(feature = "abi3"))]
     if made.is_subclass_of::<PyFunction>()? {
         crate::vectorcall::install(&made, None);
@@ -556,6 +579,8 @@ fn _live_objects() -> Option<isize> {
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyObj>()?;
     m.add_class::<FieldDescr>()?;
+    #[cfg(not(feature = "abi3"))]
+    crate::field_slot::install(&m.py().get_type::<FieldDescr>());
     m.add_function(wrap_pyfunction!(type_class, m)?)?;
     m.add_function(wrap_pyfunction!(type_keys, m)?)?;
     m.add_function(wrap_pyfunction!(register_type, m)?)?;
