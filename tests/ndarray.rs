@@ -1686,3 +1686,58 @@ fn import_with_a_rust_owner_drops_it_once() {
     assert_eq!(drops.load(Ordering::SeqCst), 2);
     let _ = shape;
 }
+
+/// An owner larger than a pointer (boxed by the import).
+struct BigOwner(
+    #[allow(dead_code, reason = "held for its drop")] DropCounter,
+    [u64; 4],
+);
+
+/// An owner of no size (kept in the import's slot); counts in a static.
+struct EmptyOwner;
+static EMPTY_OWNER_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+impl Drop for EmptyOwner {
+    fn drop(&mut self) {
+        EMPTY_OWNER_DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn import_drops_owners_of_every_size_once() {
+    let _leaks = LeakCheck::new();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut data = f32s(4);
+    let mut shape = [4i64];
+    let t = describe(&mut shape, None, &mut data);
+    // A pointer-sized owner is kept in place, a larger one boxed: each dropped once,
+    // when the last handle goes.
+    // SAFETY: `data` outlives every handle below and nothing else touches it meanwhile.
+    let small =
+        unsafe { NDArray::from_dl_tensor_owned_by(&t, true, DropCounter(drops.clone())) }.unwrap();
+    let owner = BigOwner(DropCounter(drops.clone()), [7; 4]);
+    assert_eq!(owner.1.len(), 4);
+    // SAFETY: as above.
+    let big = unsafe { NDArray::from_dl_tensor_owned_by(&t, true, owner) }.unwrap();
+    assert_eq!(
+        big.as_slice::<f32>().unwrap(),
+        small.as_slice::<f32>().unwrap()
+    );
+    let small2 = small.clone();
+    drop(small);
+    drop(big);
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the boxed owner went with its NDArray"
+    );
+    drop(small2);
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
+    let before = EMPTY_OWNER_DROPS.load(Ordering::SeqCst);
+    // SAFETY: as above.
+    let empty = unsafe { NDArray::from_dl_tensor_owned_by(&t, true, EmptyOwner) }.unwrap();
+    assert_eq!(EMPTY_OWNER_DROPS.load(Ordering::SeqCst), before);
+    drop(empty);
+    assert_eq!(EMPTY_OWNER_DROPS.load(Ordering::SeqCst), before + 1);
+    let _ = shape;
+}

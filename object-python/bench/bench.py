@@ -5,6 +5,12 @@ tvm-ffi's Python package, in one process and one run.
 
     python object-python/bench/bench.py            # after a release install
 
+The plain pyo3 counterparts: a no-op `#[pyfunction]`, `add(i64, i64)`, a
+`#[pyclass]` with one `#[pyo3(get)]` integer field built by keyword, and a function
+that takes a float32 array's data address through the buffer protocol (`PyBuffer`,
+what `testing.tensor_data_ptr` returns; a function taking only the array's `len()` is
+printed below the table).
+
 The tvm-ffi counterparts: `testing.nop` (no-op), `add` from a C library written to the
 tvm-ffi convention (object-capi/tests/c/tvmffi_lib.c, compiled here with `cc` and
 loaded with `tvm_ffi.load_module`), a field read and a construction of

@@ -10,7 +10,8 @@
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
-//! | `vectorcall` | the vectorcall entry of `Function` objects: arguments read from CPython's array, no tuple |
+//! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
+//! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
 //! | `convert` | Python values ↔ `Any` |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
@@ -26,8 +27,9 @@
 //!
 //! `unsafe_code` is denied here and allowed only in `dlpack`, which hands DLPack
 //! managed tensors to and from `PyCapsule`s through the C API, in `numpy_struct`,
-//! which reads a NumPy array's C struct, and in `vectorcall`, the C entry point that
-//! CPython calls a `Function` through (left out of the `abi3` build).
+//! which reads a NumPy array's C struct, and in `vectorcall` and `field_slot`, the C
+//! entry points CPython calls a `Function`, a class and a field descriptor through
+//! (both left out of the `abi3` build).
 
 #![deny(unsafe_code)]
 

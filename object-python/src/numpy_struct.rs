@@ -169,10 +169,42 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>) -> Option<PyResult<NDArray>> {
     let (type_num, byteorder) = unsafe { ((*descr).type_num, (*descr).byteorder) };
     let (dtype, item) = data_type(type_num, byteorder)?;
     let n = usize::try_from(nd).ok().filter(|&n| n <= MAX_DIMS)?;
-    let mut shape = [0i64; MAX_DIMS];
-    let mut steps = [0i64; MAX_DIMS];
+    // Shape and strides in arrays sized to the rank (each is zeroed first).
+    // SAFETY: the array's own fields, read above: `n` extents and strides.
+    unsafe {
+        match n {
+            0..=4 => import_dims::<4>(obj, data, n, dims, strides, dtype, item, flags),
+            _ => import_dims::<MAX_DIMS>(obj, data, n, dims, strides, dtype, item, flags),
+        }
+    }
+}
+
+/// The rest of [`import`], for an array of rank `n <= N`.
+///
+/// # Safety
+///
+/// `obj` is an exact `numpy.ndarray` whose data, `dimensions` and `strides` are
+/// `data`, `dims` and `strides`, with `nd = n`; the GIL is held.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the fields `import` read, passed on"
+)]
+#[inline(always)]
+unsafe fn import_dims<const N: usize>(
+    obj: &Bound<'_, PyAny>,
+    data: *mut c_char,
+    n: usize,
+    dims: *const ffi::Py_ssize_t,
+    strides: *const ffi::Py_ssize_t,
+    dtype: DataType,
+    item: isize,
+    flags: c_int,
+) -> Option<PyResult<NDArray>> {
+    let mut shape = [0i64; N];
+    let mut steps = [0i64; N];
     for i in 0..n {
-        // SAFETY: an array's `dimensions` and `strides` hold `nd` values each.
+        // SAFETY: an array's `dimensions` and `strides` hold `nd` values each (the
+        // caller's contract: `n = nd`).
         let (d, s) = unsafe { (*dims.add(i), *strides.add(i)) };
         if s % item != 0 {
             return None;
@@ -183,7 +215,7 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>) -> Option<PyResult<NDArray>> {
     let tensor = DLTensor {
         data: data.cast(),
         device: Device::cpu(),
-        ndim: nd,
+        ndim: n as i32,
         dtype,
         shape: shape.as_mut_ptr(),
         strides: steps.as_mut_ptr(),

@@ -62,6 +62,17 @@ pub(super) fn check_device(device: Device) -> Result<(), NDArrayError> {
     }
 }
 
+/// A checked size, or [`NDArrayError::TooLarge`] for an overflow. (A `match` rather
+/// than `ok_or`, whose error value the optimizer kept building and dropping on the
+/// success path of an import.)
+#[inline(always)]
+pub(super) fn fits<T>(v: Option<T>) -> Result<T, NDArrayError> {
+    match v {
+        Some(v) => Ok(v),
+        None => Err(NDArrayError::TooLarge),
+    }
+}
+
 /// The element count of a shape; checks the rank and each extent. A shape with a zero
 /// extent has no elements, whatever the product of the others (`[1 << 62, 4, 0]` is
 /// empty, not an overflow).
@@ -78,10 +89,11 @@ pub(super) fn numel_of(shape: &[i64]) -> Result<usize, NDArrayError> {
     if shape.contains(&0) {
         return Ok(0);
     }
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d as usize))
-        .ok_or(NDArrayError::TooLarge)
+    fits(
+        shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d as usize)),
+    )
 }
 
 /// Checks that compact row-major strides for `shape` fit in `i64` (rank already
@@ -95,7 +107,7 @@ pub(super) fn check_compact(shape: &[i64]) -> Result<(), NDArrayError> {
     }
     let mut acc: i64 = 1;
     for &d in shape.iter().skip(1).rev() {
-        acc = acc.checked_mul(d.max(1)).ok_or(NDArrayError::TooLarge)?;
+        acc = fits(acc.checked_mul(d.max(1)))?;
     }
     Ok(())
 }
@@ -140,6 +152,7 @@ pub(super) fn is_compact(shape: &[i64], strides: &[i64]) -> bool {
 /// The lowest and highest element offsets (in elements) a layout reaches: `Ok(None)`
 /// for an empty layout, `Err` if they overflow `i128` (strides from a foreign producer
 /// can be anything).
+#[inline]
 pub(super) fn element_span(
     shape: &[i64],
     strides: &[i64],
@@ -149,13 +162,11 @@ pub(super) fn element_span(
     }
     let (mut lo, mut hi) = (0i128, 0i128);
     for (&dim, &stride) in shape.iter().zip(strides) {
-        let reach = (dim as i128 - 1)
-            .checked_mul(stride as i128)
-            .ok_or(NDArrayError::TooLarge)?;
+        let reach = fits((dim as i128 - 1).checked_mul(stride as i128))?;
         if reach < 0 {
-            lo = lo.checked_add(reach).ok_or(NDArrayError::TooLarge)?;
+            lo = fits(lo.checked_add(reach))?;
         } else {
-            hi = hi.checked_add(reach).ok_or(NDArrayError::TooLarge)?;
+            hi = fits(hi.checked_add(reach))?;
         }
     }
     Ok(Some((lo, hi)))
@@ -184,7 +195,7 @@ pub(super) fn check_description<'a>(
     let numel = numel_of(shape)?;
     let elem = element_bytes(t.dtype)?;
     check_device(t.device)?;
-    let nbytes = numel.checked_mul(elem).ok_or(NDArrayError::TooLarge)?;
+    let nbytes = fits(numel.checked_mul(elem))?;
     if nbytes > isize::MAX as usize {
         return Err(NDArrayError::TooLarge);
     }
@@ -206,9 +217,7 @@ pub(super) fn check_description<'a>(
     // The bytes from the lowest to past the highest element must fit in `isize`; then
     // every offset below is bounded by it.
     let elem_i = elem as i128;
-    let span = (hi - lo + 1)
-        .checked_mul(elem_i)
-        .ok_or(NDArrayError::TooLarge)?;
+    let span = fits((hi - lo + 1).checked_mul(elem_i))?;
     if span > isize::MAX as i128 || t.byte_offset > isize::MAX as u64 {
         return Err(NDArrayError::TooLarge);
     }

@@ -16,7 +16,7 @@
 use core::alloc::Layout;
 use core::ffi::c_void;
 use core::fmt;
-use core::mem::{offset_of, size_of, ManuallyDrop};
+use core::mem::{align_of, offset_of, size_of, ManuallyDrop, MaybeUninit};
 use core::ptr::{self, NonNull};
 use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error};
 
@@ -108,12 +108,11 @@ pub(super) unsafe fn typed_slice<'a, T: Element>(
 /// must point to `ndim` readable `i64`s that stay unchanged for `'a`.
 #[inline]
 pub(super) unsafe fn check_dl_tensor<'a>(t: &'a DLTensor) -> Result<Checked<'a>, NDArrayError> {
-    let ndim = usize::try_from(t.ndim)
-        .ok()
-        .filter(|&n| n <= MAX_NDIM)
-        .ok_or(NDArrayError::BadNdim {
+    let Some(ndim) = usize::try_from(t.ndim).ok().filter(|&n| n <= MAX_NDIM) else {
+        return Err(NDArrayError::BadNdim {
             ndim: t.ndim as i64,
-        })?;
+        });
+    };
     let shape: &[i64] = if ndim == 0 {
         &[]
     } else if t.shape.is_null() {
@@ -240,27 +239,80 @@ pub(super) fn allocate_data(
     Ok((data, Storage::Aligned { block, layout }))
 }
 
-/// A foreign producer's hold on imported data: `release(ptr)` is called once, when the
-/// last NDArray (and view) using the data goes, from whichever thread that is.
+/// A foreign producer's hold on imported data, released once, when the last NDArray (and
+/// view) using the data goes, from whichever thread that is.
 pub(super) struct ForeignOwner {
-    ptr: NonNull<c_void>,
-    release: unsafe fn(NonNull<c_void>),
+    /// The hold: a pointer (a producer's managed tensor, a boxed owner), or an owner of
+    /// at most a pointer's size kept in place (a reference-counted handle, say), which
+    /// saves an allocation per import.
+    slot: OwnerSlot,
+    /// Releases the hold, given the slot.
+    release: unsafe fn(*mut OwnerSlot),
 }
 
+/// Room for a pointer, or for any value of at most its size and alignment.
+pub(super) type OwnerSlot = MaybeUninit<*mut c_void>;
+
 impl ForeignOwner {
+    /// A hold through a pointer (a producer's managed tensor).
+    ///
     /// # Safety
     ///
-    /// Calling `release(ptr)` once, from any thread, at any time from now on, is sound;
-    /// until then the data it keeps alive stays valid.
-    pub(super) unsafe fn new(ptr: NonNull<c_void>, release: unsafe fn(NonNull<c_void>)) -> Self {
-        ForeignOwner { ptr, release }
+    /// Calling `release` once, from any thread, at any time from now on, with a slot
+    /// holding `ptr`, is sound; until then the data it keeps alive stays valid.
+    pub(super) unsafe fn new(ptr: NonNull<c_void>, release: unsafe fn(*mut OwnerSlot)) -> Self {
+        ForeignOwner {
+            slot: MaybeUninit::new(ptr.as_ptr()),
+            release,
+        }
     }
+
+    /// A hold that is `owner` itself, dropped on release: kept in the slot if it fits,
+    /// else boxed.
+    pub(super) fn of<O: Send + 'static>(owner: O) -> Self {
+        let mut slot = OwnerSlot::uninit();
+        if size_of::<O>() <= size_of::<OwnerSlot>() && align_of::<O>() <= align_of::<OwnerSlot>() {
+            // SAFETY: `O` fits the slot's size and alignment (checked just now); the
+            // slot owns the value from here on, and `drop_in_slot::<O>` drops it once.
+            unsafe { slot.as_mut_ptr().cast::<O>().write(owner) };
+            ForeignOwner {
+                slot,
+                release: drop_in_slot::<O>,
+            }
+        } else {
+            slot.write(Box::into_raw(Box::new(owner)).cast());
+            ForeignOwner {
+                slot,
+                release: drop_boxed::<O>,
+            }
+        }
+    }
+}
+
+/// Drops the owner [`ForeignOwner::of`] kept in the slot.
+///
+/// # Safety
+///
+/// `slot` holds that owner, an `O`; called once.
+unsafe fn drop_in_slot<O>(slot: *mut OwnerSlot) {
+    // SAFETY: the caller's contract.
+    unsafe { ptr::drop_in_place(slot.cast::<O>()) }
+}
+
+/// Drops the owner [`ForeignOwner::of`] boxed.
+///
+/// # Safety
+///
+/// `slot` holds that box's pointer, with that `O`; called once.
+unsafe fn drop_boxed<O>(slot: *mut OwnerSlot) {
+    // SAFETY: the caller's contract: the box leaked by `ForeignOwner::of`.
+    drop(unsafe { Box::from_raw((*slot).assume_init().cast::<O>()) });
 }
 
 impl Drop for ForeignOwner {
     fn drop(&mut self) {
-        // SAFETY: `new`'s contract; a value is dropped once.
-        unsafe { (self.release)(self.ptr) }
+        // SAFETY: `new`'s and `of`'s contracts; a value is dropped once.
+        unsafe { (self.release)(&mut self.slot) }
     }
 }
 

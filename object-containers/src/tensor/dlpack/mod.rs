@@ -51,7 +51,7 @@ use core::ptr::{self, NonNull};
 use object_core::ObjectPtr;
 
 use super::error::NDArrayError;
-use super::object::{self, ForeignOwner};
+use super::object::{self, ForeignOwner, OwnerSlot};
 use super::NDArray;
 
 mod ffi;
@@ -296,10 +296,8 @@ impl NDArray {
         read_only: bool,
         owner: O,
     ) -> Result<NDArray, NDArrayError> {
-        let boxed = NonNull::from(Box::leak(Box::new(owner))).cast::<c_void>();
-        // SAFETY: `release_boxed::<O>` drops the box just leaked, once; `O: Send`, so
-        // from any thread.
-        let owner = unsafe { ForeignOwner::new(boxed, release_boxed::<O>) };
+        // (`O: Send`: dropped on whichever thread lets the NDArray go.)
+        let owner = ForeignOwner::of(owner);
         // SAFETY: the caller's contract covers the tensor and its data; the owner keeps
         // the data alive until it is dropped.
         unsafe { object::import(tensor, read_only, owner) }
@@ -343,25 +341,15 @@ impl NDArray {
 ///
 /// # Safety
 ///
-/// `m` is a `DLManagedTensor` this crate imported and owns; called once.
-unsafe fn release(m: NonNull<c_void>) {
-    let m = m.as_ptr() as *mut DLManagedTensor;
+/// `slot` holds a `DLManagedTensor` pointer this crate imported and owns; called once.
+unsafe fn release(slot: *mut OwnerSlot) {
     // SAFETY: the caller's contract; the deleter may be null.
     unsafe {
+        let m = (*slot).assume_init() as *mut DLManagedTensor;
         if let Some(d) = ptr::addr_of!((*m).deleter).read() {
             d(m);
         }
     }
-}
-
-/// Drops the owner boxed by [`NDArray::from_dl_tensor_owned_by`].
-///
-/// # Safety
-///
-/// `p` is that box's pointer, with that `O`; called once.
-unsafe fn release_boxed<O>(p: NonNull<c_void>) {
-    // SAFETY: the caller's contract: the box leaked by `from_dl_tensor_owned_by`.
-    drop(unsafe { Box::from_raw(p.cast::<O>().as_ptr()) });
 }
 
 /// Calls a versioned managed tensor's deleter.
@@ -369,10 +357,10 @@ unsafe fn release_boxed<O>(p: NonNull<c_void>) {
 /// # Safety
 ///
 /// As for [`release`], for a `DLManagedTensorVersioned`.
-unsafe fn release_versioned(m: NonNull<c_void>) {
-    let m = m.as_ptr() as *mut DLManagedTensorVersioned;
+unsafe fn release_versioned(slot: *mut OwnerSlot) {
     // SAFETY: the caller's contract; the deleter may be null.
     unsafe {
+        let m = (*slot).assume_init() as *mut DLManagedTensorVersioned;
         if let Some(d) = ptr::addr_of!((*m).deleter).read() {
             d(m);
         }
