@@ -125,12 +125,11 @@ fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
 /// field read in place mostly yields) directly, anything else through [`any_to_py`].
 #[inline]
 pub(crate) fn view_to_py(py: Python<'_>, v: AnyView<'_>) -> PyResult<Py<PyAny>> {
+    // (Integers first, each kind's own check only.)
+    if let Some(i) = v.as_int() {
+        return Ok(i.into_pyobject(py)?.into_any().unbind());
+    }
     match v.type_index() {
-        type_index::INT => {
-            if let Some(i) = v.as_int() {
-                return Ok(i.into_pyobject(py)?.into_any().unbind());
-            }
-        }
         type_index::FLOAT => {
             if let Some(f) = v.as_float() {
                 return Ok(f.into_pyobject(py)?.into_any().unbind());

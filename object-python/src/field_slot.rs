@@ -19,12 +19,18 @@ use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::object::{FieldDescr, PyObj};
+
+/// `Field`'s type object (set by [`install`]): the slot's one-compare check of the
+/// descriptor it is called for.
+static FIELD_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
 
 /// Puts [`descr_get`] in `Field`'s `tp_descr_get` slot.
 pub(crate) fn install(field_type: &Bound<'_, PyType>) {
     let tp = field_type.as_type_ptr();
+    FIELD_TYPE.store(tp, Ordering::Relaxed);
     // SAFETY: `tp` is `Field`'s live type object, changed while attached and before
     // any field is read (module initialisation). Its instances are `FieldDescr`s (the
     // class cannot be subclassed), which `descr_get` checks anyway.
@@ -55,7 +61,15 @@ unsafe extern "C" fn descr_get(
         if obj.is_none() {
             return Ok(d.to_owned().into_ptr());
         }
-        let d = d.cast_exact::<FieldDescr>()?.get();
+        // SAFETY: `descr` is live (above); reading its type is always sound.
+        let exact_field = unsafe { ffi::Py_TYPE(descr) } == FIELD_TYPE.load(Ordering::Relaxed);
+        let d = if exact_field {
+            // SAFETY: an instance of exactly `Field`, whose instances are `FieldDescr`s.
+            unsafe { d.cast_unchecked::<FieldDescr>() }
+        } else {
+            d.cast::<FieldDescr>()?
+        };
+        let d = d.get();
         // An instance of exactly the class the field was declared in needs no walk of
         // its type's MRO.
         let exact = d
