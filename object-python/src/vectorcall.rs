@@ -51,28 +51,44 @@ pub(crate) const ENTRY: ffi::vectorcallfunc = entry;
 /// The offset of a `PyFunction`'s entry field in its Python object; 0 until `install`.
 static OFFSET: AtomicIsize = AtomicIsize::new(0);
 
-/// pyo3's trampoline around [`call`].
-const TRAMPOLINE: unsafe extern "C" fn(
-    *mut ffi::PyObject,
-    *const *mut ffi::PyObject,
-    ffi::Py_ssize_t,
-    *mut ffi::PyObject,
-) -> *mut ffi::PyObject =
-    pyo3::impl_::trampoline::get_trampoline_function!(fastcall_cfunction_with_keywords, call);
+/// Defines `$entry`, a `vectorcallfunc` that runs `$body` (of `Func`'s signature,
+/// with `nargsf` as `Py_ssize_t`) inside pyo3's trampoline.
+macro_rules! vectorcall_entry {
+    ($(#[$doc:meta])* $entry:ident => $body:ident) => {
+        $(#[$doc])*
+        unsafe extern "C" fn $entry(
+            callable: *mut ffi::PyObject,
+            args: *const *mut ffi::PyObject,
+            nargsf: usize,
+            kwnames: *mut ffi::PyObject,
+        ) -> *mut ffi::PyObject {
+            const TRAMPOLINE: unsafe extern "C" fn(
+                *mut ffi::PyObject,
+                *const *mut ffi::PyObject,
+                ffi::Py_ssize_t,
+                *mut ffi::PyObject,
+            ) -> *mut ffi::PyObject = pyo3::impl_::trampoline::get_trampoline_function!(
+                fastcall_cfunction_with_keywords,
+                $body
+            );
+            // CPython calls a vectorcall entry attached to the interpreter, with
+            // `callable` the object (or class) whose field held it, `args` its argument
+            // array and `kwnames` a tuple or null. `nargsf` is passed on bit for bit
+            // (the offset flag is its top bit; the body strips it).
+            // SAFETY: that contract is what the trampoline and the body require.
+            unsafe { TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
+        }
+    };
+}
 
-/// What CPython calls: `vectorcallfunc`'s signature (`nargsf` unsigned) around pyo3's
-/// trampoline (`Py_ssize_t`).
-unsafe extern "C" fn entry(
-    callable: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargsf: usize,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    // SAFETY: CPython calls a vectorcall entry attached to the interpreter, with
-    // `callable` the object whose field held it, `args` its argument array and
-    // `kwnames` a tuple or null: what the trampoline and `call` require. `nargsf` is
-    // passed on bit for bit (the offset flag is its top bit; `call` strips it).
-    unsafe { TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
+vectorcall_entry! {
+    /// What CPython calls for a `Function` object: [`call`].
+    entry => call
+}
+
+vectorcall_entry! {
+    /// What CPython calls for a generated class: [`construct_call`].
+    construct_entry => construct_call
 }
 
 /// The call: the positional arguments straight from CPython's array.
@@ -140,13 +156,14 @@ pub(crate) fn install(cls: &Bound<'_, PyType>, probe: Option<&Bound<'_, PyFuncti
         return; // not installed: calls take `tp_call`
     }
     let tp = cls.as_type_ptr();
-    // SAFETY: `tp` is a live type object of ours (FunctionBase, or a heap class made
-    // from it by `make_class`), changed while attached and before any instance is
-    // called through it. Its instances are `PyFunction`s, whose entry field lies
-    // `offset` bytes in (measured on an instance above; subclasses extend the layout,
-    // and none adds a field before it) and is always set. `tp_flags` is read and
-    // written as the plain integer it is on GIL builds (an atomic of the same layout
-    // on free-threaded ones); `PyType_Modified` drops what CPython cached of the type.
+    // `tp` is a live type object of ours (FunctionBase, or a heap class made from it
+    // by `make_class`), changed while attached and before any instance is called
+    // through it. Its instances are `PyFunction`s, whose entry field lies `offset`
+    // bytes in (measured on an instance above; subclasses extend the layout, and none
+    // adds a field before it) and is always set. `tp_flags` is the plain integer it is
+    // on GIL builds (an atomic of the same layout on free-threaded ones);
+    // `PyType_Modified` drops what CPython cached of the type.
+    // SAFETY: as just said: the fields written are the type's own, and truthful.
     unsafe {
         (*tp).tp_vectorcall_offset = offset;
         let flags = std::ptr::addr_of_mut!((*tp).tp_flags).cast::<std::ffi::c_ulong>();
@@ -160,10 +177,11 @@ pub(crate) fn install(cls: &Bound<'_, PyType>, probe: Option<&Bound<'_, PyFuncti
 pub(crate) fn install_metaclass(meta: &Bound<'_, PyType>) {
     debug_assert!(meta.is_subclass_of::<PyType>().unwrap_or(false));
     let tp = meta.as_type_ptr();
-    // SAFETY: `tp` is a live type object (the metaclass), changed while attached and
-    // before any class made from it is called. Its instances are type objects (it
-    // derives from `type`, checked by the caller), whose `tp_vectorcall` field lies at
-    // that offset and is null (then `tp_call`, `type.__call__`, serves) or an entry.
+    // `tp` is a live type object (the metaclass), changed while attached and before
+    // any class made from it is called. Its instances are type objects (it derives
+    // from `type`, checked by the caller), whose `tp_vectorcall` field lies at that
+    // offset and is null (then `tp_call`, `type.__call__`, serves) or an entry.
+    // SAFETY: as just said: the fields written are the metaclass's own, and truthful.
     unsafe {
         (*tp).tp_vectorcall_offset =
             std::mem::offset_of!(ffi::PyTypeObject, tp_vectorcall) as ffi::Py_ssize_t;
@@ -178,10 +196,11 @@ pub(crate) fn install_metaclass(meta: &Bound<'_, PyType>) {
 pub(crate) fn install_constructor(cls: &Bound<'_, PyType>) {
     let tp = cls.as_type_ptr();
     let is_object_class = cls.is_subclass_of::<PyObj>().unwrap_or(false);
-    // SAFETY: `tp` is a live type object, read and changed while attached, before
-    // anything calls it. Its `tp_vectorcall` is read by CPython only when the metaclass
-    // takes part. The entry goes only to classes deriving from `Object`, whose
-    // instances it makes (see `construct_call`).
+    // `tp` is a live type object, read and changed while attached, before anything
+    // calls it. Its `tp_vectorcall` is read by CPython only when the metaclass takes
+    // part. The entry goes only to classes deriving from `Object`, whose instances it
+    // makes (see `construct_call`).
+    // SAFETY: as just said.
     unsafe {
         if is_object_class && same_new((*tp).tp_new, object_new(cls.py())) {
             (*tp).tp_vectorcall = Some(CONSTRUCT);
@@ -207,30 +226,8 @@ fn object_new(py: Python<'_>) -> Option<ffi::newfunc> {
     unsafe { (*py.get_type::<PyObj>().as_type_ptr()).tp_new }
 }
 
-/// pyo3's trampoline around [`construct_call`].
-const CONSTRUCT_TRAMPOLINE: unsafe extern "C" fn(
-    *mut ffi::PyObject,
-    *const *mut ffi::PyObject,
-    ffi::Py_ssize_t,
-    *mut ffi::PyObject,
-) -> *mut ffi::PyObject = pyo3::impl_::trampoline::get_trampoline_function!(
-    fastcall_cfunction_with_keywords,
-    construct_call
-);
-
 /// The construction entry a generated class holds in `tp_vectorcall`.
 const CONSTRUCT: ffi::vectorcallfunc = construct_entry;
-
-unsafe extern "C" fn construct_entry(
-    callable: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargsf: usize,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    // SAFETY: as in `entry`: CPython's vectorcall contract is the trampoline's and
-    // `construct_call`'s.
-    unsafe { CONSTRUCT_TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
-}
 
 /// `cls(*args, **kwargs)` for a class holding [`CONSTRUCT`].
 ///
