@@ -54,7 +54,7 @@
 //!   inline), a 16-byte and a 1 KiB string, against `Arc::<str>::from` + drop (and, for information, std
 //!   `String::from`). The source `&str` goes through `black_box`. With `TVM_FFI_ROOT`
 //!   set (see `build.rs`), `tvm_ffi_cpp` is the peer's C++ `tvm::ffi::String` made and
-//!   dropped in a C++ loop (`cpp/tvmffi_string.cc`) that times itself.
+//!   dropped in a C++ loop (`cpp/tvmffi_peer.cc`) that times itself.
 //! - `any_round_trip`: one value into an `Any` and back out, + drop:
 //!   - `int/any`: `Any::from(i64)` → `i64::try_from`, against `int/plain` (a copy);
 //!   - `object/any`: `Any::from(ObjectPtr)` (of a clone) → `ObjectPtr::try_from`,
