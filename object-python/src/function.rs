@@ -1,12 +1,13 @@
 //! Functions both ways.
 //!
-//! Calling a `Function` from Python converts the arguments to `Any`s, releases the GIL
-//! for the call unless the function is marked quick (so other Python threads run, and
-//! so a Rust callee may wait for threads that call back into Python; see
-//! `PyFunction::call_views` for the rule), and converts the result back. A Python callable becomes a
-//! `Function` whose packed entry takes the GIL (`Python::with_gil`, from whatever
-//! thread Rust calls it on), converts the arguments, calls, and converts the result or
-//! the exception (see `error`).
+//! Calling a `Function` from Python (through its vectorcall entry, `crate::vectorcall`,
+//! or through `__call__`; both come to `PyFunction::call_python`) converts the
+//! arguments to `Any`s, releases the GIL for the call unless the function is marked
+//! quick (so other Python threads run, and so a Rust callee may wait for threads that
+//! call back into Python; see `PyFunction::call_views` for the rule), and converts the
+//! result back. A Python callable becomes a `Function` whose packed entry takes the GIL
+//! (`Python::attach`, from whatever thread Rust calls it on), converts the arguments,
+//! calls, and converts the result or the exception (see `error`).
 
 use object_containers::{
     get_global as rust_get_global, list_globals as rust_list_globals,
