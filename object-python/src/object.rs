@@ -538,11 +538,13 @@ fn _set_metaclass(py: Python<'_>, meta: Bound<'_, PyType>) -> PyResult<()> {
             "the metaclass must derive from `type`",
         ));
     }
+    METACLASS
+        .set(py, meta.clone().unbind())
+        .map_err(|_| PyTypeError::new_err("the metaclass is set once"))?;
+    // (Only the metaclass in use takes part: a second one was refused above.)
     #[cfg(not(feature = "abi3"))]
     crate::vectorcall::install_metaclass(&meta);
-    METACLASS
-        .set(py, meta.unbind())
-        .map_err(|_| PyTypeError::new_err("the metaclass is set once"))
+    Ok(())
 }
 
 /// A value (object, container, number, …) as JSON graph text.

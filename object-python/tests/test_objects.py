@@ -117,6 +117,14 @@ def test_construction_honours_replaced_init_and_python_subclasses(tour):
     cls()
     assert calls == [[]]
 
+    class Meta(type):
+        pass
+
+    with pytest.raises(TypeError, match="set once"):
+        op._native._set_metaclass(Meta)  # the metaclass in use stays the only one
+    with pytest.raises(TypeError, match="derive from `type`"):
+        op._native._set_metaclass(int)
+
     class Mine(tour.IntImm):
         __slots__ = ()
 
