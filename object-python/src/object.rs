@@ -174,7 +174,7 @@ impl PyObj {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        if args.is_empty() && kwargs.is_none() {
+        if args.is_empty() && kwargs.is_none_or(|k| k.is_empty()) {
             if let Some(obj) = take_pending() {
                 return Ok(PyObj { obj });
             }
@@ -481,6 +481,12 @@ pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<Py<PyAny>> {
         return Ok(Py::new(py, PyObj { obj })?.into_any());
     }
     let cls = class_of(py, obj.type_index())?;
+    // A plain object class: its instance made directly (no call of the class).
+    #[cfg(not(feature = "abi3"))]
+    let obj = match crate::vectorcall::instance_of(&cls, obj) {
+        Ok(made) => return made,
+        Err(obj) => obj,
+    };
     set_pending(obj);
     let made = cls.call0();
     take_pending();

@@ -42,6 +42,8 @@ use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
+use object_core::ObjectRef;
+
 use crate::function::PyFunction;
 use crate::object::{class_type_index, construct, take_pending, PyObj};
 
@@ -296,6 +298,39 @@ unsafe fn construct_call(
     unsafe { pyo3::impl_::pymethods::tp_new_impl(py, PyClassInitializer::from(PyObj { obj }), tp) }
 }
 
+/// The Python object of `obj` in `cls` (its class, from `class_of`), made as
+/// `Object.__new__` makes it, without calling the class, when `cls` holds the
+/// construction entry and its `__new__`/`__init__` are `Object`'s; else `Err(obj)`
+/// back (the caller calls the class).
+pub(crate) fn instance_of(
+    cls: &Bound<'_, PyType>,
+    obj: ObjectRef,
+) -> Result<PyResult<Py<PyAny>>, ObjectRef> {
+    let py = cls.py();
+    let tp = cls.as_type_ptr();
+    // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type` is
+    // CPython's static `object`.
+    let plain = unsafe {
+        matches!((*tp).tp_vectorcall, Some(v) if std::ptr::fn_addr_eq(v, CONSTRUCT))
+            && same_new((*tp).tp_new, object_new(py))
+            && same_init(
+                (*tp).tp_init,
+                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
+            )
+    };
+    if !plain {
+        return Err(obj);
+    }
+    // SAFETY: `cls` holds the construction entry, which `install_constructor` puts only
+    // in classes deriving from `Object` (and CPython never copies it to another type):
+    // `tp_new_impl`'s requirement.
+    let made = unsafe {
+        pyo3::impl_::pymethods::tp_new_impl(py, PyClassInitializer::from(PyObj { obj }), tp)
+    };
+    // SAFETY: `tp_new_impl` returns a new (owned) reference, or fails with the error set.
+    Ok(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
+}
+
 /// `type.__call__(cls, *args, **kwargs)` from the vectorcall arguments: for a class
 /// whose `__new__` or `__init__` was replaced.
 #[cold]
@@ -309,19 +344,26 @@ fn type_call(
     // SAFETY: each item of `all` is a live object borrowed for the call.
     let item = |p: *mut ffi::PyObject| unsafe { pyo3::Borrowed::from_ptr(py, p) }.to_owned();
     let args = PyTuple::new(py, all[..n].iter().map(|&p| item(p)))?;
-    let kwargs = pyo3::types::PyDict::new(py);
-    if let Some(names) = names {
-        for (name, &value) in names.iter().zip(&all[n..]) {
-            kwargs.set_item(name, item(value))?;
+    // No keywords: no dict, as CPython passes them (`__new__` tells a call with no
+    // arguments at all, `wrap`'s, by that).
+    let kwargs = match names {
+        Some(names) if !names.is_empty() => {
+            let kwargs = pyo3::types::PyDict::new(py);
+            for (name, &value) in names.iter().zip(&all[n..]) {
+                kwargs.set_item(name, item(value))?;
+            }
+            Some(kwargs)
         }
-    }
+        _ => None,
+    };
+    let kwargs_ptr = kwargs.as_ref().map_or(std::ptr::null_mut(), |k| k.as_ptr());
     // SAFETY: `PyType_Type` is CPython's static `type`; its `tp_call` is
-    // `type.__call__`, called attached with a class, a tuple and a dict.
+    // `type.__call__`, called attached with a class, a tuple and a dict or null.
     let made = unsafe {
         let call = (*std::ptr::addr_of!(ffi::PyType_Type))
             .tp_call
             .ok_or_else(|| PyTypeError::new_err("type has no __call__"))?;
-        call(cls.as_ptr(), args.as_ptr(), kwargs.as_ptr())
+        call(cls.as_ptr(), args.as_ptr(), kwargs_ptr)
     };
     if made.is_null() {
         Err(PyErr::fetch(py))

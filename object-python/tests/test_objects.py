@@ -113,9 +113,13 @@ def test_construction_honours_replaced_init_and_python_subclasses(tour):
     cls.__init__ = lambda self, **kw: calls.append(sorted(kw))
     obj = cls()
     assert type(obj) is cls and calls == [[]]
+    # Wrapping an object Rust hands back calls the class as well, `__init__` included.
+    again = op.Array([obj])[0]
+    assert type(again) is cls and again == obj and calls == [[], []]
     del cls.__init__
     cls()
-    assert calls == [[]]
+    again = op.Array([obj])[0]  # the plain class again: made directly
+    assert type(again) is cls and again == obj and calls == [[], []]
 
     class Meta(type):
         pass
