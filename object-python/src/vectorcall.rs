@@ -45,7 +45,7 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use object_core::ObjectRef;
 
 use crate::function::PyFunction;
-use crate::object::{class_type_index, construct, take_pending, PyObj};
+use crate::object::{class_type_index, construct, PyObj};
 
 /// The entry point each `PyFunction` holds at the class's `tp_vectorcall_offset`.
 pub(crate) const ENTRY: ffi::vectorcallfunc = entry;
@@ -262,39 +262,53 @@ unsafe fn construct_call(
         // live for the call.
         unsafe { std::slice::from_raw_parts(args, n + nk) }
     };
-    // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type`
-    // is CPython's static `object`.
-    let (new, plain_init) = unsafe {
-        (
-            (*tp).tp_new,
-            same_init(
-                (*tp).tp_init,
-                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
-            ),
-        )
-    };
-    if !same_new(new, object_new(py)) || !plain_init {
+    if !new_and_init_are_objects(&cls) {
         return type_call(py, &cls, all, n, names.as_deref());
     }
-    // `wrap`'s `cls()` hands over the object to wrap (only a call with no arguments
-    // looks, which saves a thread-local read on every construction).
-    let pending = if n + nk == 0 { take_pending() } else { None };
-    let obj = match pending {
-        Some(obj) => obj,
-        None => construct(py, class_type_index(&cls)?, n, nk, |i| {
-            let name = names
-                .as_ref()
-                .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?
-                .get_borrowed_item(i)?;
-            // SAFETY: each item of `args` is a live object borrowed for the call.
-            Ok((name, unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }))
-        })?,
-    };
-    // The instance, as `Object`'s `__new__` makes it (`tp_new_impl` is what pyo3's
-    // generated `tp_new` calls with the value `#[new]` returned).
-    // SAFETY: `tp` is `Object`'s class or a subclass of it: `install_constructor` put
-    // this entry only in such classes, and CPython calls a class's `tp_vectorcall`
-    // for that class alone (the field is not inherited).
+    // (`wrap` makes its instances through `instance_of`, never by calling such a
+    // class: nothing is pending here.)
+    let obj = construct(py, class_type_index(&cls)?, n, nk, |i| {
+        let name = names
+            .as_ref()
+            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?
+            .get_borrowed_item(i)?;
+        // SAFETY: each item of `args` is a live object borrowed for the call.
+        Ok((name, unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }))
+    })?;
+    // SAFETY: CPython calls a class's `tp_vectorcall` for that class alone (the field
+    // is not inherited), and `install_constructor` put this entry only in classes
+    // deriving from `Object`.
+    unsafe { new_instance(py, tp, obj) }
+}
+
+/// Whether the class `cls` still has `Object`'s `__new__` and `object`'s `__init__`
+/// (a user may replace either): then constructing it is making an instance.
+fn new_and_init_are_objects(cls: &Bound<'_, PyType>) -> bool {
+    let (py, tp) = (cls.py(), cls.as_type_ptr());
+    // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type` is
+    // CPython's static `object`.
+    unsafe {
+        same_new((*tp).tp_new, object_new(py))
+            && same_init(
+                (*tp).tp_init,
+                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
+            )
+    }
+}
+
+/// The instance of the class `tp` holding `obj`, as `Object`'s `__new__` makes it
+/// (`tp_new_impl` is what pyo3's generated `tp_new` calls with the value `#[new]`
+/// returned): a new reference.
+///
+/// # Safety
+///
+/// `tp` is `Object`'s class or a subclass of it, live; the thread is attached.
+unsafe fn new_instance(
+    py: Python<'_>,
+    tp: *mut ffi::PyTypeObject,
+    obj: ObjectRef,
+) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: the caller's contract is `tp_new_impl`'s.
     unsafe { pyo3::impl_::pymethods::tp_new_impl(py, PyClassInitializer::from(PyObj { obj }), tp) }
 }
 
@@ -308,26 +322,17 @@ pub(crate) fn instance_of(
 ) -> Result<PyResult<Py<PyAny>>, ObjectRef> {
     let py = cls.py();
     let tp = cls.as_type_ptr();
-    // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type` is
-    // CPython's static `object`.
-    let plain = unsafe {
-        matches!((*tp).tp_vectorcall, Some(v) if std::ptr::fn_addr_eq(v, CONSTRUCT))
-            && same_new((*tp).tp_new, object_new(py))
-            && same_init(
-                (*tp).tp_init,
-                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
-            )
-    };
-    if !plain {
+    // SAFETY: a live type object's field, read while attached.
+    let has_entry =
+        unsafe { matches!((*tp).tp_vectorcall, Some(v) if std::ptr::fn_addr_eq(v, CONSTRUCT)) };
+    if !has_entry || !new_and_init_are_objects(cls) {
         return Err(obj);
     }
     // SAFETY: `cls` holds the construction entry, which `install_constructor` puts only
-    // in classes deriving from `Object` (and CPython never copies it to another type):
-    // `tp_new_impl`'s requirement.
-    let made = unsafe {
-        pyo3::impl_::pymethods::tp_new_impl(py, PyClassInitializer::from(PyObj { obj }), tp)
-    };
-    // SAFETY: `tp_new_impl` returns a new (owned) reference, or fails with the error set.
+    // in classes deriving from `Object` (and CPython never copies it to another type).
+    let made = unsafe { new_instance(py, tp, obj) };
+    // SAFETY: `new_instance` returns a new (owned) reference, or fails with the error
+    // set.
     Ok(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
 }
 
