@@ -52,7 +52,7 @@
 //! Ratios to the derived enum within one run (hash: SipHash / foldhash); the machine
 //! is a shared 2-core VM, and the derived side alone moves by ±25% between runs.
 //!
-//! | group | field plans (earlier) | final code (three runs) |
+//! | group | field plans (earlier) | before the compiled walk (three runs) |
 //! | --- | --- | --- |
 //! | `structural_eq_tree` | 3.9×, 3.5×; 2.05× on a quiet machine | 1.47×, 1.43×, 1.54× |
 //! | `structural_eq_dag` | 1.6×, 1.7×; 1.75× on a quiet machine | 1.05×, 1.27×, 1.48× |
@@ -83,6 +83,18 @@
 //! runs ~16; a version that repeated a step's checks in line reached 143, and measured
 //! the same time: 1.50× tree, 1.46× DAG in one run); the walk waits on memory (each child's header) about as much as it
 //! computes, so the last 20% fewer instructions bought a few percent of time.
+//!
+//! On 2026-11-25 the same code measured 2.02×, 1.61× on the tree (the derived `==` was
+//! faster that day: 8.6–12.3 ms), so equality became a compiled walk for the common
+//! case: objects of a tree type whose compared fields are all `ObjectPtr`s,
+//! `Option<ObjectPtr>`s or 8-byte integers (`Add`, `Mul`, `IntImm` here) are compared
+//! through a per-type list of offsets (`TreeType`), found per object through a
+//! per-thread table, with no task, kind, path or field name per pair; anything else (a
+//! variable, a string, a node held twice, a DAG type, the recursion budget) still takes
+//! the general step. Callgrind (this tree, equality): 158 → 83 instructions a node.
+//! Five runs: tree 1.10×, 1.26×, 1.12×, 1.13×, 1.20×; DAG 0.90×, 1.16×; hash tree
+//! (SipHash / foldhash, unchanged code) 1.10× / 1.70×, 1.30× / 2.04×; hash DAG 0.69× /
+//! 1.01×, 0.85× / 1.34×; an object with itself 13.3 ns, 18.2 ns.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;

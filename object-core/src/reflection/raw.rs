@@ -30,6 +30,7 @@ use crate::header::Object;
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::registry::TypeInfo;
+use crate::structural::StructuralKind;
 
 /// Reads a field, given its address, as a value.
 pub(super) type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
@@ -510,6 +511,19 @@ impl<'a> Described<'a> {
         Some((field, v))
     }
 
+    /// The object's type as a [`TreeType`], if structural equality compares its objects
+    /// in place: a tree type (not `Var`, `Dag` or identity; no hooks; not opaque) with
+    /// no definition fields, whose compared fields are all `ObjectPtr`s,
+    /// `Option<ObjectPtr>`s or 8-byte integers.
+    #[inline]
+    pub(crate) fn tree_type(self) -> Option<TreeType> {
+        let plan = eq_plan(self.refl);
+        plan.tree.is_some().then_some(TreeType {
+            index: self.info.index(),
+            plan,
+        })
+    }
+
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
     pub(super) fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: the debug entry is the one of the Rust type whose layout the object
@@ -600,6 +614,133 @@ pub(crate) struct EqPlan {
     /// The offsets of the `ObjectPtr` fields after the first field, in walk order:
     /// the objects a recursive walk reads only after the first field's subtree.
     later_objects: Vec<usize>,
+    /// For a tree type (not `Var`, `Dag` or identity; no hooks; not opaque) with no
+    /// definition fields, whose planned fields all have layouts this crate owns
+    /// (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers): how to compare its objects
+    /// in place, in walk order (see [`TreeType`]).
+    tree: Option<Box<[InPlace]>>,
+    /// `tree` holds only 8-byte integers: no object to compare.
+    words_only: bool,
+}
+
+/// How one field of a tree type's objects is compared in place (see [`TreeType`]).
+#[derive(Clone, Copy)]
+struct InPlace {
+    /// The field's offset.
+    at: u32,
+    /// The offset of the next `ObjectPtr` field in walk order, whose objects to start
+    /// loading before this field's subtree is compared (0, the header's, for none).
+    prefetch: u32,
+    kind: InPlaceKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InPlaceKind {
+    /// An 8-byte integer, compared by its bits.
+    Word,
+    /// An `ObjectPtr`.
+    Object,
+    /// An `Option<ObjectPtr>`.
+    OptionalObject,
+}
+
+/// A type whose objects structural equality compares in place: an index whose type's
+/// field plan has a tree form (see [`Described::tree_type`]). Made only from a described
+/// object, so the plan is the one of the reflection that describes every object with
+/// this index (the registry never reuses an index).
+#[derive(Clone, Copy)]
+pub(crate) struct TreeType {
+    index: u32,
+    plan: &'static EqPlan,
+}
+
+impl TreeType {
+    /// Whether the type's compared fields are all 8-byte integers ([`compare`](Self::compare)
+    /// never calls its `objects`).
+    #[inline(always)]
+    pub(crate) fn words_only(self) -> bool {
+        self.plan.words_only
+    }
+
+    /// Compares `l` and `r`, objects of this type, field by field in place, in walk
+    /// order: 8-byte integers by their bits, `None` against `None`, and each pair of
+    /// objects through `objects` (an error from it ends the walk). `Ok(false)` at the
+    /// first pair of integers (or of `None` and an object) that differ, or if either
+    /// object is not of this type; `Ok(true)` if every pair was equal. The objects of a
+    /// later field are prefetched before an earlier field's are compared.
+    #[inline(always)]
+    pub(crate) fn compare<'a, E>(
+        self,
+        l: &'a ObjectRef,
+        r: &'a ObjectRef,
+        mut objects: impl FnMut(&'a ObjectRef, &'a ObjectRef) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let (Some(ops), true) = (
+            self.plan.tree.as_deref(),
+            l.type_index() == self.index && r.type_index() == self.index,
+        ) else {
+            return Ok(false);
+        };
+        let (lb, rb) = (
+            ObjectPtr::as_ptr(l).cast::<u8>(),
+            ObjectPtr::as_ptr(r).cast::<u8>(),
+        );
+        for op in ops {
+            // Both objects have this type (checked above), so `self.plan` was made for
+            // the table that describes their layouts (see the type's doc); each offset
+            // is that of one of its planned fields, whose layout tag (set only by this
+            // crate's impls) says which Rust type lies there; the objects are borrowed
+            // for `'a`, and fields change only uniquely, so the values live and stay
+            // unchanged for `'a`.
+            let (lp, rp) = (
+                lb.wrapping_add(op.at as usize),
+                rb.wrapping_add(op.at as usize),
+            );
+            match op.kind {
+                InPlaceKind::Word => {
+                    // SAFETY: as above: an 8-byte integer (every bit pattern an `i64`).
+                    let (x, y) = unsafe { (lp.cast::<i64>().read(), rp.cast::<i64>().read()) };
+                    if x != y {
+                        return Ok(false);
+                    }
+                }
+                InPlaceKind::Object => {
+                    if op.prefetch != 0 {
+                        let at = op.prefetch as usize;
+                        // SAFETY: as above: `ObjectPtr`s (`repr(transparent)` over the
+                        // object pointer) at `at`, read as the erased handles.
+                        let (x, y) = unsafe {
+                            (
+                                &*lb.add(at).cast::<ObjectRef>(),
+                                &*rb.add(at).cast::<ObjectRef>(),
+                            )
+                        };
+                        ObjectPtr::prefetch(x);
+                        ObjectPtr::prefetch(y);
+                    }
+                    // SAFETY: as above: an `ObjectPtr<T>`, `repr(transparent)` over the
+                    // object pointer, read as the erased handle (as `read_field` does).
+                    let (x, y) = unsafe { (&*lp.cast::<ObjectRef>(), &*rp.cast::<ObjectRef>()) };
+                    objects(x, y)?;
+                }
+                InPlaceKind::OptionalObject => {
+                    // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+                    let (x, y) = unsafe {
+                        (
+                            &*lp.cast::<Option<ObjectRef>>(),
+                            &*rp.cast::<Option<ObjectRef>>(),
+                        )
+                    };
+                    match (x, y) {
+                        (Some(x), Some(y)) => objects(x, y)?,
+                        (None, None) => {}
+                        _ => return Ok(false),
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
 }
 
 /// The field plan of the type `refl` describes: made once per table for the process
@@ -685,11 +826,41 @@ impl EqPlan {
             .filter(|f| f.layout == LAYOUT_OBJECT_POINTER)
             .map(|f| f.offset)
             .collect();
+        let spec = &refl.structural;
+        let is_tree =
+            spec.kind == StructuralKind::Tree && spec.hooks.is_none() && !refl.is_opaque();
+        let tree = fields
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let kind = match f.layout {
+                    _ if f.def => return None,
+                    LAYOUT_I64 | LAYOUT_U64 => InPlaceKind::Word,
+                    LAYOUT_OBJECT_POINTER => InPlaceKind::Object,
+                    LAYOUT_OPTIONAL_OBJECT_POINTER => InPlaceKind::OptionalObject,
+                    _ => return None,
+                };
+                let next = fields[k + 1..]
+                    .iter()
+                    .find(|g| g.layout == LAYOUT_OBJECT_POINTER);
+                Some(InPlace {
+                    at: u32::try_from(f.offset).ok()?,
+                    prefetch: next.map_or(Some(0), |g| u32::try_from(g.offset).ok())?,
+                    kind,
+                })
+            })
+            .collect::<Option<Box<[InPlace]>>>()
+            .filter(|_| is_tree);
+        let words_only = tree
+            .as_deref()
+            .is_some_and(|ops| ops.iter().all(|op| op.kind == InPlaceKind::Word));
         EqPlan {
             refl,
             fields,
             plain,
             later_objects,
+            tree,
+            words_only,
         }
     }
 

@@ -19,7 +19,9 @@ use super::stable::{
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::raw::{describe, eq_plan, Described, EqPlan, PlanField, TypeDescriber};
+use crate::reflection::raw::{
+    describe, eq_plan, Described, EqPlan, PlanField, TreeType, TypeDescriber,
+};
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
@@ -280,6 +282,46 @@ impl<'a> TypeCache<'a> {
             builtin: e.builtin,
             plan: e.plan,
         }
+    }
+}
+
+/// Entries of the per-thread table of tree types (a power of two).
+const TREE_SLOTS: usize = 64;
+
+std::thread_local! {
+    /// The types equality met on this thread, by the low bits of their index, each with
+    /// its [`TreeType`] if it has one (`None` if it has not): the one look-up the
+    /// in-place walk makes per object. As in [`TYPES`], an entry never goes stale.
+    static TREES: [Cell<(u32, Option<TreeType>)>; TREE_SLOTS] =
+        const { [const { Cell::new((u32::MAX, None)) }; TREE_SLOTS] };
+}
+
+/// Finds objects' [`TreeType`]s through this thread's table ([`TREES`]).
+struct TreeTypes;
+
+impl TreeTypes {
+    /// The tree type of `o`, whose type index is `index`, if it has one.
+    #[inline(always)]
+    fn get(index: u32, o: &ObjectRef) -> Option<TreeType> {
+        let slot = index as usize % TREE_SLOTS;
+        // (`try_with` fails only while the thread's locals are torn down: then a miss.)
+        match TREES.try_with(|t| t[slot].get()) {
+            Ok((i, tree)) if i == index => tree,
+            _ => Self::miss(o, slot),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn miss(o: &ObjectRef, slot: usize) -> Option<TreeType> {
+        let index = o.type_index();
+        // (Strings and bytes are compared as values, never by fields.)
+        let tree = match index {
+            ti::STRING | ti::BYTES => None,
+            _ => describe(o).tree_type(),
+        };
+        let _ = TREES.try_with(|t| t[slot].set((index, tree)));
+        tree
     }
 }
 
@@ -548,6 +590,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         let Some(rd) = e.d.same_type(ro) else {
             return Err((t.lp, t.rp));
         };
+        if !P::TRACK && !t.def && depth < RECURSION_BUDGET {
+            if let Some(tree) = TreeTypes::get(lo.type_index(), lo) {
+                return self.tree(tree, lo, ro, (t.lp, t.rp), depth);
+            }
+        }
         let plan = e.plan;
         if depth < RECURSION_BUDGET {
             // Each field with everything below it, in walk order (definitions first).
@@ -590,6 +637,68 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             }
         }
         Ok(())
+    }
+
+    /// `children` of a pair of objects `l` and `r` of the tree type `tree` (see
+    /// [`TreeType`]), met at depth `depth` below the budget, not under a definition, when
+    /// no path is tracked (`ids` are the pair's). The child pairs of such types are
+    /// compared here too, by recursion, with no task built and no look at a kind, a path
+    /// or a field's name: only a pair that is not of such a type, or is held more than
+    /// once (which `objects` may have to record as met), or is at the budget, goes
+    /// through a step.
+    #[inline(never)]
+    fn tree(
+        &mut self,
+        tree: TreeType,
+        l: &'a ObjectRef,
+        r: &'a ObjectRef,
+        ids: Mismatch<P::Id>,
+        depth: u32,
+    ) -> Result<(), Mismatch<P::Id>> {
+        let below = depth + 1;
+        let equal = tree.compare(
+            l,
+            r,
+            #[inline(always)]
+            |x, y| {
+                if ObjectPtr::ptr_eq(x, y) && self.can_shortcut(false) {
+                    return Ok(());
+                }
+                let ti = x.type_index();
+                if ti != y.type_index() {
+                    return Err(ids);
+                }
+                if below < RECURSION_BUDGET && !shared(x) && !shared(y) {
+                    if let Some(t) = TreeTypes::get(ti, x) {
+                        if t.words_only() {
+                            // (A leaf, say an `IntImm`: compared here, without a call.)
+                            return match t.compare(x, y, |_, _| Ok::<(), ()>(())) {
+                                Ok(true) => Ok(()),
+                                _ => Err(ids),
+                            };
+                        }
+                        return self.tree(t, x, y, ids, below);
+                    }
+                }
+                let (l, r) = (ValueRef::Object(x), ValueRef::Object(y));
+                let (lp, rp) = ids;
+                self.visit(
+                    Task {
+                        l,
+                        r,
+                        def: false,
+                        lp,
+                        rp,
+                    },
+                    below,
+                )
+            },
+        )?;
+        if equal {
+            Ok(())
+        } else {
+            Err(ids)
+        }
     }
 
     /// Two objects of one type (not strings or bytes; `e` is the left one's entry)
