@@ -8,6 +8,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use object_core::reflection::FieldInfo;
+
 /// Nesting deeper than this is refused (the graph format needs 5 levels).
 pub(crate) const MAX_DEPTH: usize = 128;
 
@@ -104,7 +106,7 @@ pub(crate) fn first_duplicate<'k>(names: impl Iterator<Item = &'k str>) -> Optio
 /// member as an empty array, and the number of nodes.
 pub(crate) fn stream_graph<'a>(
     text: &'a str,
-    mut node: impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
+    node: &mut impl NodeSink<'a>,
 ) -> Option<(Json<'a>, usize)> {
     let mut p = Parser::new(text);
     p.skip_ws();
@@ -117,7 +119,7 @@ pub(crate) fn stream_graph<'a>(
     p.object_with(1, |p, key, depth| {
         let v = if key == "nodes" && !seen_nodes && p.peek() == Some(b'[') {
             count = p
-                .plain_nodes(&mut node)
+                .plain_nodes(node)
                 .ok_or_else(|| p.error("not a plain graph"))?;
             Json::Array(Vec::new())
         } else {
@@ -134,6 +136,41 @@ pub(crate) fn stream_graph<'a>(
         return None; // the general path reports it
     }
     Some((doc, count))
+}
+
+/// Whether `a` and `b` are the same bytes: for the short strings of a graph (keys,
+/// type keys), compared in line, without a call to `memcmp`.
+#[inline]
+pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    match n {
+        // The first eight bytes and the last eight (which may overlap them).
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        0..=7 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
+/// What [`stream_graph`] hands each node to. (Types come as the `Cow` they were read
+/// as: a sink keeps a borrowed one, not an owned one.)
+#[allow(clippy::ptr_arg)]
+pub(crate) trait NodeSink<'a> {
+    /// Node `i`'s type `ty`, read before its data: the fields its data's members are
+    /// expected to name, in order (skipped fields are passed over). Each member's key is
+    /// compared with the next expected name first, as bytes; a key that is that name is
+    /// handed on as the field's own `'static` name (so that it compares by address).
+    fn expected_fields(&mut self, i: usize, ty: &Cow<'a, str>) -> &'static [FieldInfo];
+
+    /// Node `i`, read: its type and data. `false` to give up.
+    fn node(&mut self, i: usize, ty: &Cow<'a, str>, data: Option<&Json<'a>>) -> bool;
 }
 
 /// The position of the first byte of `s` that ends a plain string's run: `"`, `\\` or a
@@ -341,10 +378,7 @@ impl<'a> Parser<'a> {
 
     /// The `nodes` array (the `[` is next) for [`stream_graph`]; the node count, or
     /// `None` to give up.
-    fn plain_nodes(
-        &mut self,
-        node: &mut impl FnMut(usize, &Cow<'a, str>, Option<&Json<'a>>) -> bool,
-    ) -> Option<usize> {
+    fn plain_nodes(&mut self, node: &mut impl NodeSink<'a>) -> Option<usize> {
         // The storage of the data's arrays and objects, reused from node to node.
         let mut items: Vec<Json<'a>> = Vec::new();
         let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
@@ -393,12 +427,21 @@ impl<'a> Parser<'a> {
                         b'{' => {
                             self.pos += 1;
                             self.skip_ws();
+                            let mut expected = node
+                                .expected_fields(count, &ty)
+                                .iter()
+                                .filter(|f| f.is_reflected());
                             if self.peek() == Some(b'}') {
                                 self.pos += 1;
                             } else {
                                 loop {
                                     self.skip_ws();
-                                    let key = self.plain_key()?;
+                                    let key = match expected.next() {
+                                        Some(f) if self.key_is(f.name().as_bytes()) => {
+                                            Cow::Borrowed(f.name())
+                                        }
+                                        _ => self.plain_key()?,
+                                    };
                                     members.push((key, self.literal()?));
                                     self.skip_ws();
                                     if self.eat(b',').is_none() {
@@ -418,7 +461,7 @@ impl<'a> Parser<'a> {
                 self.skip_ws();
             }
             self.eat(b'}')?;
-            let go = node(count, &ty, data.as_ref());
+            let go = node.node(count, &ty, data.as_ref());
             count += 1;
             match data {
                 Some(Json::Array(mut v)) => {
@@ -470,6 +513,28 @@ impl<'a> Parser<'a> {
         Some(())
     }
 
+    /// Whether the key `key` (written without escapes) is next: then it and its `:`
+    /// are consumed, and white space after them; nothing is consumed if not.
+    #[inline]
+    fn key_is(&mut self, key: &[u8]) -> bool {
+        let end = self.pos + key.len() + 1;
+        // (Compared byte by byte: field names are short, and a call to `memcmp` cost
+        // more than the loop.)
+        let same = self.bytes.get(self.pos..=end).is_some_and(|s| {
+            s[0] == b'"' && s[key.len() + 1] == b'"' && short_eq(&s[1..=key.len()], key)
+        });
+        let mut after = end + 1;
+        while matches!(self.bytes.get(after), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            after += 1;
+        }
+        if !same || self.bytes.get(after) != Some(&b':') {
+            return false;
+        }
+        self.pos = after + 1;
+        self.skip_ws();
+        true
+    }
+
     /// A key and its `:`, then white space (the `"` must be next).
     fn plain_key(&mut self) -> Option<Cow<'a, str>> {
         if self.peek() != Some(b'"') {
@@ -516,22 +581,31 @@ impl<'a> Parser<'a> {
         let negative = self.peek() == Some(b'-');
         let first = self.pos + usize::from(negative);
         let mut end = first;
-        // Accumulated as a negative number, so that `i64::MIN` fits.
-        let mut v: i64 = 0;
+        // (Summed without checks: 19 digits or fewer stay below `u64::MAX`, and more are
+        // refused below.)
+        let mut magnitude = 0u64;
         while let Some(&c) = self.bytes.get(end) {
-            if !c.is_ascii_digit() {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
                 break;
             }
-            v = v.checked_mul(10)?.checked_sub(i64::from(c - b'0'))?;
+            magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
             end += 1;
         }
-        if end == first
-            || (end - first > 1 && self.bytes[first] == b'0')
+        let digits = end - first;
+        if digits == 0
+            || digits > 19
+            || (digits > 1 && self.bytes[first] == b'0')
             || matches!(self.bytes.get(end), Some(b'.' | b'e' | b'E'))
         {
             return None;
         }
-        let v = if negative { v } else { v.checked_neg()? };
+        let v = if negative {
+            // (`i64::MIN`'s magnitude is one more than `i64::MAX`.)
+            0i64.checked_sub_unsigned(magnitude)?
+        } else {
+            i64::try_from(magnitude).ok()?
+        };
         self.pos = end;
         Some(v)
     }
@@ -837,6 +911,14 @@ mod tests {
             "9223372036854775808",
             "-9223372036854775809",
             "99999999999999999999",
+            "9999999999999999999",
+            "-9999999999999999999",
+            "1234567890123456789",
+            "-1234567890123456789",
+            "18446744073709551615",
+            "18446744073709551616",
+            "00",
+            "-01",
             "1.5",
             "-2e3",
             "1E2",

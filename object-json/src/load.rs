@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use object_containers::{Array, BigInt, Dict, List, Map, Shape};
-use object_core::reflection::{self, FieldSource, ReflectError, ReflectErrorKind};
+use object_core::reflection::{self, FieldInfo, FieldSource, ReflectError, ReflectErrorKind};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
 
@@ -150,14 +150,7 @@ pub(crate) fn load_in_order(text: &str) -> Option<Any> {
                                // bytes): growing the table by copying cost about 5% of a load. Pages of the guess
                                // that go unused are never touched.
     loader.values.reserve(text.len() / BYTES_PER_NODE_GUESS);
-    let mut ok = true;
-    let (doc, count) = json::stream_graph(text, |i, key, data| {
-        ok = loader.build_in_order(i, key, data).is_some();
-        ok
-    })?;
-    if !ok {
-        return None;
-    }
+    let (doc, count) = json::stream_graph(text, &mut loader)?;
     let Some(Json::Array(_)) = doc.get("nodes") else {
         return None;
     };
@@ -229,6 +222,26 @@ struct Loader<'d, 'a> {
     /// Where the next key goes in `recent`.
     next_recent: usize,
     entries: Vec<(&'d str, Option<Any>)>,
+    /// The kind of the node being streamed, looked up when its type was read (see
+    /// `NodeSink::expected_fields`).
+    streamed: Option<(usize, Kind)>,
+}
+
+impl<'a> json::NodeSink<'a> for Loader<'_, 'a> {
+    fn expected_fields(&mut self, i: usize, ty: &Cow<'a, str>) -> &'static [FieldInfo] {
+        let Ok(kind) = self.kind_of(i, ty) else {
+            return &[];
+        };
+        self.streamed = Some((i, kind));
+        match kind {
+            Kind::Object(info) => info.reflection().fields(),
+            _ => &[],
+        }
+    }
+
+    fn node(&mut self, i: usize, ty: &Cow<'a, str>, data: Option<&Json<'a>>) -> bool {
+        self.build_in_order(i, ty, data).is_some()
+    }
 }
 
 impl<'d, 'a> Loader<'d, 'a> {
@@ -244,6 +257,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             recent: [None; RECENT],
             next_recent: 0,
             entries: Vec::new(),
+            streamed: None,
         }
     }
 
@@ -362,7 +376,10 @@ impl<'d, 'a> Loader<'d, 'a> {
         key: &Cow<'a, str>,
         data: Option<&Json<'a>>,
     ) -> Option<()> {
-        let kind = self.kind_of(i, key).ok()?;
+        let kind = match self.streamed.take() {
+            Some((at, kind)) if at == i => kind,
+            _ => self.kind_of(i, key).ok()?,
+        };
         if let (Kind::Object(info), Some(Json::Object(members))) = (kind, data) {
             return self.build_object_in_order(i, info, members);
         }
@@ -392,7 +409,8 @@ impl<'d, 'a> Loader<'d, 'a> {
         let mut ok = true;
         for (name, value) in members {
             let field = match in_order.next() {
-                Some(f) if f.name() == name => f,
+                // (A key the reader matched to the field is the field's own name.)
+                Some(f) if core::ptr::eq(f.name(), name.as_ref()) || f.name() == name => f,
                 _ => match refl.field(name) {
                     Some(f) => f,
                     None => {
@@ -496,7 +514,11 @@ impl<'d, 'a> Loader<'d, 'a> {
     #[allow(clippy::ptr_arg)] // a key borrowed from the text is cached, others are not
     fn kind_of(&mut self, i: usize, key: &Cow<'a, str>) -> Result<Kind, GraphError> {
         let recent = self.recent.iter().flatten();
-        if let Some(&(_, k)) = recent.into_iter().find(|(r, _)| *r == key.as_ref()) {
+        let bytes = key.as_bytes();
+        if let Some(&(_, k)) = recent
+            .into_iter()
+            .find(|(r, _)| json::short_eq(r.as_bytes(), bytes))
+        {
             return Ok(k);
         }
         if let Some(&k) = self.types.get(key.as_ref()) {

@@ -200,3 +200,79 @@ fn graph_errors_cross_threads_and_box() {
     assert_eq!(e.kind(), GraphErrorKind::Syntax);
     assert_eq!((e.line(), e.column(), e.node()), (Some(1), Some(2), None));
 }
+
+/// Fields of several kinds, one of them skipped (not in the JSON).
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "json_graph.tests.Fields", final)]
+struct Fields {
+    base: object_core::Object,
+    left: object_core::ObjectRef,
+    #[object(skip)]
+    cache: i64,
+    count: i64,
+    right_hand_side: object_core::ObjectRef,
+}
+
+#[test]
+fn members_are_matched_to_fields_however_the_keys_are_written() {
+    let o = |data: &str| {
+        format!(
+            r#"{{"root_index": 2, "nodes": [{{"type": "ffi.Array", "data": []}},
+                {{"type": "ffi.Array", "data": [0]}},
+                {{"type": "json_graph.tests.Fields", "data": {data}}}]}}"#
+        )
+    };
+    let saved = to_json_graph(&Any::from(object_core::make_object(Fields {
+        base: object_core::Object::new(),
+        left: object_core::make_object(object_core::Object::new()),
+        cache: 9,
+        count: -3,
+        right_hand_side: object_core::make_object(object_core::Object::new()),
+    })))
+    .unwrap();
+    assert!(load_in_order(&saved).is_some(), "{saved}");
+    // The order the fields are in, other orders, white space, escapes: the fast path
+    // loads each, as the general path does.
+    for data in [
+        r#"{"left": 0, "count": -3, "right_hand_side": 1}"#,
+        "{ \"left\" : 0 , \"count\"\t:-3,\"right_hand_side\":1 }",
+        r#"{"count": -3, "right_hand_side": 1, "left": 0}"#,
+        r#"{"right_hand_side": 1, "left": 0, "count": -3}"#,
+        r#"{"\u006ceft": 0, "count": -3, "right_hand_sid\u0065": 1}"#,
+    ] {
+        let text = o(data);
+        let v = load_in_order(&text).unwrap_or_else(|| panic!("the fast path: {text}"));
+        let f = v
+            .as_object()
+            .and_then(|o| o.downcast_ref::<Fields>())
+            .unwrap();
+        assert_eq!(f.count, -3, "{text}");
+        assert!(f
+            .left
+            .downcast_ref::<object_containers::ArrayObj>()
+            .is_some());
+        let general = load_general(&text).unwrap();
+        assert_eq!(to_json_graph(&v).unwrap(), to_json_graph(&general).unwrap());
+    }
+    // A key that is a field's name with more after it, or a prefix of one, is not it;
+    // nor is a skipped field; and none may be left out.
+    for data in [
+        r#"{"lefty": 0, "count": -3, "right_hand_side": 1}"#,
+        r#"{"lef": 0, "count": -3, "right_hand_side": 1}"#,
+        r#"{"left": 0, "count": -3, "right_hand_side": 1, "cache": 4}"#,
+        r#"{"left": 0, "count": -3}"#,
+    ] {
+        let text = o(data);
+        assert!(load_in_order(&text).is_none(), "{text}");
+        let e = from_json_graph(&text).unwrap_err();
+        assert_eq!(e.kind(), GraphErrorKind::Field, "{text}");
+    }
+    // A field's name without its closing quote is not a key (the text is not JSON).
+    let text = o(r#"{"left : 0, "count": -3, "right_hand_side": 1}"#);
+    assert!(load_in_order(&text).is_none(), "{text}");
+    assert_eq!(
+        from_json_graph(&text).unwrap_err().kind(),
+        GraphErrorKind::Syntax
+    );
+}

@@ -257,7 +257,18 @@ impl TypeInfo {
     /// assert_eq!(refl.field("x").unwrap().offset(), core::mem::offset_of!(Point, x));
     /// assert!(refl.can_create() && !refl.is_opaque());
     /// ```
+    #[inline]
     pub fn reflection(&self) -> &'static TypeReflection {
+        match self.owner.rust.get() {
+            Some(r) => r.reflection,
+            None => self.inherited_reflection(),
+        }
+    }
+
+    /// `reflection` of a type with no Rust struct of its own: its nearest Rust
+    /// ancestor's (or none).
+    #[inline(never)]
+    fn inherited_reflection(&self) -> &'static TypeReflection {
         let mut info = self;
         loop {
             if let Some(r) = info.owner.rust.get() {
