@@ -59,7 +59,9 @@ impl BenchPlainPoint {
 }
 
 /// Calls `f(t, i)` for `i` in `0..calls` on each of `threads` new Rust threads `t` and
-/// sums the (integer) results.
+/// sums the (integer) results. Every thread is joined before it returns (the first
+/// thread's error, in thread order, is returned and the others dropped), so nothing it
+/// started outlives the call.
 fn call_in_threads(f: Function, threads: i64, calls: i64) -> Result<i64, Error> {
     let handles: Vec<_> = (0..threads)
         .map(|t| {
@@ -76,11 +78,10 @@ fn call_in_threads(f: Function, threads: i64, calls: i64) -> Result<i64, Error> 
             })
         })
         .collect();
+    let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
     let mut total = 0;
-    for h in handles {
-        total += h
-            .join()
-            .map_err(|_| Error::new("RuntimeError", "a calling thread panicked"))??;
+    for r in joined {
+        total += r.map_err(|_| Error::new("RuntimeError", "a calling thread panicked"))??;
     }
     Ok(total)
 }
