@@ -78,6 +78,17 @@
 //!   about 500 are `malloc` and building, the rest JSON scanning and the nodes table. Other graphs, and every
 //!   error, take the general path (whole document, then a depth-first build from the
 //!   root), at about the speed the fast path replaced (~5.5× serde).
+//! - 2026-11-25: the reader asks the loader for a node's fields as soon as its type is
+//!   read and matches the data's keys to them as bytes (no scan, no name compare
+//!   later), type keys are compared in line instead of through `memcmp`, integers are
+//!   summed without a check per digit, and `TypeInfo::reflection` is inlined. On the
+//!   quarter tree (callgrind, whole loads): 805 → 754 million instructions a load, 6.3%
+//!   fewer; serde's load of its tree takes 529 million (3,016 against 1,983 a node,
+//!   1.52×). In time the gap stays larger than in instructions: per node against serde,
+//!   2.37× and 2.39× in two runs after the change, and 2.08×, 2.22×, 2.71× against the
+//!   build before's 2.22×, 2.18×, 1.84× when the two were run in turn (a machine that
+//!   moved by ±30% between runs could not tell them apart); the loader's time goes to
+//!   memory (objects, the node table) more than serde's does.
 
 use std::collections::HashSet;
 use std::hint::black_box;

@@ -654,7 +654,10 @@ fn objects_compared_in_place_agree_with_the_general_walk() {
     ] {
         assert_differ(&a, &b);
         assert_eq!(paths(&a, &b).0, path);
+        // Hashed in place or through the general walk (which a cache takes), the same.
+        assert_eq!(StructuralHashCache::new().hash(&b), structural_hash(&b));
     }
+    assert_eq!(StructuralHashCache::new().hash(&a), structural_hash(&a));
     assert_differ(
         &packed(0, 0, Some(text("x")), text("y")),
         &packed(0, 0, None, text("y")),

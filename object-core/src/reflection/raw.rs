@@ -521,6 +521,7 @@ impl<'a> Described<'a> {
         plan.tree.is_some().then_some(TreeType {
             index: self.info.index(),
             plan,
+            key_hash: self.info.key_hash(),
         })
     }
 
@@ -652,9 +653,55 @@ enum InPlaceKind {
 pub(crate) struct TreeType {
     index: u32,
     plan: &'static EqPlan,
+    /// The stable hash of the type's key (see `TypeInfo::key_hash`).
+    key_hash: u64,
+}
+
+/// A field of a tree type's object, read in place (see [`TreeType::read`]).
+#[derive(Clone, Copy)]
+pub(crate) enum InPlaceValue<'a> {
+    /// An 8-byte integer's bits.
+    Word(u64),
+    /// An `Option<ObjectPtr>` that is `None`.
+    None,
+    /// An object.
+    Object(&'a ObjectRef),
 }
 
 impl TreeType {
+    /// The stable hash of the type's key.
+    #[inline(always)]
+    pub(crate) fn key_hash(self) -> u64 {
+        self.key_hash
+    }
+
+    /// Calls `f` with each compared field of `o`, an object of this type, in walk order;
+    /// `false` (and no call) if `o` is not of this type.
+    #[inline(always)]
+    pub(crate) fn read<'a>(self, o: &'a ObjectRef, mut f: impl FnMut(InPlaceValue<'a>)) -> bool {
+        let (Some(ops), true) = (self.plan.tree.as_deref(), o.type_index() == self.index) else {
+            return false;
+        };
+        let base = ObjectPtr::as_ptr(o).cast::<u8>();
+        for op in ops {
+            // As in `compare`: `o` has this type, so each offset holds a value of the
+            // Rust type its layout tag names, alive and unchanged for `'a`.
+            let p = base.wrapping_add(op.at as usize);
+            f(match op.kind {
+                // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
+                InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
+                // SAFETY: as above: an `ObjectPtr<T>`, read as the erased handle.
+                InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
+                // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+                InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
+                    Some(o) => InPlaceValue::Object(o),
+                    None => InPlaceValue::None,
+                },
+            });
+        }
+        true
+    }
+
     /// Whether the type's compared fields are all 8-byte integers ([`compare`](Self::compare)
     /// never calls its `objects`).
     #[inline(always)]

@@ -20,7 +20,7 @@ use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
-    describe, eq_plan, Described, EqPlan, PlanField, TreeType, TypeDescriber,
+    describe, eq_plan, Described, EqPlan, InPlaceValue, PlanField, TreeType, TypeDescriber,
 };
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
@@ -1059,6 +1059,13 @@ impl<'a> HashEngine<'a> {
         if depth >= RECURSION_BUDGET {
             return self.hash_on_stack(v, def, nest);
         }
+        if let (ValueRef::Object(o), false, true) = (v, def, self.cache.is_none()) {
+            if !shared(o) {
+                if let Some(t) = TreeTypes::get(o.type_index(), o) {
+                    return self.tree_hash(t, o, nest, depth);
+                }
+            }
+        }
         match self.prelude(v, def, nest) {
             Prelude::Done(h) => h,
             Prelude::Children { o, e, seed, memo } => {
@@ -1074,6 +1081,42 @@ impl<'a> HashEngine<'a> {
                 h
             }
         }
+    }
+
+    /// [`hash`](Self::hash) of `o`, an object of the tree type `t` held once (no memo
+    /// to keep), met outside definitions when no hashes are kept for later walks: its
+    /// fields read in place (see [`TreeType`]), with no prelude, and its children of
+    /// such types the same way, by recursion. The same number as the general path: the
+    /// type key's hash, the plain fields in walk order, then each object's hash.
+    #[inline(never)]
+    fn tree_hash(&mut self, t: TreeType, o: &'a ObjectRef, nest: u8, depth: u32) -> u64 {
+        let mut h = t.key_hash();
+        let mut objects = false;
+        t.read(o, |f| match f {
+            InPlaceValue::Word(bits) => h = combine(h, combine(u64::from(ti::INT), bits)),
+            InPlaceValue::None => h = combine(h, TAG_NONE),
+            InPlaceValue::Object(x) => {
+                ObjectPtr::prefetch(x);
+                objects = true;
+            }
+        });
+        if objects {
+            let below = depth + 1;
+            t.read(o, |f| {
+                if let InPlaceValue::Object(x) = f {
+                    // (A child of such a type straight here; others through `hash`.)
+                    let tree = (below < RECURSION_BUDGET && !shared(x))
+                        .then(|| TreeTypes::get(x.type_index(), x))
+                        .flatten();
+                    let x = match tree {
+                        Some(t) => self.tree_hash(t, x, nest, below),
+                        None => self.hash(ValueRef::Object(x), false, nest, below),
+                    };
+                    h = combine(h, x);
+                }
+            });
+        }
+        h
     }
 
     /// [`hash`](Self::hash) for an object whose fields (or contents) are to be hashed,
