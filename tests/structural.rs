@@ -694,19 +694,29 @@ fn objects_compared_in_place_agree_with_the_general_walk() {
 fn deep_chains_compared_in_place_on_a_small_stack() {
     let _leaks = LeakCheck::new();
     let n = native_or_miri(deep(), 100);
-    let (same, differ) = on_small_stack(move || {
-        let chain = |bottom: i64| {
+    // Each level's child is its first object field and an integer object its second,
+    // so the walk keeps every level on its stack of pairs (and past that stack's depth
+    // takes a step, then goes on in place below it).
+    let (same, differ_at_bottom, differ_on_the_way_back) = on_small_stack(move || {
+        let chain = |bottom: i64, odd_level: usize| {
             let mut o = packed(0, bottom, None, text("leaf"));
             for k in 0..n {
-                o = packed(k as u64, -1, Some(o), int(1).into_object_ref());
+                let second = if k == odd_level { 2 } else { 1 };
+                o = packed(k as u64, -1, Some(o), int(second).into_object_ref());
             }
             o
         };
-        let (a, b, c) = (chain(1), chain(1), chain(2));
-        (structural_equal(&a, &b), structural_equal(&a, &c))
+        let (a, b) = (chain(1, n), chain(1, n));
+        let (c, d) = (chain(2, n), chain(1, n / 2));
+        (
+            structural_equal(&a, &b),
+            structural_equal(&a, &c),
+            structural_equal(&a, &d),
+        )
     });
     assert!(same);
-    assert!(!differ);
+    assert!(!differ_at_bottom);
+    assert!(!differ_on_the_way_back);
 }
 
 #[test]

@@ -13,8 +13,10 @@
 //!   with the table of its own run-time type (or a `&T` with `T::FIELDS`), so the
 //!   pairing is right by construction.
 
+use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 use super::create::{finish_create, FieldSource};
@@ -511,18 +513,24 @@ impl<'a> Described<'a> {
         Some((field, v))
     }
 
-    /// The object's type as a [`TreeType`], if structural equality compares its objects
-    /// in place: a tree type (not `Var`, `Dag` or identity; no hooks; not opaque) with
-    /// no definition fields, whose compared fields are all `ObjectPtr`s,
-    /// `Option<ObjectPtr>`s or 8-byte integers.
+    /// The object's type as a [`TreeType`]: one whose objects structural equality can
+    /// compare in place ([`TreeType::is_tree`]) if it is a tree type (not `Var`, `Dag` or
+    /// identity; no hooks; not opaque) with no definition fields, whose compared fields
+    /// are all `ObjectPtr`s, `Option<ObjectPtr>`s or 8-byte integers.
     #[inline]
-    pub(crate) fn tree_type(self) -> Option<TreeType> {
+    pub(crate) fn tree_type(self) -> TreeType {
         let plan = eq_plan(self.refl);
-        plan.tree.is_some().then_some(TreeType {
+        let flags = match &plan.tree {
+            Some(_) if plan.words_only => TreeType::TREE | TreeType::WORDS_ONLY,
+            Some(_) => TreeType::TREE,
+            None => 0,
+        };
+        TreeType {
+            ops: plan.tree.as_deref().unwrap_or(&[]),
             index: self.info.index(),
-            plan,
+            flags,
             key_hash: self.info.key_hash(),
-        })
+        }
     }
 
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
@@ -645,16 +653,67 @@ enum InPlaceKind {
     OptionalObject,
 }
 
-/// A type whose objects structural equality compares in place: an index whose type's
-/// field plan has a tree form (see [`Described::tree_type`]). Made only from a described
-/// object, so the plan is the one of the reflection that describes every object with
-/// this index (the registry never reuses an index).
+/// A type as structural equality's in-place walk sees it (made by
+/// [`Described::tree_type`]): its index, and, if its objects are compared in place (if
+/// it [is a tree type](Self::is_tree)), how. Made only from a described object, so the
+/// fields are those of the reflection that describes every object with this index (the
+/// registry never reuses an index).
 #[derive(Clone, Copy)]
 pub(crate) struct TreeType {
+    /// The plan's in-place form (see `EqPlan::tree`; empty if the type has none).
+    ops: &'static [InPlace],
     index: u32,
-    plan: &'static EqPlan,
+    /// `TREE` (the type has an in-place form), `WORDS_ONLY` (which holds only 8-byte
+    /// integers: no object to compare).
+    flags: u32,
     /// The stable hash of the type's key (see `TypeInfo::key_hash`).
     key_hash: u64,
+}
+
+impl TreeType {
+    const TREE: u32 = 1;
+    const WORDS_ONLY: u32 = 2;
+}
+
+/// A [`TreeType`] kept in a thread's table (its fields in cells, so that a look-up reads
+/// only what it uses); empty when made.
+pub(crate) struct TreeSlot {
+    ops: Cell<&'static [InPlace]>,
+    /// `u32::MAX` (no type's index) while empty.
+    index: Cell<u32>,
+    flags: Cell<u32>,
+    key_hash: Cell<u64>,
+}
+
+impl TreeSlot {
+    /// An empty slot.
+    pub(crate) const fn new() -> TreeSlot {
+        TreeSlot {
+            ops: Cell::new(&[]),
+            index: Cell::new(u32::MAX),
+            flags: Cell::new(0),
+            key_hash: Cell::new(0),
+        }
+    }
+
+    /// The type kept, if it is the one of index `index`.
+    #[inline(always)]
+    pub(crate) fn get(&self, index: u32) -> Option<TreeType> {
+        (self.index.get() == index).then(|| TreeType {
+            ops: self.ops.get(),
+            index,
+            flags: self.flags.get(),
+            key_hash: self.key_hash.get(),
+        })
+    }
+
+    /// Keeps `t`.
+    pub(crate) fn set(&self, t: TreeType) {
+        self.ops.set(t.ops);
+        self.index.set(t.index);
+        self.flags.set(t.flags);
+        self.key_hash.set(t.key_hash);
+    }
 }
 
 /// A field of a tree type's object, read in place (see [`TreeType::read`]).
@@ -669,6 +728,29 @@ pub(crate) enum InPlaceValue<'a> {
 }
 
 impl TreeType {
+    /// The type's index.
+    #[inline(always)]
+    pub(crate) fn index(self) -> u32 {
+        self.index
+    }
+
+    /// Whether the type's objects are compared in place.
+    #[inline(always)]
+    pub(crate) fn is_tree(self) -> bool {
+        self.flags & TreeType::TREE != 0
+    }
+
+    /// The type, with its objects never compared in place (strings, say, which are
+    /// compared as values).
+    #[inline]
+    pub(crate) fn never_in_place(self) -> TreeType {
+        TreeType {
+            ops: &[],
+            flags: 0,
+            ..self
+        }
+    }
+
     /// The stable hash of the type's key.
     #[inline(always)]
     pub(crate) fn key_hash(self) -> u64 {
@@ -679,12 +761,13 @@ impl TreeType {
     /// `false` (and no call) if `o` is not of this type.
     #[inline(always)]
     pub(crate) fn read<'a>(self, o: &'a ObjectRef, mut f: impl FnMut(InPlaceValue<'a>)) -> bool {
-        let (Some(ops), true) = (self.plan.tree.as_deref(), o.type_index() == self.index) else {
+        if !self.is_tree() || o.type_index() != self.index {
             return false;
-        };
+        }
+        let ops = self.ops;
         let base = ObjectPtr::as_ptr(o).cast::<u8>();
         for op in ops {
-            // As in `compare`: `o` has this type, so each offset holds a value of the
+            // As in `TreePair::next`: `o` has this type, so each offset holds a value of the
             // Rust type its layout tag names, alive and unchanged for `'a`.
             let p = base.wrapping_add(op.at as usize);
             f(match op.kind {
@@ -702,91 +785,184 @@ impl TreeType {
         true
     }
 
-    /// Whether the type's compared fields are all 8-byte integers ([`compare`](Self::compare)
-    /// never calls its `objects`).
+    /// Whether the type's compared fields are all 8-byte integers (a [`TreePair`] of it
+    /// never hands out objects).
     #[inline(always)]
     pub(crate) fn words_only(self) -> bool {
-        self.plan.words_only
+        self.flags & TreeType::WORDS_ONLY != 0
     }
 
-    /// Compares `l` and `r`, objects of this type, field by field in place, in walk
-    /// order: 8-byte integers by their bits, `None` against `None`, and each pair of
-    /// objects through `objects` (an error from it ends the walk). `Ok(false)` at the
-    /// first pair of integers (or of `None` and an object) that differ, or if either
-    /// object is not of this type; `Ok(true)` if every pair was equal. The objects of a
-    /// later field are prefetched before an earlier field's are compared.
+    /// `l` and `r` as a pair of objects of this type to compare field by field in place
+    /// ([`TreePair::next`]); `None` if either is not of this type.
     #[inline(always)]
-    pub(crate) fn compare<'a, E>(
-        self,
-        l: &'a ObjectRef,
-        r: &'a ObjectRef,
-        mut objects: impl FnMut(&'a ObjectRef, &'a ObjectRef) -> Result<(), E>,
-    ) -> Result<bool, E> {
-        let (Some(ops), true) = (
-            self.plan.tree.as_deref(),
-            l.type_index() == self.index && r.type_index() == self.index,
-        ) else {
-            return Ok(false);
-        };
-        let (lb, rb) = (
-            ObjectPtr::as_ptr(l).cast::<u8>(),
-            ObjectPtr::as_ptr(r).cast::<u8>(),
-        );
-        for op in ops {
-            // Both objects have this type (checked above), so `self.plan` was made for
-            // the table that describes their layouts (see the type's doc); each offset
-            // is that of one of its planned fields, whose layout tag (set only by this
-            // crate's impls) says which Rust type lies there; the objects are borrowed
-            // for `'a`, and fields change only uniquely, so the values live and stay
-            // unchanged for `'a`.
+    pub(crate) fn pair<'a>(self, l: &'a ObjectRef, r: &'a ObjectRef) -> Option<TreePair<'a>> {
+        let ops = self.ops;
+        (self.is_tree() && l.type_index() == self.index && r.type_index() == self.index).then(
+            || TreePair {
+                ops: ops.iter(),
+                l: ObjectPtr::as_ptr(l).cast::<u8>(),
+                r: ObjectPtr::as_ptr(r).cast::<u8>(),
+                objects: PhantomData,
+            },
+        )
+    }
+}
+
+/// Two objects of one tree type (made by [`TreeType::pair`] or [`TreePair::of`]), compared field by field in
+/// place, in walk order: [`next`](Self::next) gives each pair of objects in turn to the
+/// caller, who compares them, and compares the other fields itself. A walk keeps the
+/// pairs it is inside of on a [`PairStack`].
+#[derive(Clone)]
+pub(crate) struct TreePair<'a> {
+    /// The fields still to compare.
+    ops: core::slice::Iter<'static, InPlace>,
+    /// The two objects' addresses.
+    l: *const u8,
+    r: *const u8,
+    objects: PhantomData<&'a ObjectRef>,
+}
+
+/// What [`TreePair::next`] found.
+pub(crate) enum PairStep<'a> {
+    /// The next pair of objects, for the caller to compare.
+    Objects(&'a ObjectRef, &'a ObjectRef),
+    /// A pair of integers, or of `None` and an object, that differ: the objects differ.
+    Differ,
+    /// Every field is compared.
+    End,
+}
+
+impl<'a> TreePair<'a> {
+    /// `x` and `y` as a pair of objects of the tree type `find` gives for their type
+    /// index (called with it only if both have it: `Err(())` if they have not), if it
+    /// gives one and it is of that index and a tree type (`Ok(None)` if not). Each
+    /// type index is read once.
+    #[inline(always)]
+    pub(crate) fn of(
+        x: &'a ObjectRef,
+        y: &'a ObjectRef,
+        find: impl FnOnce(u32) -> Option<TreeType>,
+    ) -> Result<Option<(TreeType, TreePair<'a>)>, ()> {
+        let index = x.type_index();
+        if index != y.type_index() {
+            return Err(());
+        }
+        Ok(match find(index) {
+            Some(t) if t.is_tree() && t.index == index => Some((
+                t,
+                TreePair {
+                    ops: t.ops.iter(),
+                    l: ObjectPtr::as_ptr(x).cast::<u8>(),
+                    r: ObjectPtr::as_ptr(y).cast::<u8>(),
+                    objects: PhantomData,
+                },
+            )),
+            _ => None,
+        })
+    }
+
+    /// Compares the fields up to the next pair of objects and hands that pair out,
+    /// having started to load the objects of the next `ObjectPtr` field after it (read
+    /// once this pair's subtree is compared).
+    #[inline(always)]
+    pub(crate) fn next(&mut self) -> PairStep<'a> {
+        for op in self.ops.by_ref() {
+            // Both objects have the pair's type (checked by `TreeType::pair` or
+            // `TreePair::of`), so the plan `ops` came from was made for the table that
+            // describes their layouts (see `TreeType`); each offset is that of one of its
+            // planned fields, whose layout tag (set only by this crate's impls) says
+            // which Rust type lies there; the objects are borrowed for `'a`, and fields
+            // change only uniquely, so the values live and stay unchanged for `'a`.
             let (lp, rp) = (
-                lb.wrapping_add(op.at as usize),
-                rb.wrapping_add(op.at as usize),
+                self.l.wrapping_add(op.at as usize),
+                self.r.wrapping_add(op.at as usize),
             );
-            match op.kind {
-                InPlaceKind::Word => {
-                    // SAFETY: as above: an 8-byte integer (every bit pattern an `i64`).
-                    let (x, y) = unsafe { (lp.cast::<i64>().read(), rp.cast::<i64>().read()) };
-                    if x != y {
-                        return Ok(false);
-                    }
-                }
-                InPlaceKind::Object => {
-                    if op.prefetch != 0 {
-                        let at = op.prefetch as usize;
-                        // SAFETY: as above: `ObjectPtr`s (`repr(transparent)` over the
-                        // object pointer) at `at`, read as the erased handles.
-                        let (x, y) = unsafe {
-                            (
-                                &*lb.add(at).cast::<ObjectRef>(),
-                                &*rb.add(at).cast::<ObjectRef>(),
-                            )
-                        };
-                        ObjectPtr::prefetch(x);
-                        ObjectPtr::prefetch(y);
-                    }
-                    // SAFETY: as above: an `ObjectPtr<T>`, `repr(transparent)` over the
-                    // object pointer, read as the erased handle (as `read_field` does).
-                    let (x, y) = unsafe { (&*lp.cast::<ObjectRef>(), &*rp.cast::<ObjectRef>()) };
-                    objects(x, y)?;
-                }
-                InPlaceKind::OptionalObject => {
-                    // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+            if op.kind == InPlaceKind::Object {
+                if op.prefetch != 0 {
+                    let at = op.prefetch as usize;
+                    // SAFETY: as above: `ObjectPtr`s (`repr(transparent)` over the object
+                    // pointer) at `at`, read as the erased handles.
                     let (x, y) = unsafe {
                         (
-                            &*lp.cast::<Option<ObjectRef>>(),
-                            &*rp.cast::<Option<ObjectRef>>(),
+                            &*self.l.add(at).cast::<ObjectRef>(),
+                            &*self.r.add(at).cast::<ObjectRef>(),
                         )
                     };
-                    match (x, y) {
-                        (Some(x), Some(y)) => objects(x, y)?,
-                        (None, None) => {}
-                        _ => return Ok(false),
-                    }
+                    ObjectPtr::prefetch(x);
+                    ObjectPtr::prefetch(y);
+                }
+                // SAFETY: as above: an `ObjectPtr<T>`, `repr(transparent)` over the
+                // object pointer, read as the erased handle (as `read_field` does).
+                let (x, y) = unsafe { (&*lp.cast::<ObjectRef>(), &*rp.cast::<ObjectRef>()) };
+                return PairStep::Objects(x, y);
+            } else if op.kind == InPlaceKind::Word {
+                // SAFETY: as above: an 8-byte integer (every bit pattern an `i64`).
+                let (x, y) = unsafe { (lp.cast::<i64>().read(), rp.cast::<i64>().read()) };
+                if x != y {
+                    return PairStep::Differ;
+                }
+            } else {
+                // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+                let (x, y) = unsafe {
+                    (
+                        &*lp.cast::<Option<ObjectRef>>(),
+                        &*rp.cast::<Option<ObjectRef>>(),
+                    )
+                };
+                match (x, y) {
+                    (Some(x), Some(y)) => return PairStep::Objects(x, y),
+                    (None, None) => {}
+                    _ => return PairStep::Differ,
                 }
             }
         }
-        Ok(true)
+        PairStep::End
+    }
+
+    /// Whether every field is compared ([`next`](Self::next) would say `End`).
+    #[inline(always)]
+    pub(crate) fn is_done(&self) -> bool {
+        self.ops.len() == 0
+    }
+}
+
+/// A stack of up to `N` [`TreePair`]s kept in place (no allocation, and nothing written
+/// until a pair is pushed): the pairs an iterative walk is inside of.
+pub(crate) struct PairStack<'a, const N: usize> {
+    pairs: [MaybeUninit<TreePair<'a>>; N],
+    /// `pairs[..len]` are written.
+    len: usize,
+}
+
+impl<'a, const N: usize> PairStack<'a, N> {
+    /// An empty stack.
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        PairStack {
+            pairs: [const { MaybeUninit::uninit() }; N],
+            len: 0,
+        }
+    }
+
+    /// Pushes `p`, or hands it back if the stack is full.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, p: TreePair<'a>) -> Result<(), TreePair<'a>> {
+        let Some(slot) = self.pairs.get_mut(self.len) else {
+            return Err(p);
+        };
+        slot.write(p);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The pair pushed last, taken off.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<TreePair<'a>> {
+        self.len = self.len.checked_sub(1)?;
+        // SAFETY: `pairs[..len]` are written (the field's invariant, kept by `push`),
+        // and the old `len - 1` is below the old `len`; reading it out moves it (`len`
+        // no longer covers it; a `TreePair` has nothing to drop anyway).
+        Some(unsafe { self.pairs.get_unchecked(self.len).assume_init_read() })
     }
 }
 

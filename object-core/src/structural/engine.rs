@@ -20,7 +20,8 @@ use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
-    describe, eq_plan, Described, EqPlan, InPlaceValue, PlanField, TreeType, TypeDescriber,
+    describe, eq_plan, Described, EqPlan, InPlaceValue, PairStack, PairStep, PlanField, TreePair,
+    TreeSlot, TreeType, TypeDescriber,
 };
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
@@ -288,25 +289,27 @@ impl<'a> TypeCache<'a> {
 /// Entries of the per-thread table of tree types (a power of two).
 const TREE_SLOTS: usize = 64;
 
+/// How many pairs of tree types deep the in-place walk goes before it takes a step.
+const TREE_FRAMES: usize = 32;
+
 std::thread_local! {
-    /// The types equality met on this thread, by the low bits of their index, each with
-    /// its [`TreeType`] if it has one (`None` if it has not): the one look-up the
-    /// in-place walk makes per object. As in [`TYPES`], an entry never goes stale.
-    static TREES: [Cell<(u32, Option<TreeType>)>; TREE_SLOTS] =
-        const { [const { Cell::new((u32::MAX, None)) }; TREE_SLOTS] };
+    /// The types equality met on this thread, by the low bits of their index, as
+    /// [`TreeType`]s (whether or not they are tree types): the one look-up the in-place
+    /// walk makes per object. As in [`TYPES`], an entry never goes stale.
+    static TREES: [TreeSlot; TREE_SLOTS] = const { [const { TreeSlot::new() }; TREE_SLOTS] };
 }
 
 /// Finds objects' [`TreeType`]s through this thread's table ([`TREES`]).
 struct TreeTypes;
 
 impl TreeTypes {
-    /// The tree type of `o`, whose type index is `index`, if it has one.
+    /// The type of `o`, whose type index is `index`, if it is a tree type.
     #[inline(always)]
     fn get(index: u32, o: &ObjectRef) -> Option<TreeType> {
         let slot = index as usize % TREE_SLOTS;
         // (`try_with` fails only while the thread's locals are torn down: then a miss.)
-        match TREES.try_with(|t| t[slot].get()) {
-            Ok((i, tree)) if i == index => tree,
+        match TREES.try_with(|t| t[slot].get(index)) {
+            Ok(Some(t)) => t.is_tree().then_some(t),
             _ => Self::miss(o, slot),
         }
     }
@@ -314,14 +317,14 @@ impl TreeTypes {
     #[cold]
     #[inline(never)]
     fn miss(o: &ObjectRef, slot: usize) -> Option<TreeType> {
-        let index = o.type_index();
+        let t = describe(o).tree_type();
         // (Strings and bytes are compared as values, never by fields.)
-        let tree = match index {
-            ti::STRING | ti::BYTES => None,
-            _ => describe(o).tree_type(),
+        let t = match t.index() {
+            ti::STRING | ti::BYTES => t.never_in_place(),
+            _ => t,
         };
-        let _ = TREES.try_with(|t| t[slot].set((index, tree)));
-        tree
+        let _ = TREES.try_with(|table| table[slot].set(t));
+        t.is_tree().then_some(t)
     }
 }
 
@@ -591,8 +594,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             return Err((t.lp, t.rp));
         };
         if !P::TRACK && !t.def && depth < RECURSION_BUDGET {
-            if let Some(tree) = TreeTypes::get(lo.type_index(), lo) {
-                return self.tree(tree, lo, ro, (t.lp, t.rp), depth);
+            if let Some(pair) = TreeTypes::get(lo.type_index(), lo).and_then(|t| t.pair(lo, ro)) {
+                return self.tree(pair, (t.lp, t.rp), depth);
             }
         }
         let plan = e.plan;
@@ -639,65 +642,79 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         Ok(())
     }
 
-    /// `children` of a pair of objects `l` and `r` of the tree type `tree` (see
-    /// [`TreeType`]), met at depth `depth` below the budget, not under a definition, when
-    /// no path is tracked (`ids` are the pair's). The child pairs of such types are
-    /// compared here too, by recursion, with no task built and no look at a kind, a path
-    /// or a field's name: only a pair that is not of such a type, or is held more than
-    /// once (which `objects` may have to record as met), or is at the budget, goes
-    /// through a step.
+    /// `children` of `pair`, a pair of objects of a tree type (see [`TreeType`]), met at
+    /// depth `depth` below the budget, not under a definition, when no path is tracked
+    /// (`ids` are the pair's). The child pairs of such types are compared here too, in a
+    /// loop over the pairs it is inside of (kept on a stack in place, `TREE_FRAMES`
+    /// deep; a pair's last child takes its place), with no task built and no look at a
+    /// kind, a path or a field's name: only a pair that is not of such a type, or is held
+    /// more than once (which `objects` may have to record as met), or would be deeper
+    /// than the stack, goes through a step.
     #[inline(never)]
     fn tree(
         &mut self,
-        tree: TreeType,
-        l: &'a ObjectRef,
-        r: &'a ObjectRef,
+        pair: TreePair<'a>,
         ids: Mismatch<P::Id>,
         depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         let below = depth + 1;
-        let equal = tree.compare(
-            l,
-            r,
-            #[inline(always)]
-            |x, y| {
-                if ObjectPtr::ptr_eq(x, y) && self.can_shortcut(false) {
-                    return Ok(());
-                }
-                let ti = x.type_index();
-                if ti != y.type_index() {
-                    return Err(ids);
-                }
-                if below < RECURSION_BUDGET && !shared(x) && !shared(y) {
-                    if let Some(t) = TreeTypes::get(ti, x) {
-                        if t.words_only() {
-                            // (A leaf, say an `IntImm`: compared here, without a call.)
-                            return match t.compare(x, y, |_, _| Ok::<(), ()>(())) {
-                                Ok(true) => Ok(()),
-                                _ => Err(ids),
-                            };
+        let mut outer = PairStack::<'a, TREE_FRAMES>::new();
+        let mut pair = pair;
+        // (What `can_shortcut(false)` says: changed only by a step.)
+        let mut shortcut = self.can_shortcut(false);
+        loop {
+            let (x, y) = match pair.next() {
+                PairStep::Objects(x, y) => (x, y),
+                PairStep::Differ => return Err(ids),
+                PairStep::End => match outer.pop() {
+                    Some(p) => {
+                        pair = p;
+                        continue;
+                    }
+                    None => return Ok(()),
+                },
+            };
+            if ObjectPtr::ptr_eq(x, y) && shortcut {
+                continue;
+            }
+            // (A pair held more than once goes through a step, which may record it.)
+            let unshared = |index| (!shared(x) && !shared(y)).then(|| TreeTypes::get(index, x));
+            match TreePair::of(x, y, |index| unshared(index).flatten()) {
+                Err(()) => return Err(ids),
+                Ok(Some((t, mut inner))) => {
+                    if t.words_only() {
+                        // (A leaf, say an `IntImm`: compared here.)
+                        match inner.next() {
+                            PairStep::End => continue,
+                            _ => return Err(ids),
                         }
-                        return self.tree(t, x, y, ids, below);
+                    }
+                    if pair.is_done() {
+                        pair = inner;
+                        continue;
+                    }
+                    match outer.push(core::mem::replace(&mut pair, inner)) {
+                        Ok(()) => continue,
+                        // (The stack is full: back to the pair, and the child takes a
+                        // step.)
+                        Err(p) => pair = p,
                     }
                 }
-                let (l, r) = (ValueRef::Object(x), ValueRef::Object(y));
-                let (lp, rp) = ids;
-                self.visit(
-                    Task {
-                        l,
-                        r,
-                        def: false,
-                        lp,
-                        rp,
-                    },
-                    below,
-                )
-            },
-        )?;
-        if equal {
-            Ok(())
-        } else {
-            Err(ids)
+                Ok(None) => {}
+            }
+            let (l, r) = (ValueRef::Object(x), ValueRef::Object(y));
+            let (lp, rp) = ids;
+            self.visit(
+                Task {
+                    l,
+                    r,
+                    def: false,
+                    lp,
+                    rp,
+                },
+                below,
+            )?;
+            shortcut = self.can_shortcut(false);
         }
     }
 
