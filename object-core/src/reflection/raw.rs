@@ -822,6 +822,19 @@ pub(crate) struct TreePair<'a> {
     objects: PhantomData<&'a ObjectRef>,
 }
 
+/// A pair of objects as [`TreePair::of`] takes it.
+pub(crate) enum Child<'a> {
+    /// Of different types: they differ.
+    Differ,
+    /// Of a tree type whose compared fields are all 8-byte integers (say `IntImm`):
+    /// whether they are equal (they hold nothing else to compare).
+    Leaf(bool),
+    /// Of a tree type with objects among its fields: to compare in place.
+    Pair(TreePair<'a>),
+    /// Of the same type, but not one `find` gave as a tree type: for the general walk.
+    Other,
+}
+
 /// What [`TreePair::next`] found.
 pub(crate) enum PairStep<'a> {
     /// The next pair of objects, for the caller to compare.
@@ -833,31 +846,47 @@ pub(crate) enum PairStep<'a> {
 }
 
 impl<'a> TreePair<'a> {
-    /// `x` and `y` as a pair of objects of the tree type `find` gives for their type
-    /// index (called with it only if both have it: `Err(())` if they have not), if it
-    /// gives one and it is of that index and a tree type (`Ok(None)` if not). Each
-    /// type index is read once.
+    /// `x` and `y`, objects held in fields of a pair being compared in place, as the
+    /// walk takes them: through the tree type `find` gives for their type index (called
+    /// with it only if both have it), if it gives one of that index. Each type index is
+    /// read once.
     #[inline(always)]
     pub(crate) fn of(
         x: &'a ObjectRef,
         y: &'a ObjectRef,
         find: impl FnOnce(u32) -> Option<TreeType>,
-    ) -> Result<Option<(TreeType, TreePair<'a>)>, ()> {
+    ) -> Child<'a> {
         let index = x.type_index();
         if index != y.type_index() {
-            return Err(());
+            return Child::Differ;
         }
-        Ok(match find(index) {
-            Some(t) if t.is_tree() && t.index == index => Some((
-                t,
-                TreePair {
-                    ops: t.ops.iter(),
-                    l: ObjectPtr::as_ptr(x).cast::<u8>(),
-                    r: ObjectPtr::as_ptr(y).cast::<u8>(),
-                    objects: PhantomData,
-                },
-            )),
-            _ => None,
+        let t = match find(index) {
+            Some(t) if t.is_tree() && t.index == index => t,
+            _ => return Child::Other,
+        };
+        let (l, r) = (
+            ObjectPtr::as_ptr(x).cast::<u8>(),
+            ObjectPtr::as_ptr(y).cast::<u8>(),
+        );
+        if t.words_only() {
+            return Child::Leaf(t.ops.iter().all(|op| {
+                // Both objects have the type `t` (checked above), whose fields are all
+                // 8-byte integers (`WORDS_ONLY` is set only for such a plan), at these
+                // offsets (see `next`).
+                let (lp, rp) = (
+                    l.wrapping_add(op.at as usize),
+                    r.wrapping_add(op.at as usize),
+                );
+                // SAFETY: as above: 8-byte integers (every bit pattern an `i64`), alive
+                // for `'a`.
+                unsafe { lp.cast::<i64>().read() == rp.cast::<i64>().read() }
+            }));
+        }
+        Child::Pair(TreePair {
+            ops: t.ops.iter(),
+            l,
+            r,
+            objects: PhantomData,
         })
     }
 

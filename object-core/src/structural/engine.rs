@@ -20,8 +20,8 @@ use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
-    describe, eq_plan, Described, EqPlan, InPlaceValue, PairStack, PairStep, PlanField, TreePair,
-    TreeSlot, TreeType, TypeDescriber,
+    describe, eq_plan, Child, Described, EqPlan, InPlaceValue, PairStack, PairStep, PlanField,
+    TreePair, TreeSlot, TreeType, TypeDescriber,
 };
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
@@ -677,18 +677,13 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             if ObjectPtr::ptr_eq(x, y) && shortcut {
                 continue;
             }
-            // (A pair held more than once goes through a step, which may record it.)
-            let unshared = |index| (!shared(x) && !shared(y)).then(|| TreeTypes::get(index, x));
-            match TreePair::of(x, y, |index| unshared(index).flatten()) {
-                Err(()) => return Err(ids),
-                Ok(Some((t, mut inner))) => {
-                    if t.words_only() {
-                        // (A leaf, say an `IntImm`: compared here.)
-                        match inner.next() {
-                            PairStep::End => continue,
-                            _ => return Err(ids),
-                        }
-                    }
+            match TreePair::of(x, y, |index| TreeTypes::get(index, x)) {
+                Child::Differ | Child::Leaf(false) => return Err(ids),
+                // (A leaf, say an `IntImm`, held once or not: with nothing inside, it has
+                // nothing to record.)
+                Child::Leaf(true) => continue,
+                // (A pair held more than once takes a step, which may record it.)
+                Child::Pair(inner) if !shared(x) && !shared(y) => {
                     if pair.is_done() {
                         pair = inner;
                         continue;
@@ -700,7 +695,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
                         Err(p) => pair = p,
                     }
                 }
-                Ok(None) => {}
+                Child::Pair(_) | Child::Other => {}
             }
             let (l, r) = (ValueRef::Object(x), ValueRef::Object(y));
             let (lp, rp) = ids;
