@@ -757,32 +757,15 @@ impl TreeType {
         self.key_hash
     }
 
-    /// Calls `f` with each compared field of `o`, an object of this type, in walk order;
-    /// `false` (and no call) if `o` is not of this type.
+    /// The compared fields of `o`, an object of this type, in walk order; `None` if `o`
+    /// is not of this type.
     #[inline(always)]
-    pub(crate) fn read<'a>(self, o: &'a ObjectRef, mut f: impl FnMut(InPlaceValue<'a>)) -> bool {
-        if !self.is_tree() || o.type_index() != self.index {
-            return false;
-        }
-        let ops = self.ops;
-        let base = ObjectPtr::as_ptr(o).cast::<u8>();
-        for op in ops {
-            // As in `TreePair::next`: `o` has this type, so each offset holds a value of the
-            // Rust type its layout tag names, alive and unchanged for `'a`.
-            let p = base.wrapping_add(op.at as usize);
-            f(match op.kind {
-                // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
-                InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
-                // SAFETY: as above: an `ObjectPtr<T>`, read as the erased handle.
-                InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
-                // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
-                InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
-                    Some(o) => InPlaceValue::Object(o),
-                    None => InPlaceValue::None,
-                },
-            });
-        }
-        true
+    pub(crate) fn fields<'a>(self, o: &'a ObjectRef) -> Option<TreeFields<'a>> {
+        (self.is_tree() && o.type_index() == self.index).then(|| TreeFields {
+            ops: self.ops.iter(),
+            o: ObjectPtr::as_ptr(o).cast::<u8>(),
+            object: PhantomData,
+        })
     }
 
     /// Whether the type's compared fields are all 8-byte integers (a [`TreePair`] of it
@@ -811,7 +794,7 @@ impl TreeType {
 /// Two objects of one tree type (made by [`TreeType::pair`] or [`TreePair::of`]), compared field by field in
 /// place, in walk order: [`next`](Self::next) gives each pair of objects in turn to the
 /// caller, who compares them, and compares the other fields itself. A walk keeps the
-/// pairs it is inside of on a [`PairStack`].
+/// pairs it is inside of on an [`InPlaceStack`].
 #[derive(Clone)]
 pub(crate) struct TreePair<'a> {
     /// The fields still to compare.
@@ -820,6 +803,41 @@ pub(crate) struct TreePair<'a> {
     l: *const u8,
     r: *const u8,
     objects: PhantomData<&'a ObjectRef>,
+}
+
+/// The compared fields of an object of a tree type (made by [`TreeType::fields`]), read
+/// in place, in walk order.
+#[derive(Clone)]
+pub(crate) struct TreeFields<'a> {
+    /// The fields still to read.
+    ops: core::slice::Iter<'static, InPlace>,
+    /// The object's address.
+    o: *const u8,
+    object: PhantomData<&'a ObjectRef>,
+}
+
+impl<'a> Iterator for TreeFields<'a> {
+    type Item = InPlaceValue<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<InPlaceValue<'a>> {
+        let op = self.ops.next()?;
+        // As in `TreePair::next`: the object has the type whose plan `ops` came from
+        // (checked by `TreeType::fields`), so each offset holds a value of the Rust type
+        // its layout tag names, alive and unchanged for `'a`.
+        let p = self.o.wrapping_add(op.at as usize);
+        Some(match op.kind {
+            // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
+            InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
+            // SAFETY: as above: an `ObjectPtr<T>`, read as the erased handle.
+            InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
+            // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+            InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
+                Some(o) => InPlaceValue::Object(o),
+                None => InPlaceValue::None,
+            },
+        })
+    }
 }
 
 /// A pair of objects as [`TreePair::of`] takes it.
@@ -955,43 +973,52 @@ impl<'a> TreePair<'a> {
     }
 }
 
-/// A stack of up to `N` [`TreePair`]s kept in place (no allocation, and nothing written
-/// until a pair is pushed): the pairs an iterative walk is inside of.
-pub(crate) struct PairStack<'a, const N: usize> {
-    pairs: [MaybeUninit<TreePair<'a>>; N],
-    /// `pairs[..len]` are written.
+/// A stack of up to `N` values kept in place (no allocation, and nothing written until a
+/// value is pushed): the [`TreePair`]s (or objects being hashed) an iterative walk is
+/// inside of.
+pub(crate) struct InPlaceStack<T, const N: usize> {
+    items: [MaybeUninit<T>; N],
+    /// `items[..len]` are written.
     len: usize,
 }
 
-impl<'a, const N: usize> PairStack<'a, N> {
+impl<T, const N: usize> InPlaceStack<T, N> {
     /// An empty stack.
     #[inline(always)]
     pub(crate) fn new() -> Self {
-        PairStack {
-            pairs: [const { MaybeUninit::uninit() }; N],
+        InPlaceStack {
+            items: [const { MaybeUninit::uninit() }; N],
             len: 0,
         }
     }
 
-    /// Pushes `p`, or hands it back if the stack is full.
+    /// Pushes `v`, or hands it back if the stack is full.
     #[inline(always)]
-    pub(crate) fn push(&mut self, p: TreePair<'a>) -> Result<(), TreePair<'a>> {
-        let Some(slot) = self.pairs.get_mut(self.len) else {
-            return Err(p);
+    pub(crate) fn push(&mut self, v: T) -> Result<(), T> {
+        let Some(slot) = self.items.get_mut(self.len) else {
+            return Err(v);
         };
-        slot.write(p);
+        slot.write(v);
         self.len += 1;
         Ok(())
     }
 
-    /// The pair pushed last, taken off.
+    /// The value pushed last, taken off.
     #[inline(always)]
-    pub(crate) fn pop(&mut self) -> Option<TreePair<'a>> {
+    pub(crate) fn pop(&mut self) -> Option<T> {
         self.len = self.len.checked_sub(1)?;
-        // SAFETY: `pairs[..len]` are written (the field's invariant, kept by `push`),
+        // SAFETY: `items[..len]` are written (the field's invariant, kept by `push`),
         // and the old `len - 1` is below the old `len`; reading it out moves it (`len`
-        // no longer covers it; a `TreePair` has nothing to drop anyway).
-        Some(unsafe { self.pairs.get_unchecked(self.len).assume_init_read() })
+        // no longer covers it, so it is neither read nor dropped again).
+        Some(unsafe { self.items.get_unchecked(self.len).assume_init_read() })
+    }
+}
+
+impl<T, const N: usize> Drop for InPlaceStack<T, N> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() {
+            while self.pop().is_some() {}
+        }
     }
 }
 

@@ -20,8 +20,8 @@ use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
-    describe, eq_plan, Child, Described, EqPlan, InPlaceValue, PairStack, PairStep, PlanField,
-    TreePair, TreeSlot, TreeType, TypeDescriber,
+    describe, eq_plan, Child, Described, EqPlan, InPlaceStack, InPlaceValue, PairStep, PlanField,
+    TreeFields, TreePair, TreeSlot, TreeType, TypeDescriber,
 };
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
@@ -325,6 +325,31 @@ impl TreeTypes {
         };
         let _ = TREES.try_with(|table| table[slot].set(t));
         t.is_tree().then_some(t)
+    }
+}
+
+/// An object of a tree type being hashed in place (see `HashEngine::tree_hash`): its
+/// fields still to read, and its hash so far.
+struct Hashing<'a> {
+    fields: TreeFields<'a>,
+    h: u64,
+}
+
+impl<'a> Hashing<'a> {
+    /// An object of the type `t` whose fields are `fields`: its hash begun with the
+    /// type key's hash and its plain fields in walk order (its objects, whose hashes
+    /// come next, start loading meanwhile).
+    #[inline(always)]
+    fn start(t: TreeType, fields: TreeFields<'a>) -> Hashing<'a> {
+        let mut h = t.key_hash();
+        for f in fields.clone() {
+            match f {
+                InPlaceValue::Word(bits) => h = combine(h, combine(u64::from(ti::INT), bits)),
+                InPlaceValue::None => h = combine(h, TAG_NONE),
+                InPlaceValue::Object(x) => ObjectPtr::prefetch(x),
+            }
+        }
+        Hashing { fields, h }
     }
 }
 
@@ -658,7 +683,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         let below = depth + 1;
-        let mut outer = PairStack::<'a, TREE_FRAMES>::new();
+        let mut outer = InPlaceStack::<TreePair<'a>, TREE_FRAMES>::new();
         let mut pair = pair;
         // (What `can_shortcut(false)` says: changed only by a step.)
         let mut shortcut = self.can_shortcut(false);
@@ -1073,8 +1098,8 @@ impl<'a> HashEngine<'a> {
         }
         if let (ValueRef::Object(o), false, true) = (v, def, self.cache.is_none()) {
             if !shared(o) {
-                if let Some(t) = TreeTypes::get(o.type_index(), o) {
-                    return self.tree_hash(t, o, nest, depth);
+                if let Some((t, fields)) = Self::tree_fields(o) {
+                    return self.tree_hash(t, fields, nest, depth);
                 }
             }
         }
@@ -1096,39 +1121,61 @@ impl<'a> HashEngine<'a> {
     }
 
     /// [`hash`](Self::hash) of `o`, an object of the tree type `t` held once (no memo
-    /// to keep), met outside definitions when no hashes are kept for later walks: its
-    /// fields read in place (see [`TreeType`]), with no prelude, and its children of
-    /// such types the same way, by recursion. The same number as the general path: the
-    /// type key's hash, the plain fields in walk order, then each object's hash.
+    /// to keep) whose fields are `fields`, met outside definitions when no hashes are
+    /// kept for later walks: its fields read in place (see [`TreeType`]), with no
+    /// prelude, and its children of such types the same way, in a loop over the objects
+    /// it is inside of (kept on a stack in place, `TREE_FRAMES` deep): only an object
+    /// that is not of such a type, or is held more than once (unless its type holds only
+    /// integers), or would be deeper than that stack, goes through `hash`. The same
+    /// number as the general path: the type key's hash, the plain fields in walk order,
+    /// then each object's hash.
     #[inline(never)]
-    fn tree_hash(&mut self, t: TreeType, o: &'a ObjectRef, nest: u8, depth: u32) -> u64 {
-        let mut h = t.key_hash();
-        let mut objects = false;
-        t.read(o, |f| match f {
-            InPlaceValue::Word(bits) => h = combine(h, combine(u64::from(ti::INT), bits)),
-            InPlaceValue::None => h = combine(h, TAG_NONE),
-            InPlaceValue::Object(x) => {
-                ObjectPtr::prefetch(x);
-                objects = true;
-            }
-        });
-        if objects {
-            let below = depth + 1;
-            t.read(o, |f| {
-                if let InPlaceValue::Object(x) = f {
-                    // (A child of such a type straight here; others through `hash`.)
-                    let tree = (below < RECURSION_BUDGET && !shared(x))
-                        .then(|| TreeTypes::get(x.type_index(), x))
-                        .flatten();
-                    let x = match tree {
-                        Some(t) => self.tree_hash(t, x, nest, below),
-                        None => self.hash(ValueRef::Object(x), false, nest, below),
-                    };
-                    h = combine(h, x);
-                }
+    fn tree_hash(&mut self, t: TreeType, fields: TreeFields<'a>, nest: u8, depth: u32) -> u64 {
+        let below = depth + 1;
+        let mut outer = InPlaceStack::<Hashing<'a>, TREE_FRAMES>::new();
+        let mut cur = Hashing::start(t, fields);
+        loop {
+            let next = cur.fields.by_ref().find_map(|f| match f {
+                InPlaceValue::Object(x) => Some(x),
+                _ => None,
             });
+            let Some(x) = next else {
+                let h = cur.h;
+                match outer.pop() {
+                    Some(up) => {
+                        cur = up;
+                        cur.h = combine(cur.h, h);
+                        continue;
+                    }
+                    None => return h,
+                }
+            };
+            if let Some((t, fields)) = Self::tree_fields(x) {
+                if t.words_only() {
+                    // (A leaf, say an `IntImm`, held once or not: nothing inside it is
+                    // numbered or kept.)
+                    cur.h = combine(cur.h, Hashing::start(t, fields).h);
+                    continue;
+                }
+                if !shared(x) {
+                    match outer.push(core::mem::replace(&mut cur, Hashing::start(t, fields))) {
+                        Ok(()) => continue,
+                        // (The stack is full: back to the object, and the child through
+                        // `hash`.)
+                        Err(up) => cur = up,
+                    }
+                }
+            }
+            let hx = self.hash(ValueRef::Object(x), false, nest, below);
+            cur.h = combine(cur.h, hx);
         }
-        h
+    }
+
+    /// The tree type of `o` and its fields, if it has one.
+    #[inline(always)]
+    fn tree_fields(o: &'a ObjectRef) -> Option<(TreeType, TreeFields<'a>)> {
+        let t = TreeTypes::get(o.type_index(), o)?;
+        Some((t, t.fields(o)?))
     }
 
     /// [`hash`](Self::hash) for an object whose fields (or contents) are to be hashed,
