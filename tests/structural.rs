@@ -708,6 +708,14 @@ fn deep_chains_compared_in_place_on_a_small_stack() {
         };
         let (a, b) = (chain(1, n), chain(1, n));
         let (c, d) = (chain(2, n), chain(1, n / 2));
+        // Hashing takes the same objects in place, and agrees with the general path
+        // (which a cache of subtree hashes takes).
+        let hashes = [&a, &b, &c, &d].map(structural_hash);
+        let general = [&a, &c, &d].map(|o| StructuralHashCache::new().hash(o));
+        assert_eq!(hashes[0], hashes[1]);
+        assert_eq!([hashes[0], hashes[2], hashes[3]], general);
+        assert_ne!(hashes[0], hashes[2]);
+        assert_ne!(hashes[0], hashes[3]);
         (
             structural_equal(&a, &b),
             structural_equal(&a, &c),
