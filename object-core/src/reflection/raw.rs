@@ -716,7 +716,7 @@ impl TreeSlot {
     }
 }
 
-/// A field of a tree type's object, read in place (see [`TreeType::read`]).
+/// A field of a tree type's object, read in place (see [`TreeFields`]).
 #[derive(Clone, Copy)]
 pub(crate) enum InPlaceValue<'a> {
     /// An 8-byte integer's bits.
