@@ -643,6 +643,35 @@ struct InPlace {
     kind: InPlaceKind,
 }
 
+impl InPlace {
+    /// This field's value in the object at `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base` is the address of an object, borrowed for `'a`, of a type whose plan's
+    /// in-place form (`EqPlan::tree`) holds this field.
+    #[inline(always)]
+    unsafe fn read<'a>(&self, base: *const u8) -> InPlaceValue<'a> {
+        // The object's type is the plan's (the caller's guarantee), so the offset is that
+        // of one of its planned fields, whose layout tag (set only by this crate's impls)
+        // says which Rust type lies there; the object is borrowed for `'a`, and fields
+        // change only uniquely, so the value lives and stays unchanged for `'a`.
+        let p = base.wrapping_add(self.at as usize);
+        match self.kind {
+            // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
+            InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
+            // SAFETY: as above: an `ObjectPtr<T>` (`repr(transparent)` over the object
+            // pointer), read as the erased handle (as `read_field` does).
+            InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
+            // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
+            InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
+                Some(o) => InPlaceValue::Object(o),
+                None => InPlaceValue::None,
+            },
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum InPlaceKind {
     /// An 8-byte integer, compared by its bits.
@@ -768,30 +797,15 @@ impl TreeType {
         })
     }
 
-    /// Whether the type's compared fields are all 8-byte integers (a [`TreePair`] of it
-    /// never hands out objects).
+    /// Whether the type's compared fields are all 8-byte integers ([`TreePair::of`] compares
+    /// its objects on the spot).
     #[inline(always)]
     pub(crate) fn words_only(self) -> bool {
         self.flags & TreeType::WORDS_ONLY != 0
     }
-
-    /// `l` and `r` as a pair of objects of this type to compare field by field in place
-    /// ([`TreePair::next`]); `None` if either is not of this type.
-    #[inline(always)]
-    pub(crate) fn pair<'a>(self, l: &'a ObjectRef, r: &'a ObjectRef) -> Option<TreePair<'a>> {
-        let ops = self.ops;
-        (self.is_tree() && l.type_index() == self.index && r.type_index() == self.index).then(
-            || TreePair {
-                ops: ops.iter(),
-                l: ObjectPtr::as_ptr(l).cast::<u8>(),
-                r: ObjectPtr::as_ptr(r).cast::<u8>(),
-                objects: PhantomData,
-            },
-        )
-    }
 }
 
-/// Two objects of one tree type (made by [`TreeType::pair`] or [`TreePair::of`]), compared field by field in
+/// Two objects of one tree type (made by [`TreePair::of`]), compared field by field in
 /// place, in walk order: [`next`](Self::next) gives each pair of objects in turn to the
 /// caller, who compares them, and compares the other fields itself. A walk keeps the
 /// pairs it is inside of on an [`InPlaceStack`].
@@ -822,21 +836,9 @@ impl<'a> Iterator for TreeFields<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<InPlaceValue<'a>> {
         let op = self.ops.next()?;
-        // As in `TreePair::next`: the object has the type whose plan `ops` came from
-        // (checked by `TreeType::fields`), so each offset holds a value of the Rust type
-        // its layout tag names, alive and unchanged for `'a`.
-        let p = self.o.wrapping_add(op.at as usize);
-        Some(match op.kind {
-            // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
-            InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
-            // SAFETY: as above: an `ObjectPtr<T>`, read as the erased handle.
-            InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
-            // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
-            InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
-                Some(o) => InPlaceValue::Object(o),
-                None => InPlaceValue::None,
-            },
-        })
+        // SAFETY: the object has the type whose plan `ops` came from (checked by
+        // `TreeType::fields`), and is borrowed for `'a`.
+        Some(unsafe { op.read(self.o) })
     }
 }
 
@@ -888,16 +890,13 @@ impl<'a> TreePair<'a> {
         );
         if t.words_only() {
             return Child::Leaf(t.ops.iter().all(|op| {
-                // Both objects have the type `t` (checked above), whose fields are all
-                // 8-byte integers (`WORDS_ONLY` is set only for such a plan), at these
-                // offsets (see `next`).
-                let (lp, rp) = (
-                    l.wrapping_add(op.at as usize),
-                    r.wrapping_add(op.at as usize),
-                );
-                // SAFETY: as above: 8-byte integers (every bit pattern an `i64`), alive
-                // for `'a`.
-                unsafe { lp.cast::<i64>().read() == rp.cast::<i64>().read() }
+                // SAFETY: both objects have the type `t` (checked above), whose plan
+                // `ops` came from, and are borrowed for `'a`.
+                match unsafe { (op.read(l), op.read(r)) } {
+                    (InPlaceValue::Word(a), InPlaceValue::Word(b)) => a == b,
+                    // (Not met: the type's fields are all integers.)
+                    _ => false,
+                }
             }));
         }
         Child::Pair(TreePair {
@@ -914,53 +913,29 @@ impl<'a> TreePair<'a> {
     #[inline(always)]
     pub(crate) fn next(&mut self) -> PairStep<'a> {
         for op in self.ops.by_ref() {
-            // Both objects have the pair's type (checked by `TreeType::pair` or
-            // `TreePair::of`), so the plan `ops` came from was made for the table that
-            // describes their layouts (see `TreeType`); each offset is that of one of its
-            // planned fields, whose layout tag (set only by this crate's impls) says
-            // which Rust type lies there; the objects are borrowed for `'a`, and fields
-            // change only uniquely, so the values live and stay unchanged for `'a`.
-            let (lp, rp) = (
-                self.l.wrapping_add(op.at as usize),
-                self.r.wrapping_add(op.at as usize),
-            );
-            if op.kind == InPlaceKind::Object {
-                if op.prefetch != 0 {
-                    let at = op.prefetch as usize;
-                    // SAFETY: as above: `ObjectPtr`s (`repr(transparent)` over the object
-                    // pointer) at `at`, read as the erased handles.
-                    let (x, y) = unsafe {
-                        (
-                            &*self.l.add(at).cast::<ObjectRef>(),
-                            &*self.r.add(at).cast::<ObjectRef>(),
-                        )
-                    };
-                    ObjectPtr::prefetch(x);
-                    ObjectPtr::prefetch(y);
-                }
-                // SAFETY: as above: an `ObjectPtr<T>`, `repr(transparent)` over the
-                // object pointer, read as the erased handle (as `read_field` does).
-                let (x, y) = unsafe { (&*lp.cast::<ObjectRef>(), &*rp.cast::<ObjectRef>()) };
-                return PairStep::Objects(x, y);
-            } else if op.kind == InPlaceKind::Word {
-                // SAFETY: as above: an 8-byte integer (every bit pattern an `i64`).
-                let (x, y) = unsafe { (lp.cast::<i64>().read(), rp.cast::<i64>().read()) };
-                if x != y {
-                    return PairStep::Differ;
-                }
-            } else {
-                // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
-                let (x, y) = unsafe {
+            if op.kind == InPlaceKind::Object && op.prefetch != 0 {
+                let at = op.prefetch as usize;
+                // SAFETY: both objects have the type whose plan `ops` came from (checked
+                // by `TreePair::of`), and are borrowed for `'a`; `prefetch` is the offset
+                // of a later field of the plan that is an `ObjectPtr` (`repr(transparent)`
+                // over the object pointer), read as the erased handles.
+                let (a, b) = unsafe {
                     (
-                        &*lp.cast::<Option<ObjectRef>>(),
-                        &*rp.cast::<Option<ObjectRef>>(),
+                        &*self.l.add(at).cast::<ObjectRef>(),
+                        &*self.r.add(at).cast::<ObjectRef>(),
                     )
                 };
-                match (x, y) {
-                    (Some(x), Some(y)) => return PairStep::Objects(x, y),
-                    (None, None) => {}
-                    _ => return PairStep::Differ,
+                ObjectPtr::prefetch(a);
+                ObjectPtr::prefetch(b);
+            }
+            // SAFETY: as above.
+            match unsafe { (op.read(self.l), op.read(self.r)) } {
+                (InPlaceValue::Object(x), InPlaceValue::Object(y)) => {
+                    return PairStep::Objects(x, y);
                 }
+                (InPlaceValue::Word(a), InPlaceValue::Word(b)) if a == b => {}
+                (InPlaceValue::None, InPlaceValue::None) => {}
+                _ => return PairStep::Differ,
             }
         }
         PairStep::End

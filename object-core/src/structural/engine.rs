@@ -619,8 +619,11 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             return Err((t.lp, t.rp));
         };
         if !P::TRACK && !t.def && depth < RECURSION_BUDGET {
-            if let Some(pair) = TreeTypes::get(lo.type_index(), lo).and_then(|t| t.pair(lo, ro)) {
-                return self.tree(pair, (t.lp, t.rp), depth);
+            match TreePair::of(lo, ro, |index| TreeTypes::get(index, lo)) {
+                Child::Pair(pair) => return self.tree(pair, (t.lp, t.rp), depth),
+                Child::Leaf(true) => return Ok(()),
+                Child::Leaf(false) | Child::Differ => return Err((t.lp, t.rp)),
+                Child::Other => {}
             }
         }
         let plan = e.plan;
