@@ -289,11 +289,12 @@ impl<'a> TypeCache<'a> {
 /// Entries of the per-thread table of tree types (a power of two).
 const TREE_SLOTS: usize = 64;
 
-/// How many pairs of tree types deep the in-place walk goes before it takes a step.
+/// How many pairs (or, hashing, objects) of tree types deep the in-place walks go before
+/// they take a step.
 const TREE_FRAMES: usize = 32;
 
 std::thread_local! {
-    /// The types equality met on this thread, by the low bits of their index, as
+    /// The types the structural walks met on this thread, by the low bits of their index, as
     /// [`TreeType`]s (whether or not they are tree types): the one look-up the in-place
     /// walk makes per object. As in [`TYPES`], an entry never goes stale.
     static TREES: [TreeSlot; TREE_SLOTS] = const { [const { TreeSlot::new() }; TREE_SLOTS] };
@@ -676,8 +677,9 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     /// loop over the pairs it is inside of (kept on a stack in place, `TREE_FRAMES`
     /// deep; a pair's last child takes its place), with no task built and no look at a
     /// kind, a path or a field's name: only a pair that is not of such a type, or is held
-    /// more than once (which `objects` may have to record as met), or would be deeper
-    /// than the stack, goes through a step.
+    /// more than once (which `objects` may have to record as met; not for a type made
+    /// only of integers, compared on the spot), or would be deeper than the stack, goes
+    /// through a step.
     #[inline(never)]
     fn tree(
         &mut self,
