@@ -915,10 +915,11 @@ impl<'a> TreePair<'a> {
         for op in self.ops.by_ref() {
             if op.kind == InPlaceKind::Object && op.prefetch != 0 {
                 let at = op.prefetch as usize;
-                // SAFETY: both objects have the type whose plan `ops` came from (checked
-                // by `TreePair::of`), and are borrowed for `'a`; `prefetch` is the offset
-                // of a later field of the plan that is an `ObjectPtr` (`repr(transparent)`
-                // over the object pointer), read as the erased handles.
+                // Both objects have the type whose plan `ops` came from (checked by
+                // `TreePair::of`), and are borrowed for `'a`; `prefetch` is the offset of a
+                // later field of the plan that is an `ObjectPtr`.
+                // SAFETY: as above (`repr(transparent)` over the object pointer): read as
+                // the erased handles.
                 let (a, b) = unsafe {
                     (
                         &*self.l.add(at).cast::<ObjectRef>(),
