@@ -520,8 +520,11 @@ impl<'a> Described<'a> {
     #[inline]
     pub(crate) fn tree_type(self) -> TreeType {
         let plan = eq_plan(self.refl);
-        let flags = match &plan.tree {
-            Some(_) if plan.words_only => TreeType::TREE | TreeType::WORDS_ONLY,
+        // (Made once per type and thread: the table keeps it.)
+        let flags = match plan.tree.as_deref() {
+            Some(ops) if ops.iter().all(|op| op.kind == InPlaceKind::Word) => {
+                TreeType::TREE | TreeType::WORDS_ONLY
+            }
             Some(_) => TreeType::TREE,
             None => 0,
         };
@@ -628,8 +631,6 @@ pub(crate) struct EqPlan {
     /// (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers): how to compare its objects
     /// in place, in walk order (see [`TreeType`]).
     tree: Option<Box<[InPlace]>>,
-    /// `tree` holds only 8-byte integers: no object to compare.
-    words_only: bool,
 }
 
 /// How one field of a tree type's objects is compared in place (see [`TreeType`]).
@@ -1106,16 +1107,12 @@ impl EqPlan {
             })
             .collect::<Option<Box<[InPlace]>>>()
             .filter(|_| is_tree);
-        let words_only = tree
-            .as_deref()
-            .is_some_and(|ops| ops.iter().all(|op| op.kind == InPlaceKind::Word));
         EqPlan {
             refl,
             fields,
             plain,
             later_objects,
             tree,
-            words_only,
         }
     }
 
