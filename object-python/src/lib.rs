@@ -12,6 +12,7 @@
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
+//! | `attached_entry` | how `field_slot` and the construction entry run without pyo3's trampoline (the `Python` token assumed, panics caught) |
 //! | `convert` | Python values ↔ `Any` |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
@@ -27,12 +28,18 @@
 //!
 //! `unsafe_code` is denied here and allowed only in `dlpack`, which hands DLPack
 //! managed tensors to and from `PyCapsule`s through the C API, in `numpy_struct`,
-//! which reads a NumPy array's C struct, and in `vectorcall` and `field_slot`, the C
-//! entry points CPython calls a `Function`, a class and a field descriptor through
-//! (both left out of the `abi3` build).
+//! which reads a NumPy array's C struct, and in `vectorcall`, `field_slot` and
+//! `attached_entry`, the C entry points CPython calls a `Function`, a class and a field
+//! descriptor through (all three left out of the `abi3` build).
 
 #![deny(unsafe_code)]
 
+#[cfg(not(feature = "abi3"))]
+#[allow(
+    unsafe_code,
+    reason = "entry points CPython calls attached, run without pyo3's trampoline"
+)]
+mod attached_entry;
 mod containers;
 mod convert;
 #[allow(

@@ -91,8 +91,22 @@ pub(crate) fn construct<'a, 'py>(
     create_by_keyword(py, index, n, kw)
 }
 
-/// The registered type a generated class stands for (its `_type_index`).
+/// The registered type a class stands for: for a generated class holding the
+/// construction entry, the type it was made for (kept by the class's address,
+/// `crate::vectorcall`); for any other (a Python subclass, or any class in the `abi3`
+/// build), its `_type_index`.
+#[inline]
 pub(crate) fn class_type_index(cls: &Bound<'_, PyType>) -> PyResult<u32> {
+    #[cfg(not(feature = "abi3"))]
+    if let Some(index) = crate::vectorcall::constructed_type(cls.as_type_ptr()) {
+        return Ok(index);
+    }
+    type_index_attribute(cls)
+}
+
+/// `cls._type_index`.
+#[cold]
+fn type_index_attribute(cls: &Bound<'_, PyType>) -> PyResult<u32> {
     cls.getattr(intern!(cls.py(), "_type_index"))?.extract()
 }
 
@@ -383,10 +397,23 @@ pub(crate) fn class_of(py: Python<'_>, index: u32) -> PyResult<Bound<'_, PyType>
                 }
                 // Another thread may have made it meanwhile (class creation runs
                 // Python code, which may let the GIL go): the first one wins.
-                match &classes[idx as usize] {
-                    Some(c) => c.bind(py).clone(),
+                let won = match &classes[idx as usize] {
+                    Some(c) => Err(c.bind(py).clone()),
                     None => {
                         classes[idx as usize] = Some(made.clone().unbind());
+                        Ok(made)
+                    }
+                };
+                drop(classes);
+                match won {
+                    Err(existing) => existing,
+                    Ok(made) => {
+                        // Kept for the process now: the class may take the
+                        // construction entry, which is keyed by its address.
+                        #[cfg(not(feature = "abi3"))]
+                        if !made.is_subclass_of::<PyFunction>()? {
+                            crate::vectorcall::install_constructor(&made, idx);
+                        }
                         made
                     }
                 }
@@ -466,11 +493,10 @@ fn make_class<'py>(
             }
         }
     }
+    // (Other classes get their construction entry in `class_of`, once kept.)
     #[cfg(not(feature = "abi3"))]
     if made.is_subclass_of::<PyFunction>()? {
         crate::vectorcall::install(&made, None);
-    } else {
-        crate::vectorcall::install_constructor(&made);
     }
     Ok(made)
 }

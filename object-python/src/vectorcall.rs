@@ -29,21 +29,26 @@
 //! The `abi3` build, which has no access to type objects' fields, leaves this module
 //! out: there every call takes `tp_call`.
 //!
-//! Both entries run inside pyo3's own trampoline (`fastcall_cfunction_with_keywords`,
-//! the one its `#[pyfunction]`s use): it marks the thread attached for pyo3, releases
-//! references deferred while it was not, turns a panic into `PanicException` and a
-//! `PyErr` into a raised exception. That trampoline is pyo3's doc-hidden `impl_` API,
-//! pinned by `Cargo.lock`; a pyo3 upgrade that changes it fails to compile here.
+//! The `Function` entry runs inside pyo3's own trampoline
+//! (`fastcall_cfunction_with_keywords`, the one its `#[pyfunction]`s use): it marks the
+//! thread attached for pyo3, releases references deferred while it was not, turns a
+//! panic into `PanicException` and a `PyErr` into a raised exception. That trampoline
+//! is pyo3's doc-hidden `impl_` API, pinned by `Cargo.lock`; a pyo3 upgrade that
+//! changes it fails to compile here. The construction entry runs without it
+//! (`crate::attached_entry`), and finds the class's registered type in a table kept
+//! by class address ([`CONSTRUCTED`]) instead of reading `cls._type_index`.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::PyClassInitializer;
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use object_core::ObjectRef;
 
+use crate::attached_entry::run_attached;
 use crate::function::PyFunction;
 use crate::object::{class_type_index, construct, PyObj};
 
@@ -53,44 +58,44 @@ pub(crate) const ENTRY: ffi::vectorcallfunc = entry;
 /// The offset of a `PyFunction`'s entry field in its Python object; 0 until `install`.
 static OFFSET: AtomicIsize = AtomicIsize::new(0);
 
-/// Defines `$entry`, a `vectorcallfunc` that runs `$body` (of `Func`'s signature,
-/// with `nargsf` as `Py_ssize_t`) inside pyo3's trampoline.
-macro_rules! vectorcall_entry {
-    ($(#[$doc:meta])* $entry:ident => $body:ident) => {
-        $(#[$doc])*
-        unsafe extern "C" fn $entry(
-            callable: *mut ffi::PyObject,
-            args: *const *mut ffi::PyObject,
-            nargsf: usize,
-            kwnames: *mut ffi::PyObject,
-        ) -> *mut ffi::PyObject {
-            const TRAMPOLINE: unsafe extern "C" fn(
-                *mut ffi::PyObject,
-                *const *mut ffi::PyObject,
-                ffi::Py_ssize_t,
-                *mut ffi::PyObject,
-            ) -> *mut ffi::PyObject = pyo3::impl_::trampoline::get_trampoline_function!(
-                fastcall_cfunction_with_keywords,
-                $body
-            );
-            // CPython calls a vectorcall entry attached to the interpreter, with
-            // `callable` the object (or class) whose field held it, `args` its argument
-            // array and `kwnames` a tuple or null. `nargsf` is passed on bit for bit
-            // (the offset flag is its top bit; the body strips it).
-            // SAFETY: that contract is what the trampoline and the body require.
-            unsafe { TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
-        }
+/// What CPython calls for a `Function` object: [`call`], inside pyo3's trampoline.
+unsafe extern "C" fn entry(
+    callable: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: usize,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    const TRAMPOLINE: unsafe extern "C" fn(
+        *mut ffi::PyObject,
+        *const *mut ffi::PyObject,
+        ffi::Py_ssize_t,
+        *mut ffi::PyObject,
+    ) -> *mut ffi::PyObject =
+        pyo3::impl_::trampoline::get_trampoline_function!(fastcall_cfunction_with_keywords, call);
+    // CPython calls a vectorcall entry attached to the interpreter, with `callable` the
+    // object whose field held it, `args` its argument array and `kwnames` a tuple or
+    // null. `nargsf` is passed on bit for bit (the offset flag is its top bit; the
+    // body strips it).
+    // SAFETY: that contract is what the trampoline and the body require.
+    unsafe { TRAMPOLINE(callable, args, nargsf as ffi::Py_ssize_t, kwnames) }
+}
+
+/// What CPython calls for a generated class: [`construct_call`], without pyo3's
+/// trampoline (`crate::attached_entry`).
+unsafe extern "C" fn construct_entry(
+    cls: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: usize,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let body = |py: Python<'_>| {
+        // SAFETY: CPython calls a vectorcall entry with `cls` the class whose field
+        // held it, `args` its argument array and `kwnames` a tuple or null: the body's
+        // contract.
+        unsafe { construct_call(py, cls, args, nargsf as ffi::Py_ssize_t, kwnames) }
     };
-}
-
-vectorcall_entry! {
-    /// What CPython calls for a `Function` object: [`call`].
-    entry => call
-}
-
-vectorcall_entry! {
-    /// What CPython calls for a generated class: [`construct_call`].
-    construct_entry => construct_call
+    // SAFETY: CPython calls a vectorcall entry attached to the interpreter.
+    unsafe { run_attached(body) }
 }
 
 /// The call: the positional arguments straight from CPython's array.
@@ -193,20 +198,98 @@ pub(crate) fn install_metaclass(meta: &Bound<'_, PyType>) {
     }
 }
 
-/// Gives `cls` (a generated object class) the construction entry, if its `__new__` is
-/// `Object`'s (the classes of `ffi.Array`, `ffi.Tensor`, … keep theirs).
-pub(crate) fn install_constructor(cls: &Bound<'_, PyType>) {
+/// The registered type each class holding [`CONSTRUCT`] stands for, by the class's
+/// address: what [`construct_call`] builds, found without an attribute look-up
+/// (reading `cls._type_index` took a ninth of a construction).
+///
+/// An open-addressed table, written under [`CONSTRUCTED_WRITE`] and read without a
+/// lock: an entry's type is stored before its address (release), and a reader that
+/// finds the address (acquire) reads the type stored with it. Entries are never
+/// changed or removed. An address is recorded only for a class that
+/// `object::class_of` keeps for the process (a class object is never freed once
+/// there), so it always names the class it was recorded for, never a later class at a
+/// reused address. A class that finds the table full is constructed through the
+/// attribute look-up instead.
+static CONSTRUCTED: [ConstructedSlot; CONSTRUCTED_SLOTS] = [const {
+    ConstructedSlot {
+        class: AtomicUsize::new(0),
+        index: AtomicU32::new(0),
+    }
+}; CONSTRUCTED_SLOTS];
+
+/// The number of entries of [`CONSTRUCTED`] (a power of two).
+const CONSTRUCTED_SLOTS: usize = 1 << 10;
+
+/// Serializes the writers of [`CONSTRUCTED`].
+static CONSTRUCTED_WRITE: Mutex<()> = Mutex::new(());
+
+/// An entry of [`CONSTRUCTED`]: a class's address (0: free) and its registered type.
+struct ConstructedSlot {
+    class: AtomicUsize,
+    index: AtomicU32,
+}
+
+/// The entries of [`CONSTRUCTED`] to probe for the class at `addr`, in order.
+fn probe(addr: usize) -> impl Iterator<Item = &'static ConstructedSlot> {
+    // Fibonacci hashing of the address (type objects are 16-aligned).
+    let home = ((addr as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+    (0..CONSTRUCTED_SLOTS).map(move |i| &CONSTRUCTED[(home + i) & (CONSTRUCTED_SLOTS - 1)])
+}
+
+/// The registered type of `tp`, a class holding [`CONSTRUCT`] (see [`CONSTRUCTED`]).
+pub(crate) fn constructed_type(tp: *mut ffi::PyTypeObject) -> Option<u32> {
+    let addr = tp as usize;
+    for slot in probe(addr) {
+        match slot.class.load(Ordering::Acquire) {
+            0 => return None,
+            a if a == addr => return Some(slot.index.load(Ordering::Relaxed)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Records `index` as the registered type of the class at `addr`; false if the table
+/// is full.
+fn record_constructed(addr: usize, index: u32) -> bool {
+    let _writing = CONSTRUCTED_WRITE.lock().unwrap_or_else(|e| e.into_inner());
+    for slot in probe(addr) {
+        match slot.class.load(Ordering::Relaxed) {
+            0 => {
+                slot.index.store(index, Ordering::Relaxed);
+                slot.class.store(addr, Ordering::Release);
+                return true;
+            }
+            // (A class is recorded once; its type never changes.)
+            a if a == addr => return slot.index.load(Ordering::Relaxed) == index,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Gives `cls`, the generated class of the registered type `index`, the construction
+/// entry, if its `__new__` is `Object`'s (the classes of `ffi.Array`, `ffi.Tensor`, …
+/// keep theirs). `cls` must be kept for the process (the class `object::class_of`
+/// keeps): the entry finds its type by the class's address.
+pub(crate) fn install_constructor(cls: &Bound<'_, PyType>, index: u32) {
     let tp = cls.as_type_ptr();
     let is_object_class = cls.is_subclass_of::<PyObj>().unwrap_or(false);
-    // `tp` is a live type object, read and changed while attached, before anything
-    // calls it. Its `tp_vectorcall` is read by CPython only when the metaclass takes
-    // part. The entry goes only to classes deriving from `Object`, whose instances it
-    // makes (see `construct_call`).
+    // SAFETY: a live type object's field, read while attached.
+    if !is_object_class || !same_new(unsafe { (*tp).tp_new }, object_new(cls.py())) {
+        return;
+    }
+    if !record_constructed(tp as usize, index) {
+        return; // (the table is full: calls take `type.__call__`)
+    }
+    // `tp` is a live type object, changed while attached, before anything calls it
+    // through the entry. Its `tp_vectorcall` is read by CPython only when the
+    // metaclass takes part. The entry goes only to classes deriving from `Object`,
+    // whose instances it makes (see `construct_call`), and recorded in `CONSTRUCTED`
+    // (above) with their type.
     // SAFETY: as just said.
     unsafe {
-        if is_object_class && same_new((*tp).tp_new, object_new(cls.py())) {
-            (*tp).tp_vectorcall = Some(CONSTRUCT);
-        }
+        (*tp).tp_vectorcall = Some(CONSTRUCT);
     }
 }
 
@@ -267,13 +350,17 @@ unsafe fn construct_call(
     }
     // (`wrap` makes its instances through `instance_of`, never by calling such a
     // class: nothing is pending here.)
-    let obj = construct(py, class_type_index(&cls)?, n, nk, |i| {
-        let name = names
-            .as_ref()
-            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?
-            .get_borrowed_item(i)?;
+    // (Every class holding this entry is in `CONSTRUCTED`: no attribute look-up.)
+    let index = class_type_index(&cls)?;
+    let name_items: &[Bound<'_, PyAny>] = names.as_ref().map_or(&[], |t| t.as_slice());
+    let obj = construct(py, index, n, nk, |i| {
+        let name = name_items
+            .get(i)
+            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?;
         // SAFETY: each item of `args` is a live object borrowed for the call.
-        Ok((name, unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }))
+        Ok((name.as_borrowed(), unsafe {
+            pyo3::Borrowed::from_ptr(py, all[n + i])
+        }))
     })?;
     // SAFETY: CPython calls a class's `tp_vectorcall` for that class alone (the field
     // is not inherited), and `install_constructor` put this entry only in classes

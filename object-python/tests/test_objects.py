@@ -104,6 +104,22 @@ def test_construction_by_vectorcall_and_by_type_call_agree(tour):
         tour.Var(name="x", **{f"k{i}": i for i in range(1, 9)})
 
 
+def test_a_class_builds_the_type_it_was_made_for(tour):
+    """A generated class finds its registered type by its own address, not by reading
+    `_type_index` on each call: rebinding that attribute changes neither path."""
+    cls = op.register_type("pytest.Fixed", "tour.BinOp")
+    two, five = tour.IntImm(value=2), tour.IntImm(value=5)
+    own = cls._type_index
+    cls._type_index = tour.Add._type_index
+    try:
+        for make in (cls, lambda **kw: type.__call__(cls, **kw)):
+            made = make(lhs=two, rhs=five)
+            assert type(made) is cls and made.type_key == "pytest.Fixed"
+            assert made.type_index == own and made.lhs == two and made.rhs == five
+    finally:
+        cls._type_index = own
+
+
 def test_construction_honours_replaced_init_and_python_subclasses(tour):
     """A class whose `__init__` a user set is constructed as `type.__call__` would (the
     vectorcall entry steps aside); a Python subclass of a generated class is built as
