@@ -153,10 +153,7 @@ unsafe fn call_direct(
     num_args: i32,
     ret: *mut ObjAny,
 ) -> Option<i32> {
-    let Ok(n) = usize::try_from(num_args) else {
-        return None;
-    };
-    if func.is_null() || ret.is_null() || (n != 0 && args.is_null()) {
+    if func.is_null() || ret.is_null() {
         return None;
     }
     // SAFETY: non-null and a live object (the caller's guarantee): its header is
@@ -164,10 +161,27 @@ unsafe fn call_direct(
     if unsafe { (*func).type_index } != object_core::type_index::FUNCTION {
         return None;
     }
-    for i in 0..n {
-        // SAFETY: the caller passes `n` values at `args` (non-null when `n > 0`).
-        if !is_view_as_is(unsafe { &*args.add(i) }) {
+    if num_args != 0 {
+        // (A negative count is refused here, by the fence.)
+        let n = usize::try_from(num_args).ok()?;
+        if args.is_null() {
             return None;
+        }
+        // SAFETY: the caller passes `n` values at `args` (non-null, checked).
+        let kind = |i: usize| unsafe { (*args.add(i)).type_index };
+        // The commonest calls, with one or two numbers, in one test each.
+        let numbers = match n {
+            1 => is_number(kind(0)),
+            2 => (not_number(kind(0)) | not_number(kind(1))) == 0,
+            _ => false,
+        };
+        if !numbers {
+            for i in 0..n {
+                // SAFETY: as above.
+                if !is_view_as_is(unsafe { &*args.add(i) }) {
+                    return None;
+                }
+            }
         }
     }
     let cell = func.cast_const() as *const ObjFunctionCell;
@@ -211,16 +225,29 @@ unsafe fn call_fenced(
     }
 }
 
+/// Zero for the kind of an int or a float, nonzero for any other: `1 | 2 == 3 | 2 ==
+/// 3`, and no other index gives 3. Any bits are a valid int or float.
+#[inline(always)]
+fn not_number(kind: u32) -> u32 {
+    use object_core::type_index as ti;
+    const _: () = assert!(ti::INT | 2 == 3 && ti::FLOAT | 2 == 3 && ti::FLOAT == 3);
+    (kind | 2) ^ 3
+}
+
+/// Whether `kind` is an int's or a float's (see [`not_number`]).
+#[inline(always)]
+fn is_number(kind: u32) -> bool {
+    not_number(kind) == 0
+}
+
 /// Whether a C value is already a valid borrowed view: a plain number, or a live object
 /// whose header has the type index the value claims (the object's liveness is the
 /// caller's guarantee, as for every argument).
 #[inline(always)]
 fn is_view_as_is(a: &ObjAny) -> bool {
     use object_core::type_index as ti;
-    const _: () = assert!(ti::INT | 2 == 3 && ti::FLOAT | 2 == 3 && ti::FLOAT == 3);
-    // Ints and floats first, in one compare (1 | 2 == 3 | 2 == 3, and no other index
-    // gives 3): any bits are a valid int or float.
-    if a.type_index | 2 == 3 {
+    // Ints and floats first, in one compare.
+    if is_number(a.type_index) {
         return true;
     }
     match a.type_index {

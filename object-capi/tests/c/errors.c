@@ -110,6 +110,21 @@ int main(void) {
     FAILS(obj_function_call(add, args, 1, &ret), "TypeError", "");
     FAILS(obj_function_call(add, args, -1, &ret), "ValueError", "negative count");
     FAILS(obj_function_call(add, NULL, 2, &ret), "ValueError", "`args` is null");
+    /* Beside a number, values the in-line check must not pass as they stand: a bool
+       that is neither 0 nor 1 (the fence reads it as true, which `add` refuses), and
+       an object whose header says another type than the value claims. */
+    ObjAny pair[2] = {any_int(1), any_int(2)};
+    pair[1].type_index = OBJ_KIND_BOOL;
+    FAILS(obj_function_call(add, pair, 2, &ret), "TypeError", "argument 1");
+    pair[1] = any_obj(s);
+    pair[1].type_index = OBJ_TYPE_ARRAY;
+    FAILS(obj_function_call(add, pair, 2, &ret), "TypeError", "ffi.String");
+    pair[0] = pair[1];
+    pair[1] = any_int(2);
+    FAILS(obj_function_call(add, pair, 2, &ret), "TypeError", "ffi.String");
+    pair[0] = any_float(1.5);
+    pair[1] = any_float(2.5);
+    FAILS(obj_function_call(add, pair, 2, &ret), "TypeError", "argument 0");
     args[0] = any_cstr("boom");
     FAILS(obj_function_call(fail, args, 1, &ret), "ValueError", "boom");
     FAILS(obj_function_call(pnc, NULL, 0, &ret), "Panic", "a Rust panic");

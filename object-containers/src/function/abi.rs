@@ -265,10 +265,23 @@ where
     // SAFETY: installed only by `new_typed::<Args, R, F>`, whose object is a
     // `WithExtra<FunctionObj, F>` (see `call_packed`).
     let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
-    let args: &[AnyView<'_>] = match usize::try_from(num_args) {
-        // SAFETY: the caller passes `num_args` valid views at `args` (the C ABI's rule).
-        Ok(n) if n > 0 && !args.is_null() => unsafe { core::slice::from_raw_parts(args, n) },
-        _ => &[],
+    let args: &[AnyView<'_>] = match F::ARITY {
+        // The count the callable takes (a small constant; compared as `i64`, so that a
+        // negative count is one compare too): `call_quick` checks nothing more.
+        Some(k) if i64::from(num_args) == k as i64 => {
+            if k == 0 || args.is_null() {
+                &[]
+            } else {
+                // SAFETY: the caller passes `num_args` valid views at `args` (the C
+                // ABI's rule).
+                unsafe { core::slice::from_raw_parts(args, k) }
+            }
+        }
+        _ => match usize::try_from(num_args) {
+            // SAFETY: as above.
+            Ok(n) if n > 0 && !args.is_null() => unsafe { core::slice::from_raw_parts(args, n) },
+            _ => &[],
+        },
     };
     match catch_unwind(AssertUnwindSafe(|| f.call_quick(args))) {
         // SAFETY: as above; `ret` is the caller's slot.

@@ -89,6 +89,11 @@ pub trait TypedCallable<Args, R>: Send + Sync + 'static {
     fn fast_entry() -> Option<FastEntry> {
         None
     }
+
+    /// How many arguments the callable takes, when that is fixed: the packed entry
+    /// then checks the count once and hands on a slice of that constant length.
+    #[doc(hidden)]
+    const ARITY: Option<usize> = None;
 }
 
 /// Argument tuples a [`TypedFunction`] takes: `(A0, …, An)` for up to 8 arguments, each
@@ -149,6 +154,8 @@ macro_rules! arity {
             R: IntoRet,
             $($a: FromArg,)*
         {
+            const ARITY: Option<usize> = Some($n);
+
             #[inline]
             fn call_typed(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
                 if args.len() != $n {
