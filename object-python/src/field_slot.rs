@@ -1,16 +1,26 @@
 //! The `tp_descr_get` slot of `Field`, the descriptor every reflected field is: an
-//! attribute read (`e.lhs`) calls it directly, without pyo3's trampoline
-//! (`crate::attached_entry` says why that is sound and what it saves).
+//! attribute read (`e.lhs`) calls it directly, without pyo3's trampoline.
+//!
+//! pyo3's trampoline around a slot marks the thread attached in a thread-local count
+//! (two thread-local accesses per call, each a `__tls_get_addr` call in a shared
+//! library), drains references dropped while detached, and extracts the arguments:
+//! about a fifth of a field read. A descriptor read is called by CPython with the
+//! thread attached, so the slot takes the `Python` token as given
+//! (`Python::assume_attached`) and catches a panic itself. What pyo3's count would
+//! change stays correct without it: a `Py` dropped meanwhile is released at pyo3's
+//! next entry instead of at once, and a callback that attaches (`Python::attach`)
+//! finds the thread already holding the interpreter and goes on.
 //!
 //! `Field.__get__` stays pyo3's method (what an explicit call uses), and the `abi3`
 //! build, which cannot reach type objects' fields, leaves this module out.
 
 use pyo3::ffi;
+use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::attached_entry::run_attached;
 use crate::object::{FieldDescr, PyObj};
 
 /// `Field`'s type object (set by [`install`]): the slot's one-compare check of the
@@ -36,7 +46,9 @@ unsafe extern "C" fn descr_get(
     obj: *mut ffi::PyObject,
     _owner: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    let read = |py: Python<'_>| -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: CPython calls `tp_descr_get` attached to the interpreter.
+    let py = unsafe { Python::assume_attached() };
+    let result = catch_unwind(AssertUnwindSafe(|| -> PyResult<*mut ffi::PyObject> {
         // SAFETY: `descr` is the live descriptor the slot belongs to, borrowed for
         // the call.
         let d = unsafe { pyo3::Borrowed::from_ptr(py, descr) };
@@ -72,7 +84,19 @@ unsafe extern "C" fn descr_get(
             obj.cast::<PyObj>()?
         };
         Ok(d.read(&this)?.into_ptr())
+    }));
+    let err = match result {
+        Ok(Ok(value)) => return value,
+        Ok(Err(e)) => e,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic in a field read".to_owned());
+            PanicException::new_err(msg)
+        }
     };
-    // SAFETY: CPython calls `tp_descr_get` attached to the interpreter.
-    unsafe { run_attached(read) }
+    err.restore(py);
+    std::ptr::null_mut()
 }

@@ -12,7 +12,7 @@
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
-//! | `attached_entry` | how `field_slot` and the construction entry run without pyo3's trampoline (the `Python` token assumed, panics caught) |
+//! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
 //! | `convert` | Python values ↔ `Any` |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |

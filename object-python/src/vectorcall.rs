@@ -88,7 +88,7 @@ unsafe extern "C" fn construct_entry(
     nargsf: usize,
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    let body = |py: Python<'_>| {
+    let body = move |py: Python<'_>| {
         // SAFETY: CPython calls a vectorcall entry with `cls` the class whose field
         // held it, `args` its argument array and `kwnames` a tuple or null: the body's
         // contract.
