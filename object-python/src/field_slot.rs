@@ -15,12 +15,12 @@
 //! build, which cannot reach type objects' fields, leaves this module out.
 
 use pyo3::ffi;
-use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use crate::attached_entry::panic_error;
 use crate::object::{FieldDescr, PyObj};
 
 /// `Field`'s type object (set by [`install`]): the slot's one-compare check of the
@@ -88,14 +88,7 @@ unsafe extern "C" fn descr_get(
     let err = match result {
         Ok(Ok(value)) => return value,
         Ok(Err(e)) => e,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic in a field read".to_owned());
-            PanicException::new_err(msg)
-        }
+        Err(payload) => panic_error(&*payload, "a panic in a field read"),
     };
     err.restore(py);
     std::ptr::null_mut()

@@ -370,6 +370,7 @@ unsafe fn construct_call(
 
 /// Whether the class `cls` still has `Object`'s `__new__` and `object`'s `__init__`
 /// (a user may replace either): then constructing it is making an instance.
+#[inline]
 fn new_and_init_are_objects(cls: &Bound<'_, PyType>) -> bool {
     let (py, tp) = (cls.py(), cls.as_type_ptr());
     // SAFETY: a live type object's fields, read while attached; `PyBaseObject_Type` is
