@@ -1,7 +1,8 @@
 """Benchmarks of the Python bindings, each beside a plain pyo3 counterpart built into the
 same extension and, when its package is installed (`pip install apache-tvm-ffi pytest`:
 its `testing` module imports pytest),
-tvm-ffi's Python package, in one process and one run.
+tvm-ffi's Python package, in one process and one run. The columns of a row take
+turns in each of the rounds (best of 7 each).
 
     python object-python/bench/bench.py            # after a release install
 
@@ -36,11 +37,20 @@ ROUNDS = 7
 
 def per_op(fn, n):
     """The best of ROUNDS runs of ``fn(n)`` (a loop of n operations), in ns per op."""
-    best = float("inf")
+    return per_op_in_turn([fn], n)[0]
+
+
+def per_op_in_turn(fns, n):
+    """The best of ROUNDS runs of each ``fn(n)``, in ns per op, the functions taking
+    turns within each round: a slow phase of the machine (they last seconds here, and
+    once made a row 1.5-2x slower on both of its first two columns) meets all of a
+    row's columns alike instead of one of them."""
+    best = [float("inf")] * len(fns)
     for _ in range(ROUNDS):
-        t0 = time.perf_counter_ns()
-        fn(n)
-        best = min(best, (time.perf_counter_ns() - t0) / n)
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter_ns()
+            fn(n)
+            best[i] = min(best[i], (time.perf_counter_ns() - t0) / n)
     return best
 
 
@@ -170,12 +180,12 @@ def main():
     print(f"tvm-ffi {tvm_version}" if tvm else f"tvm-ffi: {tvm_version} (pip install apache-tvm-ffi pytest)")
     print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7} {'tvm-ffi ns':>11} {'ratio':>7}")
     for i, (name, ours, plain) in enumerate(rows):
-        o = per_op(ours, n) - base
-        q = per_op(plain, n) - base
-        line = f"{name:28} {o:9.1f} {q:14.1f} {o / q:7.2f}"
         t = tvm[i] if tvm else None
+        times = per_op_in_turn([ours, plain] + ([t] if t is not None else []), n)
+        o, q = times[0] - base, times[1] - base
+        line = f"{name:28} {o:9.1f} {q:14.1f} {o / q:7.2f}"
         if t is not None:
-            tn = per_op(t, n) - base
+            tn = times[2] - base
             line += f" {tn:11.1f} {o / tn:7.2f}"
         print(line)
     d = per_op(plain_detach_, n) - base
