@@ -231,8 +231,10 @@ struct ConstructedSlot {
 
 /// The entries of [`CONSTRUCTED`] to probe for the class at `addr`, in order.
 fn probe(addr: usize) -> impl Iterator<Item = &'static ConstructedSlot> {
-    // Fibonacci hashing of the address (type objects are 16-aligned).
-    let home = ((addr as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+    // Fibonacci hashing of the address (type objects are 16-aligned): the top bits of
+    // the product, as many as index the table.
+    const SHIFT: u32 = u64::BITS - CONSTRUCTED_SLOTS.trailing_zeros();
+    let home = ((addr as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> SHIFT) as usize;
     (0..CONSTRUCTED_SLOTS).map(move |i| &CONSTRUCTED[(home + i) & (CONSTRUCTED_SLOTS - 1)])
 }
 
