@@ -44,6 +44,16 @@ impl Style {
         end: "\n",
     };
 
+    /// A reflected object's field key in a node's data, as `to_json_graph` writes it:
+    /// `"name":`, after a comma unless it is the first.
+    pub(crate) fn field_key(&self, out: &mut String, first: bool, name: &str) {
+        if !first {
+            out.push_str(self.comma);
+        }
+        json::write_str(out, name);
+        out.push_str(self.colon);
+    }
+
     /// `"key":` (the key needs no escaping).
     pub(crate) fn key(&self, out: &mut String, key: &str) {
         out.push('"');

@@ -154,6 +154,17 @@ pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
     match n {
         // The first eight bytes and the last eight (which may overlap them).
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        // Eight at a time, then the last eight.
+        17..=32 => {
+            let mut at = 0;
+            while at + 8 < n {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
+        }
         0..=7 => a.iter().zip(b).all(|(x, y)| x == y),
         _ => a == b,
     }
@@ -171,6 +182,13 @@ pub(crate) trait NodeSink<'a> {
 
     /// Node `i`, read: its type and data. `false` to give up.
     fn node(&mut self, i: usize, ty: &Cow<'a, str>, data: Option<&Json<'a>>) -> bool;
+
+    /// Node `i`, of type `ty`, built straight from the text, before its data is read:
+    /// `p` stands right after the type's string. `Some(true)`: built, and `p` stands
+    /// after the data (the node's own `}` is next); `Some(false)`: give up; `None`:
+    /// not built here, `p` where it stood (the data is read and handed to
+    /// [`node`](Self::node)).
+    fn node_in_place(&mut self, i: usize, ty: &Cow<'a, str>, p: &mut Parser<'a>) -> Option<bool>;
 }
 
 /// The position of the first byte of `s` that ends a plain string's run: `"`, `\\` or a
@@ -208,7 +226,8 @@ fn string_end(s: &[u8]) -> Option<usize> {
         .map(|p| i + p)
 }
 
-struct Parser<'a> {
+/// A reader of JSON text (see [`parse`] and [`stream_graph`]).
+pub(crate) struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -390,98 +409,147 @@ impl<'a> Parser<'a> {
             return Some(0);
         }
         loop {
-            self.skip_ws();
-            self.eat(b'{')?;
-            self.skip_ws();
-            self.plain_key_is(b"type")?;
+            // A node's start as `to_json_graph` writes it, else in any spacing.
+            if self.eat_text(b"{\"type\":") {
+                self.skip_ws();
+            } else {
+                self.skip_ws();
+                self.eat(b'{')?;
+                self.skip_ws();
+                self.plain_key_is(b"type")?;
+            }
             if self.peek() != Some(b'"') {
                 return None;
             }
             let ty = self.plain_string()?;
-            self.skip_ws();
-            let data = match self.peek()? {
-                b'}' => None,
-                b',' => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    self.plain_key_is(b"data")?;
-                    Some(match self.peek()? {
-                        b'[' => {
-                            self.pos += 1;
-                            self.skip_ws();
-                            if self.peek() == Some(b']') {
-                                self.pos += 1;
-                            } else {
-                                loop {
-                                    self.skip_ws();
-                                    items.push(self.literal()?);
-                                    self.skip_ws();
-                                    if self.eat(b',').is_none() {
-                                        self.eat(b']')?;
-                                        break;
-                                    }
-                                }
-                            }
-                            Json::Array(std::mem::take(&mut items))
+            match node.node_in_place(count, &ty, self) {
+                Some(true) => {}
+                Some(false) => return None,
+                None => {
+                    let data = self.node_data(count, &ty, node, &mut items, &mut members)?;
+                    let go = node.node(count, &ty, data.as_ref());
+                    match data {
+                        Some(Json::Array(mut v)) => {
+                            v.clear();
+                            items = v;
                         }
-                        b'{' => {
-                            self.pos += 1;
-                            self.skip_ws();
-                            let mut expected = node
-                                .expected_fields(count, &ty)
-                                .iter()
-                                .filter(|f| f.is_reflected());
-                            if self.peek() == Some(b'}') {
-                                self.pos += 1;
-                            } else {
-                                loop {
-                                    self.skip_ws();
-                                    let key = match expected.next() {
-                                        Some(f) if self.key_is(f.name().as_bytes()) => {
-                                            Cow::Borrowed(f.name())
-                                        }
-                                        _ => self.plain_key()?,
-                                    };
-                                    members.push((key, self.literal()?));
-                                    self.skip_ws();
-                                    if self.eat(b',').is_none() {
-                                        self.eat(b'}')?;
-                                        break;
-                                    }
-                                }
-                            }
-                            Json::Object(std::mem::take(&mut members))
+                        Some(Json::Object(mut v)) => {
+                            v.clear();
+                            members = v;
                         }
-                        _ => self.literal()?,
-                    })
+                        _ => {}
+                    }
+                    if !go {
+                        return None;
+                    }
                 }
-                _ => return None,
-            };
-            if data.is_some() {
-                self.skip_ws();
             }
-            self.eat(b'}')?;
-            let go = node.node(count, &ty, data.as_ref());
             count += 1;
-            match data {
-                Some(Json::Array(mut v)) => {
-                    v.clear();
-                    items = v;
-                }
-                Some(Json::Object(mut v)) => {
-                    v.clear();
-                    members = v;
-                }
-                _ => {}
+            // The node's end and the comma after it, as `to_json_graph` writes them,
+            // else in any spacing.
+            if self.eat_text(b"},") {
+                continue;
             }
-            if !go {
-                return None;
-            }
+            self.skip_ws();
+            self.eat(b'}')?;
             self.skip_ws();
             if self.eat(b',').is_none() {
                 self.eat(b']')?;
                 return Some(count);
             }
+        }
+    }
+
+    /// The `data` of node `i` of type `ty` after its type (`None` for a node without),
+    /// read into `items` or `members` (storage reused from node to node), for
+    /// [`NodeSink::node`]; `p` stands after it. `None` (give up) for data that is not a
+    /// literal or an array or object of literals.
+    #[allow(clippy::ptr_arg)] // (as `NodeSink`)
+    fn node_data(
+        &mut self,
+        i: usize,
+        ty: &Cow<'a, str>,
+        node: &mut impl NodeSink<'a>,
+        items: &mut Vec<Json<'a>>,
+        members: &mut Vec<(Cow<'a, str>, Json<'a>)>,
+    ) -> Option<Option<Json<'a>>> {
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            return Some(None);
+        }
+        self.eat(b',')?;
+        self.skip_ws();
+        self.plain_key_is(b"data")?;
+        let data = match self.peek()? {
+            b'[' => {
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.skip_ws();
+                        items.push(self.literal()?);
+                        self.skip_ws();
+                        if self.eat(b',').is_none() {
+                            self.eat(b']')?;
+                            break;
+                        }
+                    }
+                }
+                Json::Array(std::mem::take(items))
+            }
+            b'{' => {
+                self.pos += 1;
+                self.skip_ws();
+                let mut expected = node
+                    .expected_fields(i, ty)
+                    .iter()
+                    .filter(|f| f.is_reflected());
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.skip_ws();
+                        let key = match expected.next() {
+                            Some(f) if self.key_is(f.name().as_bytes()) => Cow::Borrowed(f.name()),
+                            _ => self.plain_key()?,
+                        };
+                        members.push((key, self.literal()?));
+                        self.skip_ws();
+                        if self.eat(b',').is_none() {
+                            self.eat(b'}')?;
+                            break;
+                        }
+                    }
+                }
+                Json::Object(std::mem::take(members))
+            }
+            _ => self.literal()?,
+        };
+        Some(Some(data))
+    }
+
+    /// Where the reader stands (for [`rewind`](Self::rewind)).
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Back to `position`, a place it stood before.
+    pub(crate) fn rewind(&mut self, position: usize) {
+        self.pos = position;
+    }
+
+    /// Consumes `text` if it comes next, exactly (no white space is skipped).
+    #[inline]
+    pub(crate) fn eat_text(&mut self, text: &[u8]) -> bool {
+        let end = self.pos + text.len();
+        match self.bytes.get(self.pos..end) {
+            Some(next) if short_eq(next, text) => {
+                self.pos = end;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -548,7 +616,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A value that is not an array or object, as `value` reads it.
-    fn literal(&mut self) -> Option<Json<'a>> {
+    pub(crate) fn literal(&mut self) -> Option<Json<'a>> {
         match self.peek()? {
             b'[' | b'{' => None,
             b'"' => self.plain_string().map(Json::Str),
@@ -577,7 +645,7 @@ impl<'a> Parser<'a> {
 
     /// An integer in the `i64` range without fraction or exponent, as `number` reads
     /// it; `None` (and nothing consumed) for any other number.
-    fn plain_int(&mut self) -> Option<i64> {
+    pub(crate) fn plain_int(&mut self) -> Option<i64> {
         let negative = self.peek() == Some(b'-');
         let first = self.pos + usize::from(negative);
         let mut end = first;

@@ -3,19 +3,28 @@
 //! them) take a fast path that builds each node as it is read; any other graph, and
 //! every error, takes the general path, which reads the whole document and walks the
 //! nodes the root reaches with its own work list (any depth).
+//!
+//! On the fast path, an object node whose text reads exactly as the saver writes its
+//! type (compact, fields in table order: the type's [`Template`]) is built straight
+//! from the text: its constructor takes each field from an [`InPlace`] feed, which
+//! checks the text before the value and reads the value then. A node that reads
+//! otherwise is read again into a list of members and built from that; a graph that
+//! cannot be built so is left to the general path, which reports what is wrong.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
 use object_containers::{Array, BigInt, Dict, List, Map, Shape};
-use object_core::reflection::{self, FieldInfo, FieldSource, ReflectError, ReflectErrorKind};
+use object_core::reflection::{
+    self, FieldFeed, FieldInfo, FieldSource, ReflectError, ReflectErrorKind,
+};
 use object_core::registry::{self, TypeInfo};
 use object_core::{Any, Bytes, Error};
 
-use crate::data::{inline_value, read_data_type, read_device, read_ints, B64};
+use crate::data::{inline_value, read_data_type, read_device, read_ints, Style, B64};
 use crate::error::{GraphError, GraphErrorKind};
-use crate::json::{self, Json};
+use crate::json::{self, Json, Parser};
 use crate::tensor::read_tensor;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
@@ -225,6 +234,136 @@ struct Loader<'d, 'a> {
     /// The kind of the node being streamed, looked up when its type was read (see
     /// `NodeSink::expected_fields`).
     streamed: Option<(usize, Kind)>,
+    /// Reflected types' node texts ([`Template`]), and their positions by type index
+    /// (`UNSEEN` for none yet; type indices are dense).
+    templates: Vec<Template>,
+    template_index: Vec<u32>,
+}
+
+/// In `Loader::template_index`: no template made for the type yet.
+const UNSEEN: u32 = u32::MAX;
+
+/// How the nodes of a reflected type read as `to_json_graph` writes them (compact): the
+/// text before each field's value, worked out once per type (the saver's `TypeForm`,
+/// read back). A node that reads so is built straight from the text ([`InPlace`]).
+struct Template {
+    /// The reflected fields, in table order (the order a constructor takes them in).
+    fields: Vec<TemplateField>,
+    /// The text after the last value: `}` (`,"data":{}` without fields).
+    close: Box<[u8]>,
+}
+
+/// A field of a [`Template`].
+struct TemplateField {
+    info: &'static FieldInfo,
+    /// The text before its value: `,"name":`, or for the first field the data's start
+    /// too (`,"data":{"name":`).
+    before: Box<[u8]>,
+    /// A literal in the node (else a child's node index).
+    inline: bool,
+}
+
+impl Template {
+    fn new(info: &'static TypeInfo) -> Self {
+        let style = Style::COMPACT;
+        let fields: Vec<TemplateField> = info
+            .reflection()
+            .reflected_fields()
+            .enumerate()
+            .map(|(k, f)| {
+                let mut before = String::new();
+                if k == 0 {
+                    before.push_str(style.data);
+                    before.push('{');
+                }
+                style.field_key(&mut before, k == 0, f.name());
+                TemplateField {
+                    info: f,
+                    before: before.into_bytes().into(),
+                    inline: f.is_inline_pod(),
+                }
+            })
+            .collect();
+        let close = if fields.is_empty() {
+            format!("{}{{}}", style.data)
+        } else {
+            "}".to_owned()
+        };
+        Template {
+            fields,
+            close: close.into_bytes().into(),
+        }
+    }
+}
+
+/// A node's field values read from the text as its type's constructor asks for them,
+/// each checked against the node's [`Template`]: what `build_object_in_order` builds
+/// from the same text, without a list of members or of values in between. Anything
+/// else (other spacing or order, a value of the wrong form) fails the build, and the
+/// node is read again the general way.
+struct InPlace<'l, 'a> {
+    p: &'l mut Parser<'a>,
+    template: &'l Template,
+    /// The nodes built so far.
+    values: &'l [Any],
+    /// The node's index (its children come before it).
+    node: usize,
+    /// The next field of the template.
+    next: usize,
+    failed: bool,
+}
+
+impl InPlace<'_, '_> {
+    /// The value of `field`, read from the text, as `build_object_in_order` makes it.
+    #[inline]
+    fn read(&mut self, field: &TemplateField) -> Option<Any> {
+        if !self.p.eat_text(&field.before) {
+            return None;
+        }
+        if field.inline {
+            let value = self.p.literal()?;
+            return inline_value(field.info, &value).ok();
+        }
+        let c = usize::try_from(self.p.plain_int()?).ok()?;
+        Some(self.values.get(c).filter(|_| c < self.node)?.clone())
+    }
+}
+
+impl FieldFeed for InPlace<'_, '_> {
+    #[inline]
+    fn take(&mut self, name: &'static str) -> Option<Any> {
+        let template = self.template;
+        let value = match template.fields.get(self.next) {
+            Some(f)
+                if !self.failed
+                    && (core::ptr::eq(f.info.name(), name) || f.info.name() == name) =>
+            {
+                self.read(f)
+            }
+            _ => None,
+        };
+        // (The text has every field: one not given is a failure.)
+        match value {
+            Some(_) => self.next += 1,
+            None => self.failed = true,
+        }
+        value
+    }
+
+    fn rest(&mut self) -> Option<&str> {
+        if !self.failed
+            && self.next == self.template.fields.len()
+            && self.p.eat_text(&self.template.close)
+        {
+            return None;
+        }
+        Some(
+            self.template
+                .fields
+                .get(self.next)
+                .map_or("data", |f| f.info.name()),
+        )
+    }
 }
 
 impl<'a> json::NodeSink<'a> for Loader<'_, 'a> {
@@ -242,6 +381,40 @@ impl<'a> json::NodeSink<'a> for Loader<'_, 'a> {
     fn node(&mut self, i: usize, ty: &Cow<'a, str>, data: Option<&Json<'a>>) -> bool {
         self.build_in_order(i, ty, data).is_some()
     }
+
+    fn node_in_place(&mut self, i: usize, ty: &Cow<'a, str>, p: &mut Parser<'a>) -> Option<bool> {
+        let Ok(kind) = self.kind_of(i, ty) else {
+            return Some(false);
+        };
+        let Kind::Object(info) = kind else {
+            self.streamed = Some((i, kind));
+            return None;
+        };
+        let template = self.template(info);
+        let start = p.position();
+        let mut feed = InPlace {
+            p,
+            template: &self.templates[template],
+            values: &self.values,
+            node: i,
+            next: 0,
+            failed: false,
+        };
+        match reflection::create_from_source(
+            info,
+            &mut FieldSource::from_feed(info.key(), &mut feed),
+        ) {
+            Ok(obj) => {
+                self.values.push(Any::from(obj));
+                Some(true)
+            }
+            Err(_) => {
+                p.rewind(start);
+                self.streamed = Some((i, kind));
+                None
+            }
+        }
+    }
 }
 
 impl<'d, 'a> Loader<'d, 'a> {
@@ -258,7 +431,31 @@ impl<'d, 'a> Loader<'d, 'a> {
             next_recent: 0,
             entries: Vec::new(),
             streamed: None,
+            templates: Vec::new(),
+            template_index: Vec::new(),
         }
+    }
+
+    /// The position of `info`'s [`Template`] in `templates`, made the first time.
+    #[inline]
+    fn template(&mut self, info: &'static TypeInfo) -> usize {
+        let at = info.index() as usize;
+        match self.template_index.get(at) {
+            Some(&t) if t != UNSEEN => t as usize,
+            _ => self.new_template(info),
+        }
+    }
+
+    #[cold]
+    fn new_template(&mut self, info: &'static TypeInfo) -> usize {
+        let at = info.index() as usize;
+        if self.template_index.len() <= at {
+            self.template_index.resize(at + 1, UNSEEN);
+        }
+        self.templates.push(Template::new(info));
+        let t = self.templates.len() - 1;
+        self.template_index[at] = t as u32;
+        t
     }
 
     /// The `type` of node `node`, if it has a string one.

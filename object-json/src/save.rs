@@ -391,11 +391,7 @@ fn new_form(
         .enumerate()
         .map(|(i, (at, f))| {
             let mut name = String::new();
-            if i > 0 {
-                name.push_str(style.comma);
-            }
-            json::write_str(&mut name, f.name());
-            name.push_str(style.colon);
+            style.field_key(&mut name, i == 0, f.name());
             if i == 0 {
                 head.push_str(&name);
                 name.clear();

@@ -1,5 +1,5 @@
-//! Building objects from named field values: [`FieldSource`], [`create`] and
-//! [`create_from_source`].
+//! Building objects from named field values: [`FieldSource`], [`FieldFeed`], [`create`]
+//! and [`create_from_source`].
 
 use core::fmt;
 
@@ -11,24 +11,107 @@ use crate::registry::{self, TypeInfo};
 
 /// The named field values a type-erased constructor takes them from. Each field is
 /// taken once; what is left over at the end is an error ("extra field").
+///
+/// The values come from a list of `(name, value)` entries ([`new`](Self::new)), or
+/// from a reader that produces each as the constructor asks for it
+/// ([`from_feed`](Self::from_feed)).
 pub struct FieldSource<'s, 'n> {
     type_key: &'static str,
-    entries: &'s mut [(&'n str, Option<Any>)],
+    from: From<'s, 'n>,
+}
+
+/// Where a [`FieldSource`] takes its values from.
+enum From<'s, 'n> {
+    Entries(&'s mut [(&'n str, Option<Any>)]),
+    Feed(&'s mut dyn FieldFeed),
+}
+
+/// A reader that hands a constructor its field values one at a time, in the order the
+/// constructor asks for them: the order of the type's field table
+/// ([`TypeReflection::reflected_fields`](super::TypeReflection::reflected_fields),
+/// the parent's fields first), skipping none but the fields a source may leave out
+/// (`Option` fields and fields with a declared default).
+///
+/// A reader of a text written in that order (the JSON graph's loader) builds each
+/// object straight from the text this way, with no list of values in between.
+///
+/// # Examples
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create_from_source, FieldFeed, FieldSource, ReflectErrorKind};
+/// use object_core::{registry, Any};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.feed.Span")]
+/// struct Span { base: Object, lo: i64, hi: i64 }
+///
+/// /// Values in table order, from a list.
+/// struct InOrder { names: Vec<&'static str>, values: Vec<i64>, next: usize }
+///
+/// impl FieldFeed for InOrder {
+///     fn take(&mut self, name: &'static str) -> Option<Any> {
+///         (self.names.get(self.next) == Some(&name)).then(|| {
+///             self.next += 1;
+///             Any::from(self.values[self.next - 1])
+///         })
+///     }
+///     fn rest(&mut self) -> Option<&str> {
+///         self.names.get(self.next).copied()
+///     }
+/// }
+///
+/// let info = registry::type_info_by_key("doc.feed.Span").unwrap();
+/// let mut feed = InOrder { names: vec!["lo", "hi"], values: vec![1, 5], next: 0 };
+/// let span = create_from_source(info, &mut FieldSource::from_feed(info.key(), &mut feed)).unwrap();
+/// assert_eq!(span.downcast_ref::<Span>().map(|s| (s.lo, s.hi)), Some((1, 5)));
+///
+/// let mut feed = InOrder { names: vec!["lo", "hi", "mid"], values: vec![1, 5, 3], next: 0 };
+/// let e = create_from_source(info, &mut FieldSource::from_feed(info.key(), &mut feed)).unwrap_err();
+/// assert_eq!((e.kind(), e.field()), (ReflectErrorKind::ExtraField, Some("mid")));
+/// ```
+pub trait FieldFeed {
+    /// The value of the field `name`, which the constructor asks for now; `None` if
+    /// the source does not give it here (the constructor then takes the field's
+    /// default, leaves an `Option` empty, or fails with
+    /// [`MissingField`](super::ReflectErrorKind::MissingField)).
+    fn take(&mut self, name: &'static str) -> Option<Any>;
+
+    /// Asked once the constructor has taken its fields: the name of a field the source
+    /// gives that was not taken, if there is one (an
+    /// [`ExtraField`](super::ReflectErrorKind::ExtraField) error).
+    fn rest(&mut self) -> Option<&str>;
 }
 
 impl fmt::Debug for FieldSource<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FieldSource")
-            .field("type_key", &self.type_key)
-            .field("entries", &self.entries)
-            .finish()
+        let mut d = f.debug_struct("FieldSource");
+        d.field("type_key", &self.type_key);
+        match &self.from {
+            From::Entries(entries) => d.field("entries", entries),
+            From::Feed(_) => d.field("feed", &format_args!("..")),
+        };
+        d.finish()
     }
 }
 
 impl<'s, 'n> FieldSource<'s, 'n> {
     /// A source over `entries` for building a `type_key`.
     pub fn new(type_key: &'static str, entries: &'s mut [(&'n str, Option<Any>)]) -> Self {
-        FieldSource { type_key, entries }
+        FieldSource {
+            type_key,
+            from: From::Entries(entries),
+        }
+    }
+
+    /// A source for building a `type_key` that takes each value from `feed` as the
+    /// constructor asks for it (see [`FieldFeed`]).
+    pub fn from_feed(type_key: &'static str, feed: &'s mut dyn FieldFeed) -> Self {
+        FieldSource {
+            type_key,
+            from: From::Feed(feed),
+        }
     }
 
     /// The value given for `name`, taken out (each value is taken once). Callers that
@@ -36,7 +119,11 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     /// table's own `&'static str`s, so the names are compared by address first.
     #[inline]
     fn take_entry(&mut self, name: &'static str) -> Option<Any> {
-        self.entries
+        let entries = match &mut self.from {
+            From::Entries(entries) => entries,
+            From::Feed(feed) => return feed.take(name),
+        };
+        entries
             .iter_mut()
             .find(|(n, v)| {
                 v.is_some()
@@ -113,12 +200,21 @@ impl<'s, 'n> FieldSource<'s, 'n> {
         }
     }
 
-    pub(super) fn finish(&self) -> Result<(), ReflectError> {
-        let Some((name, _)) = self.entries.iter().find(|(_, v)| v.is_some()) else {
+    pub(super) fn finish(&mut self) -> Result<(), ReflectError> {
+        let entries = match &mut self.from {
+            From::Entries(entries) => entries,
+            From::Feed(feed) => {
+                return match feed.rest() {
+                    None => Ok(()),
+                    Some(name) => Err(ReflectError::extra_field(self.type_key, name)),
+                }
+            }
+        };
+        let Some((name, _)) = entries.iter().find(|(_, v)| v.is_some()) else {
             return Ok(());
         };
         // A name whose other entry was taken is a field given twice, not an unknown one.
-        if self.entries.iter().any(|(n, v)| n == name && v.is_none()) {
+        if entries.iter().any(|(n, v)| n == name && v.is_none()) {
             return Err(ReflectError::duplicate_field(self.type_key, name));
         }
         Err(ReflectError::extra_field(self.type_key, name))

@@ -67,7 +67,7 @@ mod print_slot;
 mod value;
 mod visit;
 
-pub use self::create::{create, create_from_source, FieldSource};
+pub use self::create::{create, create_from_source, FieldFeed, FieldSource};
 pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::debug_object;
