@@ -199,14 +199,16 @@ unsafe fn call_direct(
 }
 
 /// `obj_function_call` through the fence: every check with its error, values that need
-/// converting converted, panics caught.
+/// converting converted, panics caught. `extern "C"`, so that the compiler knows it
+/// does not unwind: `obj_function_call` then jumps to it as its last act, and keeps
+/// no stack frame of its own (a landing pad for an unwind would need one).
 ///
 /// # Safety
 ///
 /// As `obj_function_call`.
 #[cold]
 #[inline(never)]
-unsafe fn call_fenced(
+unsafe extern "C" fn call_fenced(
     func: ObjHandle,
     args: *const ObjAny,
     num_args: i32,

@@ -287,23 +287,27 @@ where
         // SAFETY: as above; `ret` is the caller's slot.
         Ok(Some(r)) => unsafe { finish(this, Ok(r), ret) },
         // SAFETY: as above.
-        Ok(None) => unsafe { call_typed_slow::<F, Args, R>(this, args, ret) },
+        Ok(None) => unsafe { call_typed_slow::<F, Args, R>(this, args.as_ptr(), args.len(), ret) },
         // SAFETY: as above.
         Err(panic) => unsafe { finish(this, Err(panic), ret) },
     }
 }
 
 /// [`call_typed_entry`] when the quick conversions fail: the full conversions, which
-/// name the bad argument or count.
+/// name the bad argument or count. `extern "C"` (it catches every panic), so that the
+/// entry point jumps to it as its last act and keeps no stack frame of its own (a
+/// landing pad for an unwind would need one).
 ///
 /// # Safety
 ///
-/// As for [`call_typed_entry`], with the views already in a slice.
+/// As for [`call_typed_entry`], with the `len` views at `args` (any pointer when `len`
+/// is 0).
 #[cold]
 #[inline(never)]
-unsafe fn call_typed_slow<F, Args, R>(
+unsafe extern "C" fn call_typed_slow<F, Args, R>(
     this: *const FunctionObj,
-    args: &[AnyView<'_>],
+    args: *const AnyView<'static>,
+    len: usize,
     ret: *mut Any,
 ) -> i32
 where
@@ -311,6 +315,12 @@ where
 {
     // SAFETY: the caller's guarantees.
     let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+    let args: &[AnyView<'_>] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller passes `len` valid views at `args`, which live for the call.
+        unsafe { core::slice::from_raw_parts(args, len) }
+    };
     // SAFETY: as above; `ret` is the caller's slot.
     unsafe {
         finish(
