@@ -13,10 +13,10 @@ use std::sync::OnceLock;
 use object_containers::{Array, Map, Shape};
 use object_core::reflection::{
     create, create_from_source, field_names, field_ref, get_attr, get_field, visit_object_attrs,
-    AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldReader, FieldSource, Reflect, ReflectError,
-    ReflectErrorKind, TypeReflection, ValueRef,
+    AttrVisitor, FieldFeed, FieldFlags, FieldInfo, FieldKind, FieldReader, FieldSource, Reflect,
+    ReflectError, ReflectErrorKind, TypeReflection, ValueRef,
 };
-use object_core::registry::{register_type, TypeSpec};
+use object_core::registry::{register_type, type_info_by_key, TypeSpec};
 use object_core::type_index as ti;
 use object_core::{
     make_object, Any, AnyView, DataType, Device, Error, Object, ObjectPtr, ObjectRef, ObjectType,
@@ -2164,4 +2164,132 @@ fn defaults_are_in_the_field_table() {
         field("items").default_value().unwrap().unwrap(),
     );
     assert_ne!(a.as_object(), b.as_object());
+}
+
+// ---------------------------------------------------------------------------------
+// Building from a feed (`FieldSource::from_feed`): values handed out as asked for.
+// ---------------------------------------------------------------------------------
+
+/// A feed over `(name, value)` pairs that records the names it was asked for, and
+/// gives a value only when its next pair has the name asked for.
+struct Recorded {
+    given: Vec<(&'static str, Any)>,
+    next: usize,
+    asked: Vec<&'static str>,
+}
+
+impl Recorded {
+    fn new(given: Vec<(&'static str, Any)>) -> Self {
+        Recorded {
+            given,
+            next: 0,
+            asked: Vec::new(),
+        }
+    }
+
+    fn build(&mut self, key: &str) -> Result<ObjectRef, ReflectError> {
+        let info = type_info_by_key(key).unwrap();
+        create_from_source(info, &mut FieldSource::from_feed(info.key(), self))
+    }
+}
+
+impl FieldFeed for Recorded {
+    fn take(&mut self, name: &'static str) -> Option<Any> {
+        self.asked.push(name);
+        match self.given.get(self.next) {
+            Some((n, v)) if *n == name => {
+                self.next += 1;
+                Some(v.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn rest(&mut self) -> Option<&str> {
+        self.given.get(self.next).map(|(n, _)| *n)
+    }
+}
+
+#[test]
+fn a_feed_is_asked_for_the_reflected_fields_in_table_order() {
+    let _guard = LeakCheck::new();
+    let child = node(8);
+    let info = type_info_by_key("rtest.Leaf").unwrap();
+    let in_table: Vec<&str> = info
+        .reflection()
+        .reflected_fields()
+        .map(|f| f.name())
+        .collect();
+    let mut feed = Recorded::new(vec![
+        ("span_id", Any::from(11)),
+        ("note", Any::from(LONG)),
+        ("label", Any::from("lab")),
+        ("child", Any::from(child.clone())),
+        ("weight", Any::from(1.5)),
+    ]);
+    let o = feed.build("rtest.Leaf").unwrap();
+    // Every reflected field, parents first; the skipped `cache` is not asked for.
+    assert_eq!(feed.asked, in_table);
+    assert_eq!(feed.asked, ["span_id", "note", "label", "child", "weight"]);
+    let l = o.downcast_ref::<Leaf>().unwrap();
+    assert_eq!((l.weight, l.base.base.span), (1.5, 11));
+    assert_eq!(l.base.cache, Cache(42), "filled by Default");
+    assert!(ObjectPtr::ptr_eq(l.base.child.as_ref().unwrap(), &child));
+
+    // An `Option` the feed does not give is `None`; a field with a declared default
+    // takes it.
+    let mut feed = Recorded::new(vec![
+        ("span_id", Any::from(1)),
+        ("note", Any::from("n")),
+        ("label", Any::from("m")),
+    ]);
+    let o = feed.build("rtest.Mid").unwrap();
+    assert!(o.downcast_ref::<Mid>().unwrap().child.is_none());
+    let mut feed = Recorded::new(vec![("required_val", Any::from(5))]);
+    let o = feed.build("refl.WithDefaults").unwrap();
+    let w = o.downcast_ref::<WithDefaults>().unwrap();
+    assert_eq!((w.required_val, w.default_int, w.maybe), (5, 42, Some(2.5)));
+}
+
+#[test]
+fn a_feed_reports_missing_extra_and_mistyped_fields() {
+    let _guard = LeakCheck::new();
+    // A required field the feed does not give.
+    let e = Recorded::new(vec![("span_id", Any::from(1))])
+        .build("rtest.Base")
+        .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::MissingField, Some("note"))
+    );
+    // A value left over once the constructor took its fields.
+    let mut feed = Recorded::new(vec![
+        ("span_id", Any::from(1)),
+        ("note", Any::from("n")),
+        ("extra", Any::from(node(3))),
+    ]);
+    let e = feed.build("rtest.Base").unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::ExtraField, Some("extra"))
+    );
+    assert_eq!(e.type_key(), "rtest.Base");
+    // A value of the wrong type; what was taken before it is released (the guard).
+    let e = Recorded::new(vec![
+        ("span_id", Any::from(1)),
+        ("note", Any::from("n")),
+        ("label", Any::from("m")),
+        ("child", Any::from(3)),
+    ])
+    .build("rtest.Mid")
+    .unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        (ReflectErrorKind::WrongType, Some("child"))
+    );
+    // An abstract or opaque type is refused before the feed is asked anything.
+    let mut feed = Recorded::new(vec![]);
+    let e = feed.build("ffi.Array").unwrap_err();
+    assert_eq!(e.kind(), ReflectErrorKind::NotCreatable);
+    assert!(feed.asked.is_empty());
 }
