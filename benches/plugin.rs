@@ -65,6 +65,17 @@
 //! (the build unchanged but for this comment). Taking turns (the `in turn` line
 //! printed before the group, best of 15 rounds of 2,000,000 calls): 1.24, 0.95,
 //! 1.08 ×. The target (at or below the peer) is met in some runs, not reliably.
+//!
+//! Later on 2026-11-25 (another machine, faster: ours 2.7 ns, `box_dyn_fn` 1.0 ns):
+//! before the change below, `obj_function_call_loop` against `tvm_ffi_cpp_packed`
+//! 0.96, 0.98, 0.98 × (in turn: 1.07, 0.99, 0.97 ×). `call_fenced` and the typed
+//! entry's slow path are `extern "C"`, so the compiler knows they do not unwind:
+//! `obj_function_call` and the entry jump to them as their last act and keep no stack
+//! frame (47 → 42 instructions a call). After: 1.03, 1.00, 1.03 ×, then 0.98, 1.04,
+//! 1.04 × (in turn: 1.04, 1.13, 1.13, 1.07, 1.11, 1.09 ×). At par; the peer's best
+//! rounds (2.35–2.5 ns) are a little under ours (2.65–2.7 ns). The peer's C++ loop
+//! makes one call a round (the function object's packed entry, reached in line),
+//! where a C caller of the header makes two (`obj_function_call`, then the entry).
 
 use std::hint::black_box;
 use std::path::PathBuf;
