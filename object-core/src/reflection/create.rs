@@ -17,11 +17,11 @@ use crate::registry::{self, TypeInfo};
 /// ([`from_feed`](Self::from_feed)).
 pub struct FieldSource<'s, 'n> {
     type_key: &'static str,
-    from: From<'s, 'n>,
+    values: Values<'s, 'n>,
 }
 
 /// Where a [`FieldSource`] takes its values from.
-enum From<'s, 'n> {
+enum Values<'s, 'n> {
     Entries(&'s mut [(&'n str, Option<Any>)]),
     Feed(&'s mut dyn FieldFeed),
 }
@@ -88,9 +88,9 @@ impl fmt::Debug for FieldSource<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FieldSource");
         d.field("type_key", &self.type_key);
-        match &self.from {
-            From::Entries(entries) => d.field("entries", entries),
-            From::Feed(_) => d.field("feed", &format_args!("..")),
+        match &self.values {
+            Values::Entries(entries) => d.field("entries", entries),
+            Values::Feed(_) => d.field("feed", &format_args!("..")),
         };
         d.finish()
     }
@@ -101,7 +101,7 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     pub fn new(type_key: &'static str, entries: &'s mut [(&'n str, Option<Any>)]) -> Self {
         FieldSource {
             type_key,
-            from: From::Entries(entries),
+            values: Values::Entries(entries),
         }
     }
 
@@ -110,7 +110,7 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     pub fn from_feed(type_key: &'static str, feed: &'s mut dyn FieldFeed) -> Self {
         FieldSource {
             type_key,
-            from: From::Feed(feed),
+            values: Values::Feed(feed),
         }
     }
 
@@ -119,9 +119,9 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     /// table's own `&'static str`s, so the names are compared by address first.
     #[inline]
     fn take_entry(&mut self, name: &'static str) -> Option<Any> {
-        let entries = match &mut self.from {
-            From::Entries(entries) => entries,
-            From::Feed(feed) => return feed.take(name),
+        let entries = match &mut self.values {
+            Values::Entries(entries) => entries,
+            Values::Feed(feed) => return feed.take(name),
         };
         entries
             .iter_mut()
@@ -201,9 +201,9 @@ impl<'s, 'n> FieldSource<'s, 'n> {
     }
 
     pub(super) fn finish(&mut self) -> Result<(), ReflectError> {
-        let entries = match &mut self.from {
-            From::Entries(entries) => entries,
-            From::Feed(feed) => {
+        let entries = match &mut self.values {
+            Values::Entries(entries) => entries,
+            Values::Feed(feed) => {
                 return match feed.rest() {
                     None => Ok(()),
                     Some(name) => Err(ReflectError::extra_field(self.type_key, name)),
