@@ -2,10 +2,10 @@
 //! numbers every distinct value once, children before parents, and writes each node's
 //! line as soon as its children have indices.
 
-use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape};
-use object_core::reflection::{self, FieldInfo, FieldReader, ObjectFields, ReflectError, ValueRef};
+use object_containers::{Array, ArrayObj, BigInt, Dict, List, Map, MapObj, NDArray, Shape};
+use object_core::reflection::{self, FieldInfo, FieldKind, FieldReader, ReflectError, ValueRef};
 use object_core::type_index as ti;
-use object_core::{Any, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
+use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
 
 use crate::data::{
     data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, Style, B64,
@@ -179,10 +179,7 @@ fn save(
     // buffer, not a second copy of the whole text.
     const ROOM: usize = "{\"root_index\": , \"nodes\": [".len() + 20;
     let style = options.style();
-    let mut w = Saver {
-        style,
-        ..Saver::default()
-    };
+    let mut w = Saver::new(style);
     let mut out = " ".repeat(ROOM);
     let root = w.add(value, &mut out)?;
     let mut head = String::with_capacity(ROOM);
@@ -243,11 +240,15 @@ const ACTIVE: usize = usize::MAX - 1;
 /// How a reflected type's nodes are written, worked out once per type: the text
 /// between the values, so that a node is a few appends.
 struct TypeForm {
-    /// The node up to its first field's value: `{"type":"key","data":{"name":`
-    /// (`{"type":"key","data":{` without fields).
+    /// The separator and the node up to its first field's value:
+    /// `,{"type":"key","data":{"name":` (`,{"type":"key","data":{` without fields); the
+    /// first node of a graph is written without the `,`.
     head: String,
     /// Every reflected field, with the text before its value.
     fields: Vec<FormField>,
+    /// The fields written as node indices, in order: their positions in the type's
+    /// whole table, and their entries.
+    kids: Vec<(usize, &'static FieldInfo)>,
     /// Reads the type's fields in place.
     reader: FieldReader,
 }
@@ -257,34 +258,180 @@ struct FormField {
     info: &'static FieldInfo,
     /// Its position in the type's whole table (`TypeReflection::fields`).
     at: usize,
-    /// Written as a literal in the node (else as a child's node index).
-    inline: bool,
+    /// How its value is written.
+    how: Written,
     /// The text before its value: for the first field, nothing (`head` has it); for
     /// the others, `,"name":`.
     before: String,
 }
 
-/// A distinct value reached, and where its node stands.
-struct Slot {
-    value: Any,
+/// How a field's value is written in its object's node.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// An integer literal (an `int` field: the common case, written without a look at
+    /// the field's kind).
+    Int,
+    /// Another literal: a `bool`, `float` or `DataType` field.
+    Literal,
+    /// The node index of the value, a node of its own.
+    Node,
+}
+
+/// A value the walk reached: borrowed for the whole save where it is stored in place
+/// (the root, an object's field read in place, an array's or map's slot), else a copy
+/// (an item of a mutable container's snapshot, a value read out of its field).
+///
+/// Borrowing is sound by the types alone: a field read in place through
+/// [`FieldReader`] is borrowed for as long as its object is, and every object reached
+/// is borrowed, link by link, from the root, which the caller lends for the whole
+/// save. What borrowing saves is a reference-count increment and decrement (two
+/// atomic operations, and a write to the object) for every object of a tree.
+#[derive(Clone)]
+enum Val<'r> {
+    Obj(&'r ObjectRef),
+    Any(&'r Any),
+    Own(Any),
+}
+
+impl<'r> Val<'r> {
+    /// The object, if the value is one.
+    #[inline]
+    fn object(&self) -> Option<&ObjectRef> {
+        match self {
+            Val::Obj(o) => Some(o),
+            Val::Any(a) => a.as_object(),
+            Val::Own(a) => a.as_object(),
+        }
+    }
+
+    /// The object, borrowed for the whole save, if the value is one that is borrowed.
+    #[inline]
+    fn lent_object(&self) -> Option<&'r ObjectRef> {
+        match *self {
+            Val::Obj(o) => Some(o),
+            Val::Any(a) => a.as_object(),
+            Val::Own(_) => None,
+        }
+    }
+
+    #[inline]
+    fn type_index(&self) -> u32 {
+        match self {
+            Val::Obj(o) => o.type_index(),
+            Val::Any(a) => a.type_index(),
+            Val::Own(a) => a.type_index(),
+        }
+    }
+
+    fn type_key(&self) -> &'static str {
+        match self {
+            Val::Obj(o) => o.type_key(),
+            Val::Any(a) => a.type_key(),
+            Val::Own(a) => a.type_key(),
+        }
+    }
+
+    fn view(&self) -> AnyView<'_> {
+        match self {
+            Val::Obj(o) => AnyView::from(*o),
+            Val::Any(a) => a.view(),
+            Val::Own(a) => a.view(),
+        }
+    }
+
+    /// Runs `f` on the value as an `Any` (a borrowed object is cloned for it).
+    fn with_any<R>(&self, f: impl FnOnce(&Any) -> R) -> R {
+        match self {
+            Val::Obj(o) => f(&Any::from((*o).clone())),
+            Val::Any(a) => f(a),
+            Val::Own(a) => f(a),
+        }
+    }
+
+    /// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
+    /// NaN, so NaNs that differ in sign or payload must be one node, or the loaded
+    /// value would save to different text.
+    fn canonical_nan(self) -> Self {
+        if self.view().as_float().is_some_and(f64::is_nan) {
+            Val::Own(Any::from(f64::NAN))
+        } else {
+            self
+        }
+    }
+}
+
+/// A value the table holds (reached through more than one position, or compared by
+/// value: strings, numbers), or a copy reached through one position, and where its
+/// node stands.
+struct Slot<'r> {
+    value: Val<'r>,
     /// Its node index once written, else `QUEUED` or `ACTIVE`.
     state: usize,
-    /// Whether the table has it (else it is reached through one position).
+    /// Whether the table has it (else it is a copy, released once written).
     in_table: bool,
 }
 
-struct Saver {
+/// A child's entry in `Saver::arena`: `SLOT | s` for the slot `s` (its node index read
+/// from the slot when the parent is written), else the node index of an object
+/// borrowed for the save and reached through this position only, `PENDING` until
+/// that is written.
+const SLOT: usize = 1 << (usize::BITS - 1);
+const PENDING: usize = SLOT - 1;
+
+/// A task of the walk, two words (so that pushing one is two stores): visit the
+/// borrowed object `obj`, whose node index goes to `arena[word]` (an object reached
+/// through one position: most objects of a tree, which get no slot and no entry in
+/// the table); with no object, visit the slot `word`, or, for `EMIT`, write the node
+/// of the top frame.
+#[derive(Clone, Copy)]
+struct Task<'r> {
+    obj: Option<&'r ObjectRef>,
+    word: usize,
+}
+
+/// In a task with no object: write the top frame's node.
+const EMIT: usize = usize::MAX;
+
+impl<'r> Task<'r> {
+    const EMIT: Task<'r> = Task {
+        obj: None,
+        word: EMIT,
+    };
+
+    fn slot(slot: usize) -> Self {
+        Task {
+            obj: None,
+            word: slot,
+        }
+    }
+}
+
+/// A node waiting for its children's nodes: a borrowed object (`obj`, whose node
+/// index goes to `arena[word]`) or the slot `word`, its children's entries
+/// `arena[start..]`, and its form (`NO_FORM` for a value that is not a reflected
+/// object).
+struct Frame<'r> {
+    obj: Option<&'r ObjectRef>,
+    word: usize,
+    start: usize,
+    form: u32,
+}
+
+struct Saver<'r> {
     /// The layout.
     style: Style,
-    /// Every distinct value reached, by slot (in the order first reached).
-    slots: Vec<Slot>,
+    /// The values the table holds, by slot (in the order first reached).
+    slots: Vec<Slot<'r>>,
     /// The slots (with their hashes), found by value (see `hash_value` and
     /// `same_value`). Objects reached through one position only are not entered.
     table: hashbrown::HashTable<(usize, u64)>,
     hasher: foldhash::fast::FixedState,
-    /// The child slots of the nodes being written: one range per node on the stack
-    /// (pushed when it is visited, popped when it is written).
+    /// The children of the nodes being written, as `SLOT`/`PENDING`/node-index
+    /// entries: one range per node on the stack (pushed when it is visited, popped
+    /// when it is written).
     arena: Vec<usize>,
+    /// The nodes waiting for their children's.
+    frames: Vec<Frame<'r>>,
     /// Reflected types' forms, and their positions by type index (`NO_FORM` for none
     /// yet; type indices are dense, so a table beats a hash map here).
     forms: Vec<TypeForm>,
@@ -298,14 +445,15 @@ struct Saver {
 /// In `Saver::entering`: no slot's children are being entered.
 const NONE_ENTERING: usize = usize::MAX;
 
-impl Default for Saver {
-    fn default() -> Self {
+impl Saver<'_> {
+    fn new(style: Style) -> Self {
         Saver {
-            style: Style::COMPACT,
+            style,
             slots: Vec::new(),
             table: hashbrown::HashTable::new(),
             hasher: foldhash::fast::FixedState::default(),
             arena: Vec::new(),
+            frames: Vec::new(),
             forms: Vec::new(),
             form_index: Vec::new(),
             count: 0,
@@ -314,20 +462,9 @@ impl Default for Saver {
     }
 }
 
-enum Task {
-    Visit(usize),
-    /// Write the node of `slot`, whose child slots are `arena[start..]`, with the
-    /// form `form` if it is a reflected object.
-    Emit {
-        slot: usize,
-        start: usize,
-        form: Option<usize>,
-    },
-}
-
 /// The hash of a value, consistent with `same_value`: objects other than strings and
 /// bytes (which compare by content) by address, everything else as `Any` hashes.
-fn hash_value(hasher: &foldhash::fast::FixedState, v: &Any) -> u64 {
+fn hash_value(hasher: &foldhash::fast::FixedState, v: AnyView<'_>) -> u64 {
     use std::hash::BuildHasher as _;
     match v.as_object() {
         Some(o) if !matches!(v.type_index(), ti::STRING | ti::BYTES) => {
@@ -338,7 +475,7 @@ fn hash_value(hasher: &foldhash::fast::FixedState, v: &Any) -> u64 {
 }
 
 /// `Any`'s equality, with a shortcut for objects compared by identity.
-fn same_value(a: &Any, b: &Any) -> bool {
+fn same_value(a: AnyView<'_>, b: AnyView<'_>) -> bool {
     match (a.as_object(), b.as_object()) {
         (Some(x), Some(y))
             if !matches!(a.type_index(), ti::STRING | ti::BYTES)
@@ -350,39 +487,43 @@ fn same_value(a: &Any, b: &Any) -> bool {
     }
 }
 
-/// The position in `forms` of the form of `v`'s reflected type (made on first use), or
-/// an error if `v` is not a reflected object.
+/// The position in `forms` of the form of `obj`'s reflected type (made on first use),
+/// or an error if `obj` is not a reflected object.
 #[inline]
 fn form_of(
     forms: &mut Vec<TypeForm>,
     index: &mut Vec<u32>,
-    v: &Any,
+    obj: &ObjectRef,
     style: Style,
 ) -> Result<usize, GraphError> {
-    match index.get(v.type_index() as usize) {
+    match index.get(obj.type_index() as usize) {
         Some(&i) if i != NO_FORM => Ok(i as usize),
-        _ => new_form(forms, index, v, style),
+        _ => new_form(forms, index, obj, style),
     }
 }
 
-/// In `form_index`: no form made yet for that type index.
+/// In `form_index`: no form made yet for that type index (and in a task: a value that
+/// is not a reflected object).
 const NO_FORM: u32 = u32::MAX;
 
-/// Makes the form of `v`'s reflected type and enters it in `index` (see `form_of`).
+/// Makes the form of `obj`'s reflected type and enters it in `index` (see `form_of`).
 #[cold]
 fn new_form(
     forms: &mut Vec<TypeForm>,
     index: &mut Vec<u32>,
-    v: &Any,
+    obj: &ObjectRef,
     style: Style,
 ) -> Result<usize, GraphError> {
-    let obj = reflected(v)?;
-    let mut head = String::from(style.node_type);
-    json::write_str(&mut head, graph_key(v));
+    let info = obj.type_info();
+    if info.reflection().is_opaque() {
+        return Err(cannot_save(obj.type_key()));
+    }
+    let mut head = String::from(",");
+    head.push_str(style.node_type);
+    json::write_str(&mut head, ti::canonical_key(obj.type_key()));
     head.push_str(style.data);
     head.push('{');
-    let info = obj.type_info();
-    let fields = info
+    let fields: Vec<FormField> = info
         .reflection()
         .fields()
         .iter()
@@ -396,20 +537,31 @@ fn new_form(
                 head.push_str(&name);
                 name.clear();
             }
+            let how = match f.kind() {
+                _ if !f.is_inline_pod() => Written::Node,
+                FieldKind::Int => Written::Int,
+                _ => Written::Literal,
+            };
             FormField {
                 info: f,
                 at,
-                inline: f.is_inline_pod(),
+                how,
                 before: name,
             }
         })
         .collect();
+    let kids = fields
+        .iter()
+        .filter(|f| f.how == Written::Node)
+        .map(|f| (f.at, f.info))
+        .collect();
     forms.push(TypeForm {
         head,
         fields,
+        kids,
         reader: FieldReader::new(info),
     });
-    let (at, form) = (v.type_index() as usize, forms.len() - 1);
+    let (at, form) = (obj.type_index() as usize, forms.len() - 1);
     if index.len() <= at {
         index.resize(at + 1, NO_FORM);
     }
@@ -417,112 +569,217 @@ fn new_form(
     Ok(form)
 }
 
-impl Saver {
+impl<'r> Saver<'r> {
     /// Writes `root` and what it reaches to `out`, children first; returns the root's
     /// index.
-    fn add(&mut self, root: &Any, out: &mut String) -> Result<usize, GraphError> {
-        let root = self.intern(root.clone());
-        let mut stack = vec![Task::Visit(root)];
-        while let Some(task) = stack.pop() {
-            match task {
-                Task::Visit(slot) => self.visit(out, slot, &mut stack)?,
-                Task::Emit { slot, start, form } => self.write(out, slot, start, form)?,
-            }
-        }
-        self.node_of(root)
-    }
-
-    /// Visits `slot` if it is queued: lists its children (queueing the new ones) and
-    /// pushes the tasks that write them, then it.
-    fn visit(
-        &mut self,
-        out: &mut String,
-        slot: usize,
-        stack: &mut Vec<Task>,
-    ) -> Result<(), GraphError> {
-        match self.slots[slot].state {
-            ACTIVE => {
-                let key = self.slots[slot].value.type_key();
-                Err(GraphError::new(
-                    GraphErrorKind::Cycle,
-                    format!("cannot save a cycle: a `{key}` contains itself"),
-                )
-                .with_type_key(key))
-            }
-            QUEUED => {
-                self.slots[slot].state = ACTIVE;
-                let start = self.arena.len();
-                // The value is taken out of its slot while its children are entered
-                // (which may move the slots), and put back; the table skips the slot
-                // meanwhile (`entering`). A child that is the value itself (a cycle)
-                // is not found in the table then: it gets a slot of its own, whose
-                // visit meets this one, still `ACTIVE`, so the cycle is reported one
-                // level down.
-                let v = std::mem::take(&mut self.slots[slot].value);
-                self.entering = slot;
-                let form = self.enter_children(&v);
-                self.entering = NONE_ENTERING;
-                self.slots[slot].value = v;
-                let form = form?;
-                if self.arena.len() == start {
-                    // A leaf: written now.
-                    return self.write(out, slot, start, form);
-                }
-                stack.push(Task::Emit { slot, start, form });
-                // Reversed, so children are written in order; those written already
-                // need no visit.
-                for &kid in self.arena[start..].iter().rev() {
-                    if self.slots[kid].state >= ACTIVE {
-                        stack.push(Task::Visit(kid));
+    fn add(&mut self, root: &'r Any, out: &mut String) -> Result<usize, GraphError> {
+        let mut tasks = Vec::new();
+        // The root's entry is the arena's first.
+        self.enter(Val::Any(root), &mut tasks);
+        while let Some(task) = tasks.pop() {
+            match task.obj {
+                Some(obj) => self.visit_lent(out, obj, task.word, &mut tasks)?,
+                None if task.word == EMIT => {
+                    let frame = self.frames.pop().ok_or_else(changed_while_saving)?;
+                    match frame.obj {
+                        Some(obj) => {
+                            self.write_lent(out, obj, frame.word, frame.start, frame.form)?
+                        }
+                        None => self.write_slot(out, frame.word, frame.start, frame.form)?,
                     }
                 }
-                Ok(())
+                None => self.visit_slot(out, task.word, &mut tasks)?,
             }
-            _ => Ok(()),
         }
+        self.node_of(self.arena[0])
     }
 
-    /// Writes the node of `slot` (whose children are written) and numbers it.
-    #[inline]
-    fn write(
+    /// Visits a borrowed object reached through one position (its node index goes to
+    /// `arena[at]`): enters its children (pushing the tasks that visit the new ones),
+    /// then writes it at once if every child is written, or makes it wait for them.
+    #[inline(always)]
+    fn visit_lent(
+        &mut self,
+        out: &mut String,
+        obj: &'r ObjectRef,
+        at: usize,
+        tasks: &mut Vec<Task<'r>>,
+    ) -> Result<(), GraphError> {
+        let (start, first_task) = (self.arena.len(), tasks.len());
+        let form = self.enter_children(&Val::Obj(obj), tasks)?;
+        if tasks.len() == first_task {
+            return self.write_lent(out, obj, at, start, form);
+        }
+        self.wait(Some(obj), at, start, form, first_task, tasks);
+        Ok(())
+    }
+
+    /// Visits the slot `slot` if its node is still to be written: as `visit_lent`.
+    fn visit_slot(
         &mut self,
         out: &mut String,
         slot: usize,
-        start: usize,
-        form: Option<usize>,
+        tasks: &mut Vec<Task<'r>>,
     ) -> Result<(), GraphError> {
-        self.emit(out, slot, start, form)?;
+        match self.slots[slot].state {
+            ACTIVE => return Err(contains_itself(self.slots[slot].value.type_key())),
+            QUEUED => {}
+            _ => return Ok(()),
+        }
+        self.slots[slot].state = ACTIVE;
+        let (start, first_task) = (self.arena.len(), tasks.len());
+        // The value is taken out of its slot while its children are entered (which
+        // may move the slots), and put back; the table skips the slot meanwhile
+        // (`entering`). A child that is the value itself (a cycle) is not found in the
+        // table then: it gets a slot of its own, whose visit meets this one, still
+        // `ACTIVE`, so the cycle is reported one level down.
+        let v = std::mem::replace(&mut self.slots[slot].value, Val::Own(Any::NONE));
+        self.entering = slot;
+        let form = self.enter_children(&v, tasks);
+        self.entering = NONE_ENTERING;
+        self.slots[slot].value = v;
+        let form = form?;
+        if tasks.len() == first_task {
+            return self.write_slot(out, slot, start, form);
+        }
+        self.wait(None, slot, start, form, first_task, tasks);
+        Ok(())
+    }
+
+    /// Makes a node wait for its children, whose visits are `tasks[first_task..]`
+    /// (pushed in order): its frame is pushed, and the task that writes it goes below
+    /// its children's, whose order one reversal turns so that the first child is
+    /// visited first.
+    #[inline(always)]
+    fn wait(
+        &mut self,
+        obj: Option<&'r ObjectRef>,
+        word: usize,
+        start: usize,
+        form: u32,
+        first_task: usize,
+        tasks: &mut Vec<Task<'r>>,
+    ) {
+        self.frames.push(Frame {
+            obj,
+            word,
+            start,
+            form,
+        });
+        tasks.push(Task::EMIT);
+        tasks[first_task..].reverse();
+    }
+
+    /// Writes the node of a borrowed object (whose children are written), numbers it
+    /// and records its index at `arena[at]`, for its parent.
+    #[inline(always)]
+    fn write_lent(
+        &mut self,
+        out: &mut String,
+        obj: &'r ObjectRef,
+        at: usize,
+        start: usize,
+        form: u32,
+    ) -> Result<(), GraphError> {
+        self.emit(out, &Val::Obj(obj), start, form)?;
         self.arena.truncate(start);
-        self.slots[slot].state = self.count;
+        self.arena[at] = self.count;
         self.count += 1;
         Ok(())
     }
 
-    /// The slot of `v`, new (and queued) if it was not reached before.
-    #[inline(always)]
-    fn intern(&mut self, v: Any) -> usize {
-        if let Some(o) = v.as_object() {
-            if !matches!(v.type_index(), ti::STRING | ti::BYTES) && ObjectPtr::strong_count(o) == 2
-            {
-                // Held by `v` and by the one position it was read from: no other
-                // position reaches it (the saver holds every object it has reached),
-                // so it is new and needs no entry in the table.
-                return self.new_slot(v, false);
-            }
+    /// Writes the node of the slot `slot` (whose children are written) and numbers it.
+    fn write_slot(
+        &mut self,
+        out: &mut String,
+        slot: usize,
+        start: usize,
+        form: u32,
+    ) -> Result<(), GraphError> {
+        self.emit(out, &self.slots[slot].value, start, form)?;
+        self.arena.truncate(start);
+        let slot = &mut self.slots[slot];
+        slot.state = self.count;
+        if !slot.in_table {
+            // A copy reached through one position only, so done with: released while
+            // it is in the cache, rather than in a sweep over every slot at the end.
+            slot.value = Val::Own(Any::NONE);
         }
-        self.intern_in_table(v)
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Enters one child: its entry pushed on the arena, and the task that visits it
+    /// if its node is still to be written.
+    #[inline(always)]
+    fn enter(&mut self, kid: Val<'r>, tasks: &mut Vec<Task<'r>>) {
+        match kid {
+            Val::Obj(o) => self.enter_lent(o, tasks),
+            Val::Any(a) => match a.as_object() {
+                Some(o) => self.enter_lent(o, tasks),
+                None => self.enter_in_table(kid, tasks),
+            },
+            Val::Own(value) => match value.as_object() {
+                // Counts held by the one position it was read from, and by the copy:
+                // a slot of its own, outside the table.
+                Some(o) if ObjectPtr::strong_count(o) == 2 && !is_text(o) => {
+                    let slot = self.new_slot(Val::Own(value), false);
+                    self.arena.push(SLOT | slot);
+                    tasks.push(Task::slot(slot));
+                }
+                _ => self.enter_in_table(Val::Own(value), tasks),
+            },
+        }
+    }
+
+    /// Enters a child object borrowed for the whole save (see `enter`).
+    #[inline(always)]
+    fn enter_lent(&mut self, obj: &'r ObjectRef, tasks: &mut Vec<Task<'r>>) {
+        if ObjectPtr::strong_count(obj) == 1 && !is_text(obj) {
+            // Held by the one position it was read from: no other position reaches
+            // it (nor does a copy: the walk holds every copy it has made until that
+            // node is written, which would count), so it is new and needs no slot or
+            // entry in the table.
+            let at = self.arena.len();
+            self.arena.push(PENDING);
+            tasks.push(Task {
+                obj: Some(obj),
+                word: at,
+            });
+        } else {
+            self.enter_in_table(Val::Obj(obj), tasks);
+        }
+    }
+
+    /// Enters a child the table holds (see `enter`).
+    #[inline]
+    fn enter_in_table(&mut self, kid: Val<'r>, tasks: &mut Vec<Task<'r>>) {
+        let slot = self.intern_in_table(kid);
+        self.arena.push(SLOT | slot);
+        if self.slots[slot].state >= ACTIVE {
+            tasks.push(Task::slot(slot));
+        }
+    }
+
+    fn new_slot(&mut self, value: Val<'r>, in_table: bool) -> usize {
+        self.slots.push(Slot {
+            value,
+            state: QUEUED,
+            in_table,
+        });
+        self.slots.len() - 1
     }
 
     /// The slot of `v`, found in (or entered into) the table.
     #[inline(never)]
-    fn intern_in_table(&mut self, v: Any) -> usize {
-        let v = canonical_nan(v);
-        let hash = hash_value(&self.hasher, &v);
+    fn intern_in_table(&mut self, v: Val<'r>) -> usize {
+        let v = v.canonical_nan();
+        let hash = hash_value(&self.hasher, v.view());
         let (slots, entering) = (&self.slots, self.entering);
         // The slot being entered holds a stand-in (`None`) meanwhile: not compared, or
         // a `None` child met while entering it would be taken for it.
         if let Some(&(slot, _)) = self.table.find(hash, |&(s, _)| {
-            s != entering && same_value(&slots[s].value, &v)
+            s != entering && same_value(slots[s].value.view(), v.view())
         }) {
             return slot;
         }
@@ -531,37 +788,33 @@ impl Saver {
         self.new_slot(v, true)
     }
 
-    fn new_slot(&mut self, v: Any, in_table: bool) -> usize {
-        let slot = self.slots.len();
-        self.slots.push(Slot {
-            value: v,
-            state: QUEUED,
-            in_table,
-        });
-        slot
-    }
-
-    /// The node index of a slot, which must be written already (else the value
-    /// reaches itself).
+    /// The node index of a child's arena entry, which must be written already (else
+    /// the value reaches itself).
     #[inline]
-    fn node_of(&self, slot: usize) -> Result<usize, GraphError> {
-        match self.slots[slot].state {
+    fn node_of(&self, entry: usize) -> Result<usize, GraphError> {
+        if entry & SLOT == 0 {
+            return match entry {
+                PENDING => Err(changed_while_saving()),
+                node => Ok(node),
+            };
+        }
+        let slot = &self.slots[entry & !SLOT];
+        match slot.state {
             i if i < ACTIVE => Ok(i),
-            _ => Err(cycle_through(&self.slots[slot].value)),
+            _ => Err(cycle_through(slot.value.type_key())),
         }
     }
 
-    /// Enters one child: its slot, pushed on the arena.
-    #[inline]
-    fn enter(&mut self, kid: Any) {
-        let s = self.intern(kid);
-        self.arena.push(s);
-    }
-
     /// Enters the values the node of `v` refers to (queueing the new ones), and pushes
-    /// their slots on the arena, in the order its data lists them; returns the form of
-    /// a reflected object.
-    fn enter_children(&mut self, v: &Any) -> Result<Option<usize>, GraphError> {
+    /// their entries on the arena, in the order its data lists them, and the tasks
+    /// that visit the new ones on `tasks`; returns the form of a reflected object
+    /// (else `NO_FORM`). Children of a borrowed value are borrowed too; those of a
+    /// copy are copies.
+    fn enter_children(
+        &mut self,
+        v: &Val<'r>,
+        tasks: &mut Vec<Task<'r>>,
+    ) -> Result<u32, GraphError> {
         match v.type_index() {
             ti::NONE
             | ti::INT
@@ -574,78 +827,116 @@ impl Saver {
             | ti::BYTES
             | ti::SHAPE
             | ti::BIG_INT
-            | ti::TENSOR => Ok(None),
+            | ti::TENSOR => Ok(NO_FORM),
             ti::ARRAY => {
-                let a = Array::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                for item in a.iter() {
-                    self.enter(item.clone());
+                if let Some(array) = v.lent_object().and_then(|o| o.downcast_ref::<ArrayObj>()) {
+                    for item in array.as_slots() {
+                        self.enter(Val::Any(item), tasks);
+                    }
+                } else {
+                    let a = v.with_any(|a| {
+                        Array::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
+                    })?;
+                    for item in a.iter() {
+                        self.enter(Val::Own(item.clone()), tasks);
+                    }
                 }
-                Ok(None)
+                Ok(NO_FORM)
             }
             ti::MAP => {
-                let m = Map::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                for (k, val) in m.iter() {
-                    self.enter(k.clone());
-                    self.enter(val.clone());
+                if let Some(map) = v.lent_object().and_then(|o| o.downcast_ref::<MapObj>()) {
+                    for (k, val) in map.iter() {
+                        self.enter(Val::Any(k), tasks);
+                        self.enter(Val::Any(val), tasks);
+                    }
+                } else {
+                    let m = v.with_any(|a| {
+                        Map::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
+                    })?;
+                    for (k, val) in m.iter() {
+                        self.enter(Val::Own(k.clone()), tasks);
+                        self.enter(Val::Own(val.clone()), tasks);
+                    }
                 }
-                Ok(None)
+                Ok(NO_FORM)
             }
             // The mutable containers: their items as they are now (a snapshot, so the
             // node is written with the children listed here even if another thread
             // changes the container meanwhile).
             ti::LIST => {
-                let l = List::<Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                let l =
+                    v.with_any(|a| List::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e)))?;
                 for item in l.to_array().iter() {
-                    self.enter(item.clone());
+                    self.enter(Val::Own(item.clone()), tasks);
                 }
-                Ok(None)
+                Ok(NO_FORM)
             }
             ti::DICT => {
-                let d = Dict::<Any, Any>::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
+                let d = v.with_any(|a| {
+                    Dict::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
+                })?;
                 for (k, val) in d.to_map().iter() {
-                    self.enter(k.clone());
-                    self.enter(val.clone());
+                    self.enter(Val::Own(k.clone()), tasks);
+                    self.enter(Val::Own(val.clone()), tasks);
                 }
-                Ok(None)
+                Ok(NO_FORM)
             }
-            _ => {
-                let index = form_of(&mut self.forms, &mut self.form_index, v, self.style)?;
-                let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
-                let fields = self.forms[index].reader.read(obj);
-                for k in 0..self.forms[index].fields.len() {
-                    let field = &self.forms[index].fields[k];
-                    if !field.inline {
-                        let kid = read_child(obj, fields, field)?;
-                        self.enter(kid);
-                    }
+            _ => match v.lent_object() {
+                Some(obj) => self.enter_fields(obj, tasks, Val::Obj),
+                None => {
+                    let obj = v.object().ok_or_else(|| cannot_save(v.type_key()))?;
+                    self.enter_fields(obj, tasks, |o| Val::Own(Any::from(o.clone())))
                 }
-                Ok(Some(index))
-            }
+            },
         }
     }
 
-    fn emit(
+    /// Enters the fields of a reflected object that are written as nodes; `lift` makes
+    /// the value of a field read in place (borrowed for the whole save if `obj` is, a
+    /// copy if not).
+    #[inline(always)]
+    fn enter_fields<'o>(
         &mut self,
+        obj: &'o ObjectRef,
+        tasks: &mut Vec<Task<'r>>,
+        lift: impl Fn(&'o ObjectRef) -> Val<'r>,
+    ) -> Result<u32, GraphError> {
+        let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
+        let form = &self.forms[index];
+        if form.kids.is_empty() {
+            return Ok(index as u32);
+        }
+        let fields = form.reader.read(obj);
+        for k in 0..form.kids.len() {
+            let (at, info) = self.forms[index].kids[k];
+            let kid = match fields.and_then(|f| f.get(at)) {
+                Some(ValueRef::Object(o)) => lift(o),
+                Some(ValueRef::Value(v)) => Val::Own(v.to_any()),
+                // A string (kept as its object, not a copy), and errors, as `get_field`
+                // words them.
+                _ => Val::Own(read_field(obj, info)?),
+            };
+            self.enter(kid, tasks);
+        }
+        Ok(index as u32)
+    }
+
+    /// The node of `v`, whose children's entries are `arena[start..]`: a reflected
+    /// object through its form, any other value by its kind.
+    #[inline]
+    fn emit(
+        &self,
         out: &mut String,
-        slot: usize,
+        v: &Val<'_>,
         start: usize,
-        form: Option<usize>,
+        form: u32,
     ) -> Result<(), GraphError> {
-        if self.count > 0 {
-            out.push(',');
-        }
-        let (v, kids) = (&self.slots[slot].value, &self.arena[start..]);
-        let r = match form {
+        let kids = &self.arena[start..];
+        match (self.forms.get(form as usize), v.object()) {
             // A reflected object (the form was made when it was visited).
-            Some(i) => self.emit_object(out, v, kids, &self.forms[i]),
-            None => self.emit_value(out, v, kids),
-        };
-        if !self.slots[slot].in_table {
-            // Reached through one position only, so done with: released while it is
-            // in the cache, rather than in a sweep over every object at the end.
-            self.slots[slot].value = Any::default();
+            (Some(form), Some(obj)) => self.emit_object(out, obj, kids, form),
+            _ => v.with_any(|v| self.emit_value(out, v, kids)),
         }
-        r
     }
 
     /// The rest of a reflected object's node: its key, and `{field: value}` with
@@ -653,51 +944,57 @@ impl Saver {
     fn emit_object(
         &self,
         out: &mut String,
-        v: &Any,
+        obj: &ObjectRef,
         kids: &[usize],
         form: &TypeForm,
     ) -> Result<(), GraphError> {
-        let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
-        out.push_str(&form.head);
+        out.push_str(if self.count == 0 {
+            &form.head[1..]
+        } else {
+            &form.head
+        });
         let mut kids = kids.iter();
         let fields = form.reader.read(obj);
         for FormField {
             info: field,
             at,
-            inline,
+            how,
             before,
         } in &form.fields
         {
-            out.push_str(before);
-            if *inline {
-                let written = match fields.and_then(|f| f.get(*at)) {
-                    Some(ValueRef::Value(v)) => write_inline(out, field, v),
-                    // (Errors are reported as `get_field` words them.)
-                    _ => write_inline(out, field, read_field(obj, field)?.view()),
-                };
-                written.map_err(|e| {
-                    let (name, key) = (field.name(), obj.type_key());
-                    GraphError::new(e.kind(), format!("field `{name}` of `{key}`: {e}"))
-                        .with_field(name)
-                        .with_type_key(key)
-                        .with_source(e)
-                })?;
-            } else {
-                let kid = kids.next().ok_or_else(|| {
-                    GraphError::new(GraphErrorKind::Field, "a field changed while saving")
-                        .with_field(field.name())
-                        .with_type_key(obj.type_key())
-                })?;
-                json::write_u64(out, self.node_of(*kid)? as u64);
+            if !before.is_empty() {
+                out.push_str(before);
+            }
+            match how {
+                Written::Node => {
+                    let kid = kids.next().ok_or_else(|| {
+                        GraphError::new(GraphErrorKind::Field, "a field changed while saving")
+                            .with_field(field.name())
+                            .with_type_key(obj.type_key())
+                    })?;
+                    json::write_u64(out, self.node_of(*kid)? as u64);
+                }
+                how => {
+                    let v = fields.and_then(|f| f.get(*at));
+                    if let (Written::Int, Some(ValueRef::Value(v))) = (how, v) {
+                        if let Some(i) = v.as_int() {
+                            json::write_i64(out, i);
+                            continue;
+                        }
+                    }
+                    write_literal_field(out, obj, field, v)?;
+                }
             }
         }
         out.push_str("}}");
         Ok(())
     }
-
     /// The rest of the node of a value that is not a reflected object: its type and
     /// data (node indices of `kids` for arrays and maps).
     fn emit_value(&self, out: &mut String, v: &Any, kids: &[usize]) -> Result<(), GraphError> {
+        if self.count > 0 {
+            out.push(',');
+        }
         let type_index = v.type_index();
         out.push_str(self.style.node_type);
         json::write_str(out, graph_key(v));
@@ -744,11 +1041,33 @@ impl Saver {
                 let a = NDArray::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
                 write_tensor(out, &a, self.style)?;
             }
-            _ => return Err(cannot_save(v)),
+            _ => return Err(cannot_save(v.type_key())),
         }
         out.push('}');
         Ok(())
     }
+}
+
+/// A field written as a literal (a `bool`, `float` or `DataType`, or an `int` that was
+/// not read in place as one), checked against the field's kind; `v` is its value read
+/// in place, if it was (else it is read through `get_field`, which words the error).
+fn write_literal_field(
+    out: &mut String,
+    obj: &ObjectRef,
+    field: &'static FieldInfo,
+    v: Option<ValueRef<'_>>,
+) -> Result<(), GraphError> {
+    let written = match v {
+        Some(ValueRef::Value(v)) => write_inline(out, field, v),
+        _ => write_inline(out, field, read_field(obj, field)?.view()),
+    };
+    written.map_err(|e| {
+        let (name, key) = (field.name(), obj.type_key());
+        GraphError::new(e.kind(), format!("field `{name}` of `{key}`: {e}"))
+            .with_field(name)
+            .with_type_key(key)
+            .with_source(e)
+    })
 }
 
 /// A reflected field's value, read through `get_field`.
@@ -765,26 +1084,32 @@ fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphEr
     }
 }
 
-/// A field that is not written inline (an object, a string, an `Any`), as a value the
-/// saver keeps: read in place; a string through `get_field`, which keeps it as its
-/// object (not a copy), and so are errors, worded as `get_field` words them.
-#[inline]
-fn read_child(
-    obj: &ObjectRef,
-    fields: Option<ObjectFields<'_>>,
-    field: &FormField,
-) -> Result<Any, GraphError> {
-    match fields.and_then(|f| f.get(field.at)) {
-        Some(ValueRef::Object(o)) => Ok(Any::from(o.clone())),
-        Some(ValueRef::Value(v)) => Ok(v.to_any()),
-        _ => read_field(obj, field.info),
-    }
+/// Whether `obj` is a string or bytes: values the table holds by content.
+#[inline(always)]
+fn is_text(obj: &ObjectRef) -> bool {
+    matches!(obj.type_index(), ti::STRING | ti::BYTES)
+}
+
+/// The error for a child whose node is not written when its parent's is (which the
+/// walk's order rules out).
+#[cold]
+fn changed_while_saving() -> GraphError {
+    GraphError::new(GraphErrorKind::Field, "a field changed while saving")
+}
+
+/// The error for a value visited while its own children are being entered.
+#[cold]
+fn contains_itself(key: &'static str) -> GraphError {
+    GraphError::new(
+        GraphErrorKind::Cycle,
+        format!("cannot save a cycle: a `{key}` contains itself"),
+    )
+    .with_type_key(key)
 }
 
 /// The error for a value met again while its own node is being written.
 #[cold]
-fn cycle_through(v: &Any) -> GraphError {
-    let key = v.type_key();
+fn cycle_through(key: &'static str) -> GraphError {
     GraphError::new(
         GraphErrorKind::Cycle,
         format!("cannot save a cycle through a `{key}`"),
@@ -802,19 +1127,7 @@ fn unreadable_field(obj: &ObjectRef, field: &FieldInfo, e: ReflectError) -> Grap
         .with_type_key(obj.type_key())
 }
 
-/// The value itself, but the canonical NaN for any NaN. NaNs read back as that one
-/// NaN, so NaNs that differ in sign or payload must be one node, or the loaded value
-/// would save to different text.
-fn canonical_nan(v: Any) -> Any {
-    if v.type_index() == ti::FLOAT && v.as_float().is_some_and(f64::is_nan) {
-        Any::from(f64::NAN)
-    } else {
-        v
-    }
-}
-
-fn cannot_save(v: &Any) -> GraphError {
-    let key = v.type_key();
+fn cannot_save(key: &'static str) -> GraphError {
     GraphError::new(
         GraphErrorKind::Unsupported,
         format!("cannot save a `{key}` as a JSON graph"),
@@ -828,13 +1141,4 @@ fn mismatch(v: &Any, e: TypeError) -> GraphError {
     GraphError::new(GraphErrorKind::Unsupported, e.to_string())
         .with_type_key(v.type_key())
         .with_source(e)
-}
-
-/// The object behind `v`, if it is a reflected (non-opaque) object.
-fn reflected(v: &Any) -> Result<&ObjectRef, GraphError> {
-    let obj = v.as_object().ok_or_else(|| cannot_save(v))?;
-    if obj.type_info().reflection().is_opaque() {
-        return Err(cannot_save(v));
-    }
-    Ok(obj)
 }

@@ -53,14 +53,38 @@ unsafe impl InlineItems for ArrayObj {
     }
 }
 
+impl ArrayObj {
+    /// The items, borrowed for as long as the array object is: what a walk that holds
+    /// `&ArrayObj` (found by `downcast_ref` on a borrowed handle) reads without
+    /// cloning the array's handle.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Array, ArrayObj};
+    /// use object_core::{Any, ObjectRef};
+    ///
+    /// let obj: ObjectRef = Array::from(vec![1i64, 2]).into_object_ptr().into_object_ref();
+    /// let array: &ArrayObj = obj.downcast_ref().unwrap();
+    /// assert_eq!(array.as_slots(), &[Any::from(1), Any::from(2)]);
+    /// ```
+    #[inline]
+    pub fn as_slots(&self) -> &[Any] {
+        // SAFETY: `ArrayObj` values are built only in this module, and moved straight
+        // into `make_object_with_items`, which points `data` at the `len` initialized
+        // slots (a pointer from the allocation, not from a reference to the value);
+        // they change only through a unique handle, which cannot exist while `self`
+        // is borrowed through a shared one.
+        unsafe { core::slice::from_raw_parts(self.data, self.len) }
+    }
+}
+
 /// The items, as a list (what an `ffi.Array` held in an `Any` prints as).
 impl fmt::Debug for ArrayObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // SAFETY: `ArrayObj` values are built only in this module, and moved straight
-        // into `make_object_with_items`, which points `data` at the `len` initialized
-        // slots (a pointer from the allocation, not from a reference to the value).
-        let items = unsafe { core::slice::from_raw_parts(self.data, self.len) };
-        f.debug_list().entries(items.iter().map(Any::view)).finish()
+        f.debug_list()
+            .entries(self.as_slots().iter().map(Any::view))
+            .finish()
     }
 }
 

@@ -132,11 +132,34 @@ pub struct MapObj {
     inner: MapInner,
 }
 
+impl MapObj {
+    /// The keys and values in insertion order, borrowed for as long as the map object
+    /// is: what a walk that holds `&MapObj` (found by `downcast_ref` on a borrowed
+    /// handle) reads without cloning the map's handle.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Map, MapObj};
+    /// use object_core::{Any, ObjectRef};
+    ///
+    /// let mut m: Map<Any, Any> = Map::new();
+    /// m.insert(Any::from("k"), Any::from(1));
+    /// let obj: ObjectRef = m.into_object_ptr().into_object_ref();
+    /// let map: &MapObj = obj.downcast_ref().unwrap();
+    /// let entries: Vec<(&Any, &Any)> = map.iter().collect();
+    /// assert_eq!(entries, [(&Any::from("k"), &Any::from(1))]);
+    /// ```
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Any, &Any)> + '_ {
+        self.inner.iter().map(|e| (&e.key, &e.value))
+    }
+}
+
 /// The entries, as a map (what an `ffi.Map` held in an `Any` prints as).
 impl fmt::Debug for MapObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
-            .entries(self.inner.iter().map(|e| (e.key.view(), e.value.view())))
+            .entries(self.iter().map(|(k, v)| (k.view(), v.view())))
             .finish()
     }
 }
