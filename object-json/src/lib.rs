@@ -120,6 +120,7 @@ mod save;
 mod tensor;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub use error::{GraphError, GraphErrorKind};
 pub use load::from_json_graph;

@@ -13,6 +13,7 @@ use crate::data::{
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json;
 use crate::tensor::write_tensor;
+use crate::text::{push_i64, push_u64, Piece};
 use base64::Engine as _;
 
 /// Writes `value` and everything it reaches as a JSON graph (see the
@@ -243,7 +244,7 @@ struct TypeForm {
     /// The separator and the node up to its first field's value:
     /// `,{"type":"key","data":{"name":` (`,{"type":"key","data":{` without fields); the
     /// first node of a graph is written without the `,`.
-    head: String,
+    head: Piece,
     /// Every reflected field, with the text before its value.
     fields: Vec<FormField>,
     /// The fields written as node indices, in order: their positions in the type's
@@ -262,7 +263,7 @@ struct FormField {
     how: Written,
     /// The text before its value: for the first field, nothing (`head` has it); for
     /// the others, `,"name":`.
-    before: String,
+    before: Piece,
 }
 
 /// How a field's value is written in its object's node.
@@ -546,7 +547,7 @@ fn new_form(
                 info: f,
                 at,
                 how,
-                before: name,
+                before: Piece::new(&name),
             }
         })
         .collect();
@@ -556,7 +557,7 @@ fn new_form(
         .map(|f| (f.at, f.info))
         .collect();
     forms.push(TypeForm {
-        head,
+        head: Piece::new(&head),
         fields,
         kids,
         reader: FieldReader::new(info),
@@ -606,7 +607,13 @@ impl<'r> Saver<'r> {
         tasks: &mut Vec<Task<'r>>,
     ) -> Result<(), GraphError> {
         let (start, first_task) = (self.arena.len(), tasks.len());
-        let form = self.enter_children(&Val::Obj(obj), tasks)?;
+        let form = match self.form_index.get(obj.type_index() as usize) {
+            // A reflected object of a type met before: its fields entered in line.
+            Some(&index) if index != NO_FORM => {
+                self.enter_fields(obj, index as usize, tasks, Val::Obj)?
+            }
+            _ => self.enter_children(&Val::Obj(obj), tasks)?,
+        };
         if tasks.len() == first_task {
             return self.write_lent(out, obj, at, start, form);
         }
@@ -681,7 +688,11 @@ impl<'r> Saver<'r> {
         start: usize,
         form: u32,
     ) -> Result<(), GraphError> {
-        self.emit(out, &Val::Obj(obj), start, form)?;
+        match self.forms.get(form as usize) {
+            // A reflected object (the form was made when it was visited), in line.
+            Some(form) => self.emit_object(out, obj, &self.arena[start..], form)?,
+            None => self.emit(out, &Val::Obj(obj), start, form)?,
+        }
         self.arena.truncate(start);
         self.arena[at] = self.count;
         self.count += 1;
@@ -882,10 +893,14 @@ impl<'r> Saver<'r> {
                 Ok(NO_FORM)
             }
             _ => match v.lent_object() {
-                Some(obj) => self.enter_fields(obj, tasks, Val::Obj),
+                Some(obj) => {
+                    let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
+                    self.enter_fields(obj, index, tasks, Val::Obj)
+                }
                 None => {
                     let obj = v.object().ok_or_else(|| cannot_save(v.type_key()))?;
-                    self.enter_fields(obj, tasks, |o| Val::Own(Any::from(o.clone())))
+                    let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
+                    self.enter_fields(obj, index, tasks, |o| Val::Own(Any::from(o.clone())))
                 }
             },
         }
@@ -898,10 +913,10 @@ impl<'r> Saver<'r> {
     fn enter_fields<'o>(
         &mut self,
         obj: &'o ObjectRef,
+        index: usize,
         tasks: &mut Vec<Task<'r>>,
         lift: impl Fn(&'o ObjectRef) -> Val<'r>,
     ) -> Result<u32, GraphError> {
-        let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
         let form = &self.forms[index];
         if form.kids.is_empty() {
             return Ok(index as u32);
@@ -941,6 +956,7 @@ impl<'r> Saver<'r> {
 
     /// The rest of a reflected object's node: its key, and `{field: value}` with
     /// inline fields as literals and the others as the node indices of `kids`.
+    #[inline(always)]
     fn emit_object(
         &self,
         out: &mut String,
@@ -948,11 +964,12 @@ impl<'r> Saver<'r> {
         kids: &[usize],
         form: &TypeForm,
     ) -> Result<(), GraphError> {
-        out.push_str(if self.count == 0 {
-            &form.head[1..]
+        if self.count == 0 {
+            // (The first node has no separator.)
+            out.push_str(&form.head.as_str()[1..]);
         } else {
-            &form.head
-        });
+            form.head.push_to(out);
+        }
         let mut kids = kids.iter();
         let fields = form.reader.read(obj);
         for FormField {
@@ -963,7 +980,7 @@ impl<'r> Saver<'r> {
         } in &form.fields
         {
             if !before.is_empty() {
-                out.push_str(before);
+                before.push_to(out);
             }
             match how {
                 Written::Node => {
@@ -972,13 +989,13 @@ impl<'r> Saver<'r> {
                             .with_field(field.name())
                             .with_type_key(obj.type_key())
                     })?;
-                    json::write_u64(out, self.node_of(*kid)? as u64);
+                    push_u64(out, self.node_of(*kid)? as u64);
                 }
                 how => {
                     let v = fields.and_then(|f| f.get(*at));
                     if let (Written::Int, Some(ValueRef::Value(v))) = (how, v) {
                         if let Some(i) = v.as_int() {
-                            json::write_i64(out, i);
+                            push_i64(out, i);
                             continue;
                         }
                     }
@@ -1024,7 +1041,7 @@ impl<'r> Saver<'r> {
                     if i > 0 {
                         out.push_str(self.style.comma);
                     }
-                    json::write_u64(out, self.node_of(kid)? as u64);
+                    push_u64(out, self.node_of(kid)? as u64);
                 }
                 out.push(']');
             }
