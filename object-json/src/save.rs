@@ -606,18 +606,25 @@ impl<'r> Saver<'r> {
         at: usize,
         tasks: &mut Vec<Task<'r>>,
     ) -> Result<(), GraphError> {
-        let (start, first_task) = (self.arena.len(), tasks.len());
-        let form = match self.form_index.get(obj.type_index() as usize) {
-            // A reflected object of a type met before: its fields entered in line.
-            Some(&index) if index != NO_FORM => {
-                self.enter_fields(obj, index as usize, tasks, Val::Obj)?
-            }
-            _ => self.enter_children(&Val::Obj(obj), tasks)?,
+        let start = self.arena.len();
+        let known = match self.form_index.get(obj.type_index() as usize) {
+            Some(&index) if index != NO_FORM => Some(index as usize),
+            _ => None,
         };
-        if tasks.len() == first_task {
+        if known.is_some_and(|index| self.forms[index].kids.is_empty()) {
+            // A leaf of a type met before (an integer node, say): written now.
+            return self.write_lent(out, obj, at, start, known.map_or(NO_FORM, |i| i as u32));
+        }
+        let first_task = self.expect_children(tasks);
+        let form = match known {
+            // A reflected object of a type met before: its fields entered in line.
+            Some(index) => self.enter_fields(obj, index, tasks, Val::Obj)?,
+            None => self.enter_children(&Val::Obj(obj), tasks)?,
+        };
+        if self.no_children_to_visit(first_task, tasks) {
             return self.write_lent(out, obj, at, start, form);
         }
-        self.wait(Some(obj), at, start, form, first_task, tasks);
+        self.wait(Some(obj), at, start, form);
         Ok(())
     }
 
@@ -634,7 +641,8 @@ impl<'r> Saver<'r> {
             _ => return Ok(()),
         }
         self.slots[slot].state = ACTIVE;
-        let (start, first_task) = (self.arena.len(), tasks.len());
+        let start = self.arena.len();
+        let first_task = self.expect_children(tasks);
         // The value is taken out of its slot while its children are entered (which
         // may move the slots), and put back; the table skips the slot meanwhile
         // (`entering`). A child that is the value itself (a cycle) is not found in the
@@ -646,35 +654,44 @@ impl<'r> Saver<'r> {
         self.entering = NONE_ENTERING;
         self.slots[slot].value = v;
         let form = form?;
-        if tasks.len() == first_task {
+        if self.no_children_to_visit(first_task, tasks) {
             return self.write_slot(out, slot, start, form);
         }
-        self.wait(None, slot, start, form, first_task, tasks);
+        self.wait(None, slot, start, form);
         Ok(())
     }
 
-    /// Makes a node wait for its children, whose visits are `tasks[first_task..]`
-    /// (pushed in order): its frame is pushed, and the task that writes it goes below
-    /// its children's, whose order one reversal turns so that the first child is
-    /// visited first.
+    /// Pushes the task that writes a node, before the node's children are entered:
+    /// their visits go above it (children are entered last to first, so the first
+    /// child's visit ends on top). Returns where they start.
     #[inline(always)]
-    fn wait(
-        &mut self,
-        obj: Option<&'r ObjectRef>,
-        word: usize,
-        start: usize,
-        form: u32,
-        first_task: usize,
-        tasks: &mut Vec<Task<'r>>,
-    ) {
+    fn expect_children(&mut self, tasks: &mut Vec<Task<'r>>) -> usize {
+        tasks.push(Task::EMIT);
+        tasks.len()
+    }
+
+    /// Whether no child was pushed to be visited since `expect_children` (every
+    /// child is written already): then the node is written at once, and the task
+    /// that would have written it is taken back.
+    #[inline(always)]
+    fn no_children_to_visit(&mut self, first_task: usize, tasks: &mut Vec<Task<'r>>) -> bool {
+        if tasks.len() == first_task {
+            tasks.pop();
+            return true;
+        }
+        false
+    }
+
+    /// Makes a node wait for its children, whose visits are on the task stack above
+    /// the one that writes it (see `expect_children`): its frame is pushed.
+    #[inline(always)]
+    fn wait(&mut self, obj: Option<&'r ObjectRef>, word: usize, start: usize, form: u32) {
         self.frames.push(Frame {
             obj,
             word,
             start,
             form,
         });
-        tasks.push(Task::EMIT);
-        tasks[first_task..].reverse();
     }
 
     /// Writes the node of a borrowed object (whose children are written), numbers it
@@ -817,8 +834,9 @@ impl<'r> Saver<'r> {
     }
 
     /// Enters the values the node of `v` refers to (queueing the new ones), and pushes
-    /// their entries on the arena, in the order its data lists them, and the tasks
-    /// that visit the new ones on `tasks`; returns the form of a reflected object
+    /// their entries on the arena, last to first (the reverse of the order its data
+    /// lists them: the node is written reading them back), and the tasks that visit
+    /// the new ones on `tasks` (so that the first child's is on top); returns the form of a reflected object
     /// (else `NO_FORM`). Children of a borrowed value are borrowed too; those of a
     /// copy are copies.
     fn enter_children(
@@ -841,14 +859,14 @@ impl<'r> Saver<'r> {
             | ti::TENSOR => Ok(NO_FORM),
             ti::ARRAY => {
                 if let Some(array) = v.lent_object().and_then(|o| o.downcast_ref::<ArrayObj>()) {
-                    for item in array.as_slots() {
+                    for item in array.as_slots().iter().rev() {
                         self.enter(Val::Any(item), tasks);
                     }
                 } else {
                     let a = v.with_any(|a| {
                         Array::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
                     })?;
-                    for item in a.iter() {
+                    for item in a.as_slots().iter().rev() {
                         self.enter(Val::Own(item.clone()), tasks);
                     }
                 }
@@ -856,17 +874,17 @@ impl<'r> Saver<'r> {
             }
             ti::MAP => {
                 if let Some(map) = v.lent_object().and_then(|o| o.downcast_ref::<MapObj>()) {
-                    for (k, val) in map.iter() {
-                        self.enter(Val::Any(k), tasks);
+                    for (k, val) in map.iter().rev() {
                         self.enter(Val::Any(val), tasks);
+                        self.enter(Val::Any(k), tasks);
                     }
                 } else {
                     let m = v.with_any(|a| {
                         Map::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
                     })?;
-                    for (k, val) in m.iter() {
-                        self.enter(Val::Own(k.clone()), tasks);
+                    for (k, val) in m.iter().rev() {
                         self.enter(Val::Own(val.clone()), tasks);
+                        self.enter(Val::Own(k.clone()), tasks);
                     }
                 }
                 Ok(NO_FORM)
@@ -877,7 +895,7 @@ impl<'r> Saver<'r> {
             ti::LIST => {
                 let l =
                     v.with_any(|a| List::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e)))?;
-                for item in l.to_array().iter() {
+                for item in l.to_array().as_slots().iter().rev() {
                     self.enter(Val::Own(item.clone()), tasks);
                 }
                 Ok(NO_FORM)
@@ -886,9 +904,9 @@ impl<'r> Saver<'r> {
                 let d = v.with_any(|a| {
                     Dict::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
                 })?;
-                for (k, val) in d.to_map().iter() {
-                    self.enter(Val::Own(k.clone()), tasks);
+                for (k, val) in d.to_map().iter().rev() {
                     self.enter(Val::Own(val.clone()), tasks);
+                    self.enter(Val::Own(k.clone()), tasks);
                 }
                 Ok(NO_FORM)
             }
@@ -922,7 +940,7 @@ impl<'r> Saver<'r> {
             return Ok(index as u32);
         }
         let fields = form.reader.read(obj);
-        for k in 0..form.kids.len() {
+        for k in (0..form.kids.len()).rev() {
             let (at, info) = self.forms[index].kids[k];
             let kid = match fields.and_then(|f| f.get(at)) {
                 Some(ValueRef::Object(o)) => lift(o),
@@ -970,7 +988,8 @@ impl<'r> Saver<'r> {
         } else {
             form.head.push_to(out);
         }
-        let mut kids = kids.iter();
+        // (The children's entries are last to first.)
+        let mut kids = kids.iter().rev();
         let fields = form.reader.read(obj);
         for FormField {
             info: field,
@@ -1037,7 +1056,8 @@ impl<'r> Saver<'r> {
             ti::ARRAY | ti::MAP | ti::LIST | ti::DICT => {
                 // Array and list items, or map and dict keys and values in turn.
                 out.push('[');
-                for (i, &kid) in kids.iter().enumerate() {
+                // (The children's entries are last to first.)
+                for (i, &kid) in kids.iter().rev().enumerate() {
                     if i > 0 {
                         out.push_str(self.style.comma);
                     }

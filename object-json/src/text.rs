@@ -115,7 +115,7 @@ fn push_group(out: &mut String, n: usize) {
 }
 
 /// Appends `n` in decimal.
-#[inline]
+#[inline(always)]
 pub(crate) fn push_u64(out: &mut String, n: u64) {
     if n < 1_000 {
         push_leading(out, n as usize);
