@@ -1,6 +1,47 @@
 //! What the benches share: the optional bridge to tvm-ffi's C++ runtime
-//! ([`tvm_ffi_cpp`]: its `String` and its packed call, built when `TVM_FFI_ROOT` is set;
-//! see `build.rs`).
+//! ([`tvm_ffi_cpp`]: its `String`, its packed call and its exact type check, built when
+//! `TVM_FFI_ROOT` is set; see `build.rs`), and the optimization barriers the
+//! self-timed loops put where the C++ loops put `asm volatile("" : "+r"(p))`
+//! ([`opaque`], [`opaque_ptr`], [`opaque_i64`]).
+
+/// `x`, which the optimizer can no longer see through: it stays in a register (where
+/// `std::hint::black_box` stores it to memory and loads it back), as the C++ loops'
+/// barrier keeps their values, so that a loop of ours and one of theirs pay the same.
+#[inline(always)]
+pub fn opaque_i64(mut x: i64) -> i64 {
+    // SAFETY: the assembly is empty: it neither reads nor writes memory, nor changes
+    // `x` (the compiler only assumes it may have).
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags))
+    };
+    x
+}
+
+/// `p`, kept in a register and opaque to the optimizer, as [`opaque_i64`] keeps an
+/// integer.
+#[inline(always)]
+#[allow(
+    clippy::pointers_in_nomem_asm_block,
+    reason = "the assembly is empty: the pointer only passes through a register"
+)]
+pub fn opaque_ptr<T>(mut p: *mut T) -> *mut T {
+    // SAFETY: the assembly is empty: it neither reads nor writes memory, nor changes
+    // `p` (the compiler only assumes it may have).
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) p, options(nomem, nostack, preserves_flags))
+    };
+    p
+}
+
+/// `r`, its address kept in a register and opaque to the optimizer (see
+/// [`opaque_ptr`]).
+#[inline(always)]
+pub fn opaque<T>(r: &T) -> &T {
+    let p = opaque_ptr((r as *const T).cast_mut());
+    // SAFETY: `p` is `r`'s address, unchanged (`opaque_ptr` only hides it), so it
+    // points to the live value `r` borrows, for `r`'s lifetime; it is only read.
+    unsafe { &*p }
+}
 
 /// tvm-ffi's C++ `String`, through the shim `build.rs` compiles when `TVM_FFI_ROOT` is
 /// set (`cpp/tvmffi_peer.cc`).
@@ -11,6 +52,18 @@ pub mod tvm_ffi_cpp {
     extern "C" {
         fn tvmffi_bench_string_new(data: *const u8, size: usize, iters: u64) -> usize;
         fn tvmffi_bench_packed_add(iters: u64) -> i64;
+        fn tvmffi_bench_is_final(iters: u64) -> u64;
+    }
+
+    /// The time of `iters` exact type checks (`IsInstance<T>()` of an object of the
+    /// final type `T`) in one C++ loop.
+    pub fn is_final(iters: u64) -> Duration {
+        let start = Instant::now();
+        // SAFETY: the shim takes no pointers; it checks an object it made itself.
+        let hits = unsafe { tvmffi_bench_is_final(iters) };
+        let elapsed = start.elapsed();
+        assert_eq!(hits, iters, "every check answers true");
+        elapsed
     }
 
     /// The time of `iters` rounds of `tvm::ffi::String(s)` + drop, in one C++ loop.

@@ -44,3 +44,31 @@ extern "C" std::int64_t tvmffi_bench_packed_add(std::uint64_t iters) {
   }
   return total;
 }
+
+// The peer's exact type check: `IsInstance<T>()` of an object whose type is the final
+// type `T` asked for, through the handle that holds it (`ref->IsInstance<T>()`, as
+// C++ code checks an `ObjectRef`), `iters` times in a C++ loop. The handle's address
+// is opaque to the optimizer on every round and kept in a register, as the Rust
+// side's barrier keeps it (`benches/object.rs`' `type_check` group), so both loops
+// read the handle, then the object's type index.
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+
+namespace {
+class BenchLeafObj : public tvm::ffi::Object {
+ public:
+  std::int64_t value = 1;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("bench.cpp.Leaf", BenchLeafObj, tvm::ffi::Object);
+};
+}  // namespace
+
+extern "C" std::uint64_t tvmffi_bench_is_final(std::uint64_t iters) {
+  static const tvm::ffi::ObjectRef leaf(tvm::ffi::make_object<BenchLeafObj>());
+  const tvm::ffi::ObjectRef* ref = &leaf;
+  std::uint64_t hits = 0;
+  for (std::uint64_t i = 0; i < iters; ++i) {
+    asm volatile("" : "+r"(ref));
+    hits += (*ref)->IsInstance<BenchLeafObj>();
+  }
+  return hits;
+}
