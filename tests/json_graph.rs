@@ -193,6 +193,63 @@ struct Canon {
     objects: usize,
 }
 
+/// The saver borrows what it reads in place (fields, array slots) and copies what has
+/// no place (a `List`'s items, read from a snapshot): both walks write the same nodes,
+/// sharing between a borrowed and a copied path is still found, and how many handles
+/// hold the root (one: it is reached once; more: it is looked up in the table) changes
+/// nothing in the text.
+#[test]
+fn borrowed_and_copied_walks_write_the_same_graph() {
+    let _leaks = LeakCheck::new();
+    let root = {
+        let x = tour::var("x");
+        // Held twice, by the graph only; the variable three times.
+        let shared = tour::mul(x.clone(), tour::int(3));
+        Any::from(tour::add(
+            tour::sub(shared.clone(), tour::int(1)),
+            tour::add(shared, x),
+        ))
+    };
+    let count = |text: &str, key: &str| text.matches(&format!("\"type\":\"{key}\"")).count();
+    let alone = check_round_trip(&root).unwrap();
+    assert_eq!(
+        [
+            count(&alone, "tour.Add"),
+            count(&alone, "tour.Mul"),
+            count(&alone, "tour.Var"),
+            count(&alone, "tour.IntImm"),
+        ],
+        [2, 1, 1, 2],
+        "{alone}"
+    );
+    // The root held twice.
+    let extra = root.clone();
+    assert_eq!(to_json_graph(&root).unwrap(), alone);
+    drop(extra);
+
+    // Through a list: every node of the expression is a copy now.
+    let list = List::<Any>::from(vec![root.clone()]);
+    let in_list = check_round_trip(&Any::from(list.clone())).unwrap();
+    let (nodes, expected) = (
+        in_list.rfind(",{").unwrap(),
+        alone.find("\"nodes\":").unwrap(),
+    );
+    assert_eq!(
+        in_list[in_list.find("\"nodes\":").unwrap()..nodes],
+        alone[expected..alone.len() - 2],
+        "the list's item is written as the expression alone is:\n{in_list}\n{alone}"
+    );
+    let loaded = List::<Any>::try_from(from_json_graph(&in_list).unwrap()).unwrap();
+    assert_eq!(canonical(&loaded.get(0).unwrap()), canonical(&root));
+
+    // Through a list and an array at once: the expression's nodes are written once.
+    let both = Any::from(Array::<Any>::from(vec![Any::from(list), root.clone()]));
+    let text = check_round_trip(&both).unwrap();
+    for key in ["tour.Add", "tour.Mul", "tour.Var", "tour.IntImm"] {
+        assert_eq!(count(&text, key), count(&alone, key), "{key}: {text}");
+    }
+}
+
 fn canonical(v: &Any) -> String {
     let mut c = Canon::default();
     c.value(v);

@@ -439,7 +439,7 @@ struct Saver<'r> {
     form_index: Vec<u32>,
     count: usize,
     /// The slot whose children are being entered (its value is out of the slot
-    /// meanwhile, see `visit`), else `NONE_ENTERING`.
+    /// meanwhile, see `visit_slot`), else `NONE_ENTERING`.
     entering: usize,
 }
 
