@@ -99,7 +99,7 @@ export common toolchain logs
 
 # The slowest targets first (longest-first scheduling: the long runs overlap each other
 # instead of ending the run alone), in both models; then the rest in workspace order.
-slow=(object-tests:json_graph object-examples:frontend object-tests:reflection
+slow=(object-json:lib object-tests:json_graph object-examples:frontend object-tests:reflection
     object-tests:structural object-tests:transform object-tests:ndarray
     object-tests:containers object-tests:views)
 ordered=()
