@@ -8,6 +8,7 @@ use object_core::{Any, AnyView, DataType, Device};
 
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json::{self, Json};
+use crate::text::push_i64;
 
 /// How the text is laid out: the separators written between items and after keys, and
 /// the break before each node and before the end of `nodes`.
@@ -77,7 +78,7 @@ pub(crate) fn write_literal(out: &mut String, v: AnyView<'_>) -> Option<()> {
     match v.type_index() {
         ti::NONE => out.push_str("null"),
         ti::BOOL => out.push_str(if v.as_bool()? { "true" } else { "false" }),
-        ti::INT => json::write_i64(out, v.as_int()?),
+        ti::INT => push_i64(out, v.as_int()?),
         ti::FLOAT => json::write_f64(out, v.as_float()?),
         _ => json::write_str(out, v.as_str()?),
     }
@@ -91,7 +92,7 @@ pub(crate) fn write_ints(out: &mut String, ints: &[i64], style: Style) {
         if i > 0 {
             out.push_str(style.comma);
         }
-        json::write_i64(out, *d);
+        push_i64(out, *d);
     }
     out.push(']');
 }
@@ -113,9 +114,9 @@ pub(crate) fn read_ints(v: &Json<'_>) -> Option<Vec<i64>> {
 /// A device as `[device_type, device_id]`.
 pub(crate) fn write_device(out: &mut String, d: Device, style: Style) {
     out.push('[');
-    json::write_i64(out, d.device_type.into());
+    push_i64(out, d.device_type.into());
     out.push_str(style.comma);
-    json::write_i64(out, d.device_id.into());
+    push_i64(out, d.device_id.into());
     out.push(']');
 }
 
@@ -177,7 +178,7 @@ pub(crate) fn write_inline(
 ) -> Result<(), GraphError> {
     match field.kind() {
         FieldKind::Int if value.type_index() == ti::INT => {
-            json::write_i64(out, value.as_int().unwrap_or(0));
+            push_i64(out, value.as_int().unwrap_or(0));
         }
         FieldKind::DataType => {
             let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));

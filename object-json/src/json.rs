@@ -876,17 +876,6 @@ pub(crate) fn write_f64(out: &mut String, x: f64) {
     }
 }
 
-/// Appends an integer (through `itoa`, without the formatting machinery: the graph
-/// writer writes one or more per node).
-pub(crate) fn write_i64(out: &mut String, i: i64) {
-    out.push_str(itoa::Buffer::new().format(i));
-}
-
-/// Appends an unsigned integer.
-pub(crate) fn write_u64(out: &mut String, n: u64) {
-    out.push_str(itoa::Buffer::new().format(n));
-}
-
 #[cfg(test)]
 mod tests {
 
@@ -955,11 +944,11 @@ mod tests {
         );
         for i in [0, 7, -1, 10, -10, 1 << 40, i64::MAX, i64::MIN] {
             let mut s = String::new();
-            write_i64(&mut s, i);
+            crate::text::push_i64(&mut s, i);
             assert_eq!(s, i.to_string());
         }
         let mut s = String::new();
-        write_u64(&mut s, u64::MAX);
+        crate::text::push_u64(&mut s, u64::MAX);
         assert_eq!(s, u64::MAX.to_string());
         let mut s = String::new();
         write_str(&mut s, "a\"\\\u{1}é");

@@ -186,7 +186,7 @@ fn save(
     let mut head = String::with_capacity(ROOM);
     head.push('{');
     style.key(&mut head, "root_index");
-    json::write_u64(&mut head, root as u64);
+    push_u64(&mut head, root as u64);
     head.push_str(style.comma);
     style.key(&mut head, "nodes");
     head.push('[');
@@ -325,11 +325,7 @@ impl<'r> Val<'r> {
     }
 
     fn type_key(&self) -> &'static str {
-        match self {
-            Val::Obj(o) => o.type_key(),
-            Val::Any(a) => a.type_key(),
-            Val::Own(a) => a.type_key(),
-        }
+        self.view().type_key()
     }
 
     fn view(&self) -> AnyView<'_> {
@@ -611,9 +607,9 @@ impl<'r> Saver<'r> {
             Some(&index) if index != NO_FORM => Some(index as usize),
             _ => None,
         };
-        if known.is_some_and(|index| self.forms[index].kids.is_empty()) {
+        if let Some(leaf) = known.filter(|&index| self.forms[index].kids.is_empty()) {
             // A leaf of a type met before (an integer node, say): written now.
-            return self.write_lent(out, obj, at, start, known.map_or(NO_FORM, |i| i as u32));
+            return self.write_lent(out, obj, at, start, leaf as u32);
         }
         let first_task = self.expect_children(tasks);
         let form = match known {
@@ -1004,7 +1000,7 @@ impl<'r> Saver<'r> {
             match how {
                 Written::Node => {
                     let kid = kids.next().ok_or_else(|| {
-                        GraphError::new(GraphErrorKind::Field, "a field changed while saving")
+                        changed_while_saving()
                             .with_field(field.name())
                             .with_type_key(obj.type_key())
                     })?;
@@ -1127,8 +1123,9 @@ fn is_text(obj: &ObjectRef) -> bool {
     matches!(obj.type_index(), ti::STRING | ti::BYTES)
 }
 
-/// The error for a child whose node is not written when its parent's is (which the
-/// walk's order rules out).
+/// The error for a node whose children are not what its visit entered: a field with
+/// no child entry, or a child not written when its parent is (the walk's order rules
+/// both out unless a value changed while it was saved).
 #[cold]
 fn changed_while_saving() -> GraphError {
     GraphError::new(GraphErrorKind::Field, "a field changed while saving")

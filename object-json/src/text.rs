@@ -1,4 +1,5 @@
-//! Appending the saver's text with copies whose sizes are known when compiled: a
+//! Appending the graph's text (the saver's pieces, and every integer the crate writes)
+//! with copies whose sizes are known when compiled: a
 //! piece is kept padded, pushed whole (`&padded[..PIECE]` is a `str` of a constant
 //! length, so the copy is a few moves, not a call of `memcpy`) and the text cut back
 //! to its real end; a number is pushed as groups of three digits from a table the

@@ -70,11 +70,10 @@ impl ArrayObj {
     /// ```
     #[inline]
     pub fn as_slots(&self) -> &[Any] {
-        // SAFETY: `ArrayObj` values are built only in this module, and moved straight
-        // into `make_object_with_items`, which points `data` at the `len` initialized
-        // slots (a pointer from the allocation, not from a reference to the value);
-        // they change only through a unique handle, which cannot exist while `self`
-        // is borrowed through a shared one.
+        // `ArrayObj`s are made only by `make_object_with_items`, which points `data` at
+        // the `len` initialized slots with the allocation's provenance (not a `&self`'s).
+        // SAFETY: as said; they change only through a unique handle, impossible while
+        // `self` is borrowed through a shared one.
         unsafe { core::slice::from_raw_parts(self.data, self.len) }
     }
 }
