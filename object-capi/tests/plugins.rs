@@ -93,6 +93,8 @@ fn call(
 #[cfg_attr(miri, ignore = "loads shared libraries: no FFI under Miri")]
 fn rust_plugin_types_adopt_the_host_registry() {
     let m = Module::load(&plugins().rust).unwrap();
+    // Registered when the plugin adopted the host's registry, before any use.
+    assert!(type_index_of("plugin.Square").is_ok());
     assert_eq!(
         call(&m, "add", [Any::from(2), Any::from(3)]).unwrap(),
         Any::from(5)

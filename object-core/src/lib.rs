@@ -70,7 +70,8 @@ mod handle;
 // The header: initializing it in place, the count, the deleter and the release path.
 #[allow(unsafe_code)]
 mod header;
-// The `ObjectType`, `NonFinal` and `FieldsMut` contracts, and the type cache's entry.
+// The `ObjectType`, `NonFinal` and `FieldsMut` contracts, the type cache's entry, and
+// the one-instruction load of its word that `is::<T>()` makes.
 #[allow(unsafe_code)]
 mod object_type;
 // The intrusive pointer: raw pointer ownership, casts justified by `ObjectType`.

@@ -1,6 +1,6 @@
 //! The `ObjectType` trait that `#[derive(Object)]` implements, the per-type cache of
-//! registry facts that makes `is::<T>()` a couple of loads and compares, and the
-//! compile-time subtype relation behind free up-casts.
+//! registry facts that makes `is::<T>()` on a final type one load and one compare, and
+//! the compile-time subtype relation behind free up-casts.
 
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
@@ -23,7 +23,7 @@ use crate::registry::{self, TypeInfo, TypeRegistration};
 /// - `DEPTH` is `Parent::DEPTH + 1` and `Depth` is `Succ<Parent::Depth>`;
 /// - `registration()` describes this type (its key is `TYPE_KEY`, its parent key is
 ///   `Parent::TYPE_KEY`, its `FINAL` matches) and `type_cache()` returns a cache used by
-///   this type only.
+///   this type only, the one its registration names (`registration().cache`).
 ///
 /// A wrong implementation lets a safe down-cast read one type's memory as another's.
 #[diagnostic::on_unimplemented(
@@ -78,15 +78,27 @@ pub unsafe trait ObjectType: Send + Sync + Sized + 'static {
 pub unsafe trait NonFinal: ObjectType {}
 
 /// Per-type cache of registry facts, one `static` per object type (written by the
-/// derive). The fast path is one `Acquire` load of a word holding `begin` (the type's
-/// index) in bits 0..32, the end of its range in bits 32..63, and in bit 63 whether some
-/// descendant was allocated outside that range. Before it is filled the word is
-/// `UNFILLED`: `begin` is `u32::MAX` (no type's index) and the range is empty, so it
-/// matches no object, and `is` learns that the cache was empty only on its negative
-/// path (a positive exact check is one load and one compare).
+/// derive, and named by the type's registration). It holds a word with `begin` (the
+/// type's index) in bits 0..32, the end of its range in bits 32..63, and in bit 63
+/// whether some descendant was allocated outside that range. Before it is filled the
+/// word is `UNFILLED`: `begin` is `u32::MAX` (no type's index) and the range is empty,
+/// so it matches no object.
 ///
-/// The registry fills the cache and updates its overflow bit under its writer lock, so
-/// the word never misses an overflowed descendant that was registered before it.
+/// # Filled before any object of the type exists
+///
+/// The registry fills a cache when the type's registration enters it: every collected
+/// link-time registration while the registry is built (before any index is handed
+/// out), a plugin's when the plugin adopts the host's registry, any other on the type's
+/// first use (`type_index()`, which making an object calls first, after its parent's).
+/// So an object of `T`, or of any type registered under `T`, is made only after `T`'s
+/// cache was filled, and a thread that holds such an object also sees the filled word.
+/// Hence `is::<T>()` reads an unfilled word as "not a `T`", as its bits say, with no
+/// test of its own: the check never writes memory, and a loop of checks can keep the
+/// word in a register (see `TypeCache::word_for_check`).
+///
+/// The registry fills the cache and updates its overflow bit under its writer lock,
+/// before an overflowed descendant's index is handed out, so the word never misses an
+/// overflowed descendant of an object the reader holds.
 #[derive(Debug)]
 pub struct TypeCache {
     word: AtomicU64,
@@ -102,7 +114,7 @@ const UNFILLED: u64 = u32::MAX as u64;
 const _: () = assert!(crate::registry::MAX_TYPES < u32::MAX);
 
 impl TypeCache {
-    /// An empty cache, filled on first use.
+    /// An empty cache, filled by the registry (see the type's docs).
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         TypeCache {
@@ -119,6 +131,41 @@ impl TypeCache {
             return self.fill::<T>();
         }
         w
+    }
+
+    /// The word for `is::<T>()`: a relaxed atomic load that, unlike `AtomicU64::load`,
+    /// the compiler may merge with another or move out of a loop (a relaxed load may
+    /// return the value an earlier one did), so that a loop of checks keeps the word in a
+    /// register. It is not moved across code that may write memory or synchronize, so a
+    /// word filled before an object reached this thread is seen once the object is.
+    /// Relaxed is enough: nothing is read through the word (`info` is read with
+    /// `Acquire` where it is used).
+    #[inline(always)]
+    fn word_for_check(&self) -> u64 {
+        #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
+        {
+            let w: u64;
+            // SAFETY: `self.word` is a live, 8-aligned `AtomicU64` (in a `static`); an
+            // aligned 8-byte `mov` (x86-64) or `ldr` (AArch64) is one single-copy-atomic
+            // load, so it races with the registry's atomic stores as a relaxed `load`
+            // would. `pure, readonly`: it only reads that word and has no other effect.
+            unsafe {
+                core::arch::asm!(
+                    #[cfg(target_arch = "x86_64")]
+                    "mov {w}, qword ptr [{p}]",
+                    #[cfg(target_arch = "aarch64")]
+                    "ldr {w}, [{p}]",
+                    p = in(reg) self.word.as_ptr(),
+                    w = lateout(reg) w,
+                    options(pure, readonly, nostack, preserves_flags),
+                );
+            }
+            w
+        }
+        #[cfg(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), miri))]
+        {
+            self.word.load(Ordering::Relaxed)
+        }
     }
 
     #[inline]
@@ -141,7 +188,14 @@ impl TypeCache {
             // (a plugin's, whose parent may be the plugin's too) finds it registered.
             let _ = <T::Parent as ObjectType>::type_index();
         }
-        if let Err(e) = registry::resolve_rust_type(T::registration(), self) {
+        let registration = T::registration();
+        // `ObjectType`'s contract; the derive writes both from one `static`.
+        assert!(
+            core::ptr::eq(registration.cache, self),
+            "object type `{}`: its registration names another cache",
+            T::TYPE_KEY
+        );
+        if let Err(e) = registry::resolve_rust_type(registration) {
             // A link-time conflict (two Rust types claiming one key, a final parent
             // registered at run time, …) leaves this type without a sound index; going on
             // would let down-casts confuse types, so this is a loud programming error.
@@ -169,26 +223,23 @@ impl TypeCache {
 
 /// Whether an object whose header says `index` is a `T` (or a descendant of `T`).
 ///
-/// O(1) on every path and lock-free: a final `T` is one compare; an index inside `T`'s
-/// range is two; otherwise, only if some descendant of `T` was ever allocated outside
-/// its range, one look-up of the object's ancestor display at `T`'s depth.
+/// `index` must be the type index of an object the caller holds: an unfilled cache
+/// answers "no", which is right only because `T`'s cache is filled before any object of
+/// `T` or below it exists (see [`TypeCache`]). To ask about an index from the registry
+/// instead, fill `T`'s cache first (`T::type_index()`), as `make_object_as` does.
+///
+/// O(1) on every path, lock-free, and it writes nothing: a final `T` is one compare;
+/// an index inside `T`'s range is two; otherwise, only if some descendant of `T` was
+/// ever allocated outside its range, one look-up of the object's ancestor display at
+/// `T`'s depth.
 #[inline(always)]
 pub(crate) fn is_instance<T: ObjectType>(index: u32) -> bool {
     if T::DEPTH == 0 {
         // The root: every object is an `Object`.
         return true;
     }
-    // Acquire pairs with the Release stores in `publish` (as in `word`). The word is
-    // read without the fill check: an unfilled word matches nothing, so only the
-    // negative path needs to know (below).
-    let w = T::type_cache().word.load(Ordering::Acquire);
-    if in_word::<T>(w, index) {
-        return true;
-    }
-    if w == UNFILLED {
-        return is_instance_unfilled::<T>(index);
-    }
-    overflowed::<T>(w, index)
+    let w = T::type_cache().word_for_check();
+    in_word::<T>(w, index) || overflowed::<T>(w, index)
 }
 
 /// The in-line part of [`is_instance`]: `index` is `T`'s (final) or inside its range.
@@ -206,14 +257,6 @@ fn in_word<T: ObjectType>(w: u64, index: u32) -> bool {
 #[inline(always)]
 fn overflowed<T: ObjectType>(w: u64, index: u32) -> bool {
     !T::FINAL && w & OVERFLOW_BIT != 0 && registry::display_check(index, T::DEPTH, w as u32)
-}
-
-/// [`is_instance`] on a cache not filled yet (the type's first check): fill, then ask.
-#[cold]
-#[inline(never)]
-fn is_instance_unfilled<T: ObjectType>(index: u32) -> bool {
-    let w = T::type_cache().word::<T>();
-    in_word::<T>(w, index) || overflowed::<T>(w, index)
 }
 
 // ---------------------------------------------------------------------------------

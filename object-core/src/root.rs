@@ -15,7 +15,10 @@ pub(crate) static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
     rust_type: core::any::TypeId::of::<Object>,
     rust_name: "object_core::Object",
     reflection: &crate::reflection::ROOT_REFLECTION,
+    cache: &ROOT_CACHE,
 };
+
+static ROOT_CACHE: TypeCache = TypeCache::new();
 
 inventory::submit! { LinkedType(&ROOT_REGISTRATION) }
 
@@ -33,8 +36,7 @@ unsafe impl ObjectType for Object {
     }
 
     fn type_cache() -> &'static TypeCache {
-        static CACHE: TypeCache = TypeCache::new();
-        &CACHE
+        &ROOT_CACHE
     }
 
     #[inline]

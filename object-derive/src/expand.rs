@@ -135,7 +135,9 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 rust_type: #private::TypeId::of::<#name>,
                 rust_name: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
                 reflection: &__REFLECTION,
+                cache: &__CACHE,
             };
+            static __CACHE: #private::TypeCache = #private::TypeCache::new();
 
             #reflection
             #rebuild
@@ -160,7 +162,6 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
 
                 #[inline(always)]
                 fn type_cache() -> &'static #private::TypeCache {
-                    static __CACHE: #private::TypeCache = #private::TypeCache::new();
                     &__CACHE
                 }
             }

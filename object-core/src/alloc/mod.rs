@@ -198,6 +198,9 @@ pub fn make_object_as<T: ObjectType>(
     value: T,
     type_index: u32,
 ) -> Result<ObjectPtr<T>, RegistryError> {
+    // `T`'s cache first: the check below reads an unfilled cache as "not a `T`", and
+    // `type_index` may name a type registered under `T` before `T`'s first use.
+    let _ = T::type_index();
     let info = registry::type_info(type_index).ok_or_else(|| RegistryError::UnknownKey {
         key: format!("<type index {type_index}>"),
     })?;

@@ -8,16 +8,17 @@
 //! the plugin touches any type, and the plugin calls [`adopt`]: from then on every
 //! registry entry point of the plugin's copy (look-ups by index and key, run-time
 //! registration, the first use of a Rust type, the display check) calls the host's. The
-//! plugin's own registry is never built. Its Rust types are registered in the host on
-//! first use (as types whose link-time registration was not collected), and the host
-//! fills the plugin's per-type caches, so `is::<T>()` in the plugin is the same couple
-//! of loads and compares as in the host.
+//! plugin's own registry is never built. Its Rust types are registered in the host when
+//! it adopts (every registration its copy collected; any other on first use, as a type
+//! whose link-time registration was not collected), and the host fills the plugin's
+//! per-type caches, so `is::<T>()` in the plugin is the same load and compare as in the
+//! host.
 //!
 //! Cost on the host: nothing on the `is::<T>()` fast path or on clone/drop (the type
 //! cache and the header do not look here); one load of an initialized-once pointer in
 //! the index → entry look-up and in the out-of-range display check.
 //!
-//! The hooks are Rust function pointers over Rust types (`TypeInfo`, `TypeCache`,
+//! The hooks are Rust function pointers over Rust types (`TypeInfo`, `TypeRegistration`,
 //! `RegistryError`): both sides must be built from the same `object-core` source with
 //! the same compiler, which [`BUILD_ID`] and the C ABI's layout fingerprint check.
 
@@ -25,17 +26,16 @@ use std::sync::OnceLock;
 
 use super::info::{TypeInfo, TypeRegistration};
 use super::{RegistryError, TypeSpec};
-use crate::object_type::TypeCache;
 
 /// What the two sides compare before adopting: the crate version, the revision of the
 /// Rust layouts the two sides share (raised whenever one changes between releases; 2:
 /// the `String` handle became a 16-byte `Any` cell; 3: field tables tag 8-byte
-/// unsigned integers apart from `i64`) and the compiler that built it must be the same
-/// for Rust types to be shared.
+/// unsigned integers apart from `i64`; 4: a type's registration names its cache) and
+/// the compiler that built it must be the same for Rust types to be shared.
 pub const BUILD_ID: &str = concat!(
     "object-core ",
     env!("CARGO_PKG_VERSION"),
-    " / layouts 3",
+    " / layouts 4",
     " / ",
     env!("OBJECT_CORE_RUSTC"),
 );
@@ -54,10 +54,8 @@ pub struct RegistryHooks {
     /// `register_type`.
     pub register_type: fn(&TypeSpec) -> Result<&'static TypeInfo, RegistryError>,
     /// A Rust type's first use, from another copy of its code.
-    pub resolve_rust_type: fn(
-        &'static TypeRegistration,
-        &'static TypeCache,
-    ) -> Result<&'static TypeInfo, RegistryError>,
+    pub resolve_rust_type:
+        fn(&'static TypeRegistration) -> Result<&'static TypeInfo, RegistryError>,
     /// `types`.
     pub types: fn() -> Vec<&'static TypeInfo>,
     /// `link_errors`.
@@ -70,7 +68,7 @@ static HOST_HOOKS: RegistryHooks = RegistryHooks {
     type_info_by_key: super::type_info_by_key,
     display_check: super::table::display_check,
     register_type: super::register_type,
-    resolve_rust_type: |r, c| super::spec::resolve_rust_type_from(r, c, true),
+    resolve_rust_type: |r| super::spec::resolve_rust_type_from(r, true),
     types: super::types,
     link_errors: super::link_errors,
 };
@@ -152,9 +150,41 @@ pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
         return Err(AdoptError::AlreadyInUse);
     }
     match ADOPTED.set(hooks) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            resolve_collected(hooks);
+            Ok(())
+        }
         // Another thread adopted between the check above and here: fine if it adopted
         // the same hooks (two loads of one plugin racing), an error otherwise.
         Err(_) => ADOPTED.get().map_or(Err(AdoptError::AlreadyInUse), same),
+    }
+}
+
+/// Registers this copy's collected Rust types in the host now, which fills their caches
+/// (as the host's own build fills the host's): a cache must be filled before any object
+/// of its type exists, and a type registered in the host by other means (C, Python,
+/// another plugin) may already have objects. A registration the host refuses is left
+/// for the type's first use to report.
+///
+/// A parent must be registered before its child, and the collected order is arbitrary:
+/// a registration whose parent is not registered yet is tried again after the others,
+/// as long as a pass registers something.
+fn resolve_collected(hooks: &'static RegistryHooks) {
+    let mut pending: Vec<&'static TypeRegistration> = inventory::iter::<super::info::LinkedType>
+        .into_iter()
+        .map(|l| l.0)
+        .filter(|r| r.key != crate::type_index::OBJECT_KEY)
+        .collect();
+    loop {
+        let before = pending.len();
+        pending.retain(|r| {
+            matches!(
+                (hooks.resolve_rust_type)(r),
+                Err(RegistryError::UnknownParent { .. })
+            )
+        });
+        if pending.is_empty() || pending.len() == before {
+            break;
+        }
     }
 }

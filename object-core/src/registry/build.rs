@@ -35,8 +35,23 @@ pub(super) fn build() -> Registry {
     place_statics(&reg, &mut w, &by_key);
     let leftovers = place_dynamic(&reg, &mut w, &by_key);
     reject_leftovers(&mut w, &by_key, leftovers);
+    publish_caches(&reg, &mut w, &by_key);
     *reg.writer.lock().unwrap_or_else(|e| e.into_inner()) = w;
     reg
+}
+
+/// Fills the cache of every placed link-time type, so that a type's cache is filled
+/// before any object of it (or of a type registered under it at run time) can exist:
+/// the fast path of `is::<T>()` reads an unfilled cache as "not a `T`".
+fn publish_caches(reg: &Registry, w: &mut Writer, by_key: &ByKey) {
+    for r in by_key.values() {
+        if w.link_errors.contains_key(r.key) {
+            continue;
+        }
+        if let Some(info) = reg.lookup(r.key) {
+            w.publish_cache(r.cache, info);
+        }
+    }
 }
 
 /// The value kinds `Any` carries (indices below 64): entries, never object types.

@@ -8,6 +8,7 @@ use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 use super::table::{display_check, table_get};
+use crate::object_type::TypeCache;
 use crate::reflection::TypeReflection;
 
 /// What `#[derive(Object)]` records about a type, submitted at link time. Not public
@@ -27,6 +28,10 @@ pub struct TypeRegistration {
     pub rust_name: &'static str,
     /// The field table and type-erased entry points built by the derive.
     pub reflection: &'static TypeReflection,
+    /// The type's cache (`ObjectType::type_cache()`): the registry fills it when the
+    /// registration enters the registry (at its build for the collected ones), so that
+    /// it is filled before any object of the type can exist.
+    pub cache: &'static TypeCache,
 }
 
 /// An `inventory` entry pointing at a [`TypeRegistration`]. Not public API.

@@ -34,8 +34,10 @@
 //!
 //! Readers never lock on the hot paths: index → [`TypeInfo`] is a two-level table of
 //! atomically published, immutable, leaked entries, and each Rust type caches its own
-//! entry. Key → index (registration, deserialization, foreign front-ends) is a sharded
-//! reader-writer map. Writers serialize on one mutex. Racing first uses and identical
+//! entry (filled before any object of the type exists: while the registry is built for
+//! the collected types, else on first use; see `TypeCache`). Key → index
+//! (registration, deserialization, foreign front-ends) is a sharded reader-writer map.
+//! Writers serialize on one mutex. Racing first uses and identical
 //! re-registrations get the same index.
 //!
 //! Everything the registry allocates lives for the whole process and stays reachable
@@ -147,6 +149,20 @@ struct Writer {
     /// The filled per-Rust-type caches of each index (one per copy of the type's code,
     /// e.g. in a host and a plugin), whose overflow bit must follow the entry's flag.
     caches: BTreeMap<u32, Vec<&'static TypeCache>>,
+}
+
+impl Writer {
+    /// Fills a Rust type's cache from its entry and records it among the index's
+    /// caches. Called with the writer held (or while building, before anyone can see
+    /// the registry), so no overflow can be registered between reading the entry's
+    /// flag and recording the cache that must follow it.
+    fn publish_cache(&mut self, cache: &'static TypeCache, info: &'static TypeInfo) {
+        cache.publish(info);
+        let caches = self.caches.entry(info.index).or_default();
+        if !caches.iter().any(|c| core::ptr::eq(*c, cache)) {
+            caches.push(cache);
+        }
+    }
 }
 
 static REGISTRY: OnceLock<Registry> = OnceLock::new();

@@ -4,7 +4,6 @@
 use super::info::{TypeInfo, TypeRegistration};
 use super::place::{check_static_index, place_runtime, place_static, KeyName};
 use super::{registry, RegistryError};
-use crate::object_type::TypeCache;
 
 /// A type to register at run time with [`register_type`].
 ///
@@ -148,12 +147,11 @@ fn same_or_duplicate(
 /// (e.g. a type in a library loaded later).
 pub(crate) fn resolve_rust_type(
     r: &'static TypeRegistration,
-    cache: &'static TypeCache,
 ) -> Result<&'static TypeInfo, RegistryError> {
     if let Some(host) = super::adopt::adopted() {
-        return (host.resolve_rust_type)(r, cache);
+        return (host.resolve_rust_type)(r);
     }
-    resolve_rust_type_from(r, cache, false)
+    resolve_rust_type_from(r, false)
 }
 
 /// [`resolve_rust_type`], also for another copy of the type's code (`foreign`: a
@@ -161,7 +159,6 @@ pub(crate) fn resolve_rust_type(
 /// crate), so the same Rust type name claims the same key.
 pub(crate) fn resolve_rust_type_from(
     r: &'static TypeRegistration,
-    cache: &'static TypeCache,
     foreign: bool,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let reg = registry();
@@ -231,13 +228,7 @@ pub(crate) fn resolve_rust_type_from(
             Ok(info)
         }
     }?;
-    // Still under the writer lock: no overflow can be registered between reading the
-    // entry's flag and recording the cache that must follow it.
-    cache.publish(info);
-    let caches = w.caches.entry(info.index).or_default();
-    if !caches.iter().any(|c| core::ptr::eq(*c, cache)) {
-        caches.push(cache);
-    }
+    w.publish_cache(r.cache, info);
     Ok(info)
 }
 
@@ -256,10 +247,15 @@ mod tests {
     use core::any::TypeId;
 
     use super::*;
+    use crate::object_type::TypeCache;
     use crate::registry::{link_errors, type_index_of, TypeOrigin};
     use crate::type_index;
 
-    const fn late(key: &'static str, name: &'static str) -> TypeRegistration {
+    const fn late(
+        key: &'static str,
+        name: &'static str,
+        cache: &'static TypeCache,
+    ) -> TypeRegistration {
         TypeRegistration {
             key,
             parent_key: type_index::OBJECT_KEY,
@@ -270,13 +266,15 @@ mod tests {
             rust_type: TypeId::of::<u8>,
             rust_name: name,
             reflection: &crate::reflection::NO_REFLECTION,
+            cache,
         }
     }
 
     // Registrations inventory never collected (as for a library loaded later).
-    static SEALED: TypeRegistration = late("unit.Sealed", "unit::Sealed");
-    static CLAIMED: TypeRegistration = late("unit.Claimed", "unit::Claimed");
-    static UNCOLLECTED: TypeRegistration = late("unit.Uncollected", "unit::Uncollected");
+    static SEALED: TypeRegistration = late("unit.Sealed", "unit::Sealed", &CACHE_SEALED);
+    static CLAIMED: TypeRegistration = late("unit.Claimed", "unit::Claimed", &CACHE_CLAIMED);
+    static UNCOLLECTED: TypeRegistration =
+        late("unit.Uncollected", "unit::Uncollected", &CACHE_UNCOLLECTED);
     static CACHE_SEALED: TypeCache = TypeCache::new();
     static CACHE_CLAIMED: TypeCache = TypeCache::new();
     static CACHE_UNCOLLECTED: TypeCache = TypeCache::new();
@@ -289,11 +287,11 @@ mod tests {
         let sealed = register_type(&TypeSpec::new("unit.Sealed", "ffi.Object")).unwrap();
         assert!(sealed.seal_foreign_layout());
         assert!(sealed.seal_foreign_layout(), "sealing is idempotent");
-        let err = resolve_rust_type(&SEALED, &CACHE_SEALED).unwrap_err();
+        let err = resolve_rust_type(&SEALED).unwrap_err();
         assert!(matches!(err, RegistryError::LayoutTaken { .. }), "{err}");
 
         let claimed = register_type(&TypeSpec::new("unit.Claimed", "ffi.Object")).unwrap();
-        let info = resolve_rust_type(&CLAIMED, &CACHE_CLAIMED).unwrap();
+        let info = resolve_rust_type(&CLAIMED).unwrap();
         assert_eq!(info.index(), claimed.index());
         assert_eq!(info.rust_name(), Some("unit::Claimed"));
         assert!(!claimed.seal_foreign_layout());
@@ -303,7 +301,7 @@ mod tests {
     /// loaded later) is registered on first use, under its parent.
     #[test]
     fn uncollected_rust_types_register_on_first_use() {
-        let info = resolve_rust_type(&UNCOLLECTED, &CACHE_UNCOLLECTED).unwrap();
+        let info = resolve_rust_type(&UNCOLLECTED).unwrap();
         assert_eq!(info.origin(), TypeOrigin::RunTime);
         assert_eq!(info.parent_index(), Some(type_index::OBJECT));
         assert_eq!(type_index_of("unit.Uncollected"), Ok(info.index()));

@@ -26,6 +26,15 @@ pub struct Square {
     pub side: f64,
 }
 
+/// A bare final type, which a host may register under the same key before loading the
+/// plugin (as C or Python would).
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "plugin.Marker", final)]
+pub struct Marker {
+    base: object_core::Object,
+}
+
 fn area(shape: ObjectRef) -> Result<f64, Error> {
     if let Some(c) = shape.downcast_ref::<Circle>() {
         Ok(std::f64::consts::PI * c.radius * c.radius)
@@ -40,10 +49,8 @@ fn area(shape: ObjectRef) -> Result<f64, Error> {
 }
 
 fn init() -> Result<Module, Error> {
-    // Register the plugin's types in the host now rather than on first use, so the
-    // host can look them up by key as soon as the plugin is loaded.
-    use object_core::ObjectType;
-    let _ = (Circle::type_index(), Square::type_index());
+    // The plugin's types are registered in the host already: adopting the host's
+    // registry registers every type this copy collected.
     register_global_override(
         "plugin.demo.version",
         Function::from_typed_named("plugin.demo.version", || 3i64),
@@ -72,6 +79,10 @@ fn init() -> Result<Module, Error> {
             }),
         )
         .function("area", Function::from_typed_named("area", area))
+        .function(
+            "is_marker",
+            Function::from_typed_named("is_marker", |o: ObjectRef| o.is::<Marker>()),
+        )
         .function(
             "fail",
             Function::from_typed_named("fail", |msg: object_core::String| -> Result<i64, Error> {
