@@ -18,6 +18,7 @@ fn main() {
         .cpp(true)
         .std("c++17")
         .opt_level(2)
+        .flag_if_supported("-falign-loops=64")
         .include(root.join("include"))
         .file("cpp/tvmffi_peer.cc")
         .compile("tvmffi_bench_shim");

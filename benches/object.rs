@@ -64,19 +64,27 @@
 //! the closed-world `enum` and the open-world `dyn Any`.
 //!
 //! The exact check beside the C++ runtime (`exact_final_loop` against
-//! `tvm_ffi_cpp_exact_final`), ten runs on 2026-11-28: 0.74–1.43 ×, median 1.21 ×
-//! (best against best 504 against 464 ps). At par, not reliably at or below. Both
-//! loops read the handle and the object's type index; the C++ loop reads the type's
-//! index once, before the loop: it is a `const` static filled before `main`, so the
-//! compiler keeps it in a register. Ours is filled on first use and read with an
-//! atomic load on every check, which the compiler may not move out of a loop (a
-//! `Relaxed` load is not moved either: checked in the generated code). Comparing with
-//! a type's declared static index instead, without the load, would skip the
-//! registry's check that this Rust type's registration succeeded (a plugin's type of
-//! the same key and another layout would then pass `downcast_ref`), so it is not
-//! done. Putting the cache's state test first, so that the object's compare is a
-//! flag and not a branch, measured slower (746–1066 against 502–696 ps) and was left
-//! out.
+//! `tvm_ffi_cpp_exact_final`). Both loops are the same instructions: per round, the
+//! handle and the object's type index are loaded and the index is compared with the
+//! type's, held in a register since before the loop (ours: the type cache's word,
+//! read by a load the compiler may move out of the loop, see `object_core`'s
+//! `TypeCache`; theirs: a static filled before `main`). Each barrier is a pure
+//! function of the handle and the round (`opaque_at`; `asm("" : "+r"(p) : "r"(i))`):
+//! an `asm volatile` barrier may never return as far as the compiler knows, so it keeps
+//! any read that is not a plain load of a global inside the loop, a cost no real loop
+//! has. A loop of seven fused instructions takes one cycle more when it straddles a
+//! 64-byte boundary, which is where the linker happens to put it, so the two loops
+//! are timed aligned alike:
+//!
+//! ```text
+//! TVM_FFI_ROOT=… RUSTFLAGS="-C llvm-args=-align-loops=64" cargo bench -p object-benches \
+//!     --bench object --target-dir target/aligned -- 'type_check/(exact_final_loop|tvm_ffi_cpp)'
+//! ```
+//!
+//! (`build.rs` compiles the C++ shim with `-falign-loops=64`.) Ten alternating runs on
+//! 2026-11-29: 0.59–1.18 ×, median 0.97 × (best against best 497 against 559 ps). In a
+//! default build whose loop does not straddle a boundary, six runs: 0.82–1.00 ×,
+//! median 0.96 ×; one that did straddle measured 1.3–1.9 ×.
 
 use std::any::Any;
 use std::hint::black_box;
@@ -412,14 +420,16 @@ fn type_check(c: &mut Criterion) {
     let mut g = c.benchmark_group("type_check");
     g.bench_function("exact_final", |b| b.iter(|| black_box(&leaf).is::<Leaf>()));
     // The same check in a loop that times itself, with the handle's address kept in a
-    // register, as the peer's C++ loop below (criterion's `black_box` stores and
-    // reloads it).
+    // register and taken anew each round, as in the peer's C++ loop below (criterion's
+    // `black_box` stores and reloads it).
     g.bench_function("exact_final_loop", |b| {
         b.iter_custom(|iters| {
             let start = std::time::Instant::now();
             let mut hits = 0u64;
-            for _ in 0..iters {
-                hits += object_benches::opaque(&leaf).is::<Leaf>() as u64;
+            let mut r = &leaf;
+            for i in 0..iters {
+                r = object_benches::opaque_at(r, i);
+                hits += r.is::<Leaf>() as u64;
             }
             let elapsed = start.elapsed();
             assert_eq!(black_box(hits), iters);

@@ -67,7 +67,9 @@ extern "C" std::uint64_t tvmffi_bench_is_final(std::uint64_t iters) {
   const tvm::ffi::ObjectRef* ref = &leaf;
   std::uint64_t hits = 0;
   for (std::uint64_t i = 0; i < iters; ++i) {
-    asm volatile("" : "+r"(ref));
+    // Not `volatile`: a function of `ref` and `i` with no other effect (see
+    // `opaque_at` in support.rs, the same barrier on our side).
+    asm("" : "+r"(ref) : "r"(i));
     hits += (*ref)->IsInstance<BenchLeafObj>();
   }
   return hits;
