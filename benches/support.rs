@@ -2,8 +2,7 @@
 //! ([`tvm_ffi_cpp`]: its `String`, its packed call and its exact type check, built when
 //! `TVM_FFI_ROOT` is set; see `build.rs`), and the optimization barriers the
 //! self-timed loops put where the C++ loops put `asm volatile("" : "+r"(p))`
-//! ([`opaque`], [`opaque_ptr`], [`opaque_i64`]) or `asm("" : "+r"(p) : "r"(i))`
-//! ([`opaque_at`]).
+//! ([`opaque_ptr`], [`opaque_i64`]) or `asm("" : "+r"(p) : "r"(i))` ([`opaque_at`]).
 
 /// `x`, which the optimizer can no longer see through: it stays in a register (where
 /// `std::hint::black_box` stores it to memory and loads it back), as the C++ loops'
@@ -36,9 +35,9 @@ pub fn opaque_ptr<T>(mut p: *mut T) -> *mut T {
 
 /// `r`, its address opaque to the optimizer in round `i` of a loop: the address is
 /// taken as a new value each round, as if it came from an array, but unlike
-/// [`opaque`] the barrier is no side effect (`pure`: a function of `r` and `i`), so it
+/// [`opaque_ptr`] the barrier is no side effect (`pure`: a function of `r` and `i`), so it
 /// does not stop the optimizer from moving a loop-invariant read out of the loop.
-/// An `asm volatile` barrier (or `opaque`) may, as far as the optimizer knows, never
+/// An `asm volatile` barrier (or `opaque_ptr`) may, as far as the optimizer knows, never
 /// return, so only reads that are safe to do early anyway (a plain load of a global)
 /// may be moved above it: a real loop has no such barrier. The C++ loop it is set
 /// against uses the same barrier, `asm("" : "+r"(p) : "r"(i))`.
@@ -61,16 +60,6 @@ pub fn opaque_at<T>(r: &T, i: u64) -> &T {
     };
     // SAFETY: `p` is `r`'s address, unchanged, so it points to the live value `r`
     // borrows, for `r`'s lifetime; it is only read.
-    unsafe { &*p }
-}
-
-/// `r`, its address kept in a register and opaque to the optimizer (see
-/// [`opaque_ptr`]).
-#[inline(always)]
-pub fn opaque<T>(r: &T) -> &T {
-    let p = opaque_ptr((r as *const T).cast_mut());
-    // SAFETY: `p` is `r`'s address, unchanged (`opaque_ptr` only hides it), so it
-    // points to the live value `r` borrows, for `r`'s lifetime; it is only read.
     unsafe { &*p }
 }
 

@@ -145,10 +145,10 @@ impl TypeCache {
         #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
         {
             let w: u64;
-            // SAFETY: `self.word` is a live, 8-aligned `AtomicU64` (in a `static`); an
-            // aligned 8-byte `mov` (x86-64) or `ldr` (AArch64) is one single-copy-atomic
-            // load, so it races with the registry's atomic stores as a relaxed `load`
-            // would. `pure, readonly`: it only reads that word and has no other effect.
+            // An aligned 8-byte `mov` (x86-64) or `ldr` (AArch64) is one single-copy-
+            // atomic load: it races with the registry's stores as a relaxed `load` would.
+            // SAFETY: it reads only `self.word`, a live 8-aligned `AtomicU64`, atomically
+            // and with no other effect (`pure, readonly`).
             unsafe {
                 core::arch::asm!(
                     #[cfg(target_arch = "x86_64")]

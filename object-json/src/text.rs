@@ -1,9 +1,8 @@
 //! Appending the graph's text (the saver's pieces, and every integer the crate writes)
-//! with copies whose sizes are known when compiled: a
-//! piece is kept padded, pushed whole (`&padded[..PIECE]` is a `str` of a constant
-//! length, so the copy is a few moves, not a call of `memcpy`) and the text cut back
-//! to its real end; a number is pushed as groups of three digits from a table the
-//! same way. No `unsafe`, and nothing to check afterwards: every push is a `str`.
+//! with copies whose sizes are known when compiled: a piece is kept padded, pushed
+//! whole (`&padded[..PIECE]` is a `str` of a constant length, so the copy is a few
+//! moves, not a call of `memcpy`) and the text cut back to its real end; a number is
+//! pushed as groups of three digits from a table the same way. No `unsafe`, and nothing to check afterwards: every push is a `str`.
 
 /// The padded size of a [`Piece`]: long enough for a node's head with a dotted type
 /// key and a field name (`,{"type":"relax.expr.Call","data":{"op":`).
