@@ -16,12 +16,23 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // `ObjPluginDescriptor::magic`: "OBJPLUGN".
 #define OBJ_PLUGIN_MAGIC 5711208986197706574
 
-// The ABI major version: a different one means incompatible tables or layouts.
-#define OBJ_ABI_MAJOR 1
+// The ABI major version: a different one means incompatible tables or layouts. (2:
+// `obj_object_init` takes the object's size, to seal the type's layout.)
+#define OBJ_ABI_MAJOR 2
 
 // The ABI minor version: entries appended to the tables. A host serves plugins of
 // its minor version or older.
 #define OBJ_ABI_MINOR 0
+
+// `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
+#define OBJ_LAYOUT_OPEN 0
+
+// A Rust struct owns the layout: C cannot initialize objects of the type.
+#define OBJ_LAYOUT_RUST 1
+
+// Objects without a Rust struct of their own (made by C, or by Rust with an ancestor's
+// struct) were made: the size is sealed.
+#define OBJ_LAYOUT_FOREIGN 2
 
 // `OBJ_KIND_*`: the value kinds an [`ObjAny`] carries below index 64.
 #define OBJ_KIND_NONE 0
@@ -220,6 +231,30 @@ typedef void (*ObjCContextDeleter)(void *ctx);
 // caller one strong reference, which it releases with `obj_dec_ref`.
 typedef struct ObjObjectHeader *ObjHandle;
 
+// The layout of a type's objects (see `obj_type_layout` and `obj_object_init`'s layout
+// rule).
+typedef struct ObjTypeLayout {
+  // The size in bytes of the layout Rust reads: the type's own struct for
+  // `OBJ_LAYOUT_RUST`; otherwise its nearest Rust ancestor's struct, which every
+  // object of the type starts with (the least `obj_object_init` accepts).
+  uint64_t size;
+  // That struct's alignment (objects must be aligned to at least this and 8).
+  uint32_t align;
+  // `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST` or `OBJ_LAYOUT_FOREIGN`.
+  uint32_t owner;
+  // A fingerprint of that struct's field table (names, offsets, kinds, flags, Rust
+  // types): two builds of one struct agree.
+  uint64_t fields_fingerprint;
+  // For `OBJ_LAYOUT_FOREIGN`: the size sealed by the first object made of the type
+  // itself (every object of it has this size), or 0 if none was made yet.
+  uint64_t object_size;
+  // The index of the type whose struct `size` describes (the type itself for
+  // `OBJ_LAYOUT_RUST`).
+  uint32_t rust_index;
+  // Padding; 0.
+  uint32_t reserved;
+} ObjTypeLayout;
+
 // A string slice handed to C: `len` bytes of UTF-8 at `data`, valid as long as the
 // object (or type) it came from. `data` is NUL-terminated where the function says so.
 typedef struct ObjStr {
@@ -373,7 +408,7 @@ typedef struct ObjHostApi {
   // `obj_type_register`.
   int32_t (*type_register)(const char*, const char*, uint32_t, int32_t, int32_t, uint32_t*);
   // `obj_object_init`.
-  int32_t (*object_init)(struct ObjObjectHeader*, uint32_t, ObjDeleter);
+  int32_t (*object_init)(struct ObjObjectHeader*, uintptr_t, uint32_t, ObjDeleter);
   // `obj_is_instance`.
   int32_t (*is_instance)(ObjHandle, uint32_t, int32_t*);
   // `obj_string_create`.
@@ -546,14 +581,44 @@ int32_t obj_inc_ref(ObjHandle obj);
 // `obj` is null (an error) or a live object on which the caller owns a reference.
 int32_t obj_dec_ref(ObjHandle obj);
 
-// Initializes the header of a fresh object that C allocated: type `type_index` (a
-// registered object type), count 1, and `deleter`, which frees it when the count
-// drops to zero. The object's layout must start with its parent's layout.
+// Initializes the header of a fresh object that C allocated: `size` bytes at `obj`,
+// of type `type_index`, count 1, and `deleter`, which frees it when the count drops to
+// zero.
+//
+// **The layout rule.** Every type's layout is sealed once, by its first owner, and
+// checked against every later claim:
+//
+// - A type whose layout a Rust struct owns (every built-in such as `OBJ_TYPE_ARRAY`
+//   or `OBJ_TYPE_STRING`, `ffi.Object` itself, and every `#[derive(Object)]` type)
+//   cannot be initialized from C: register a type of your own (`obj_type_register`)
+//   under it instead.
+// - The type's nearest ancestor that a Rust struct owns must be one C can lay out:
+//   every field of its table is `OBJ_FIELD_C_READABLE` (see `obj_type_fields`). The
+//   object must start with that ancestor's layout (its header first, then its fields,
+//   which C initializes) and be at least its size and aligned to it (`obj_type_layout`
+//   gives both); C's own fields follow.
+// - The first object made seals the type's size: every later object of the type must
+//   have the same `size`, and no Rust struct (in the host or a plugin) that adds
+//   fields to that ancestor can ever claim the type — a plugin whose struct claims it
+//   is refused when it loads.
+//
+// On failure nothing is written.
 //
 // # Safety
 //
-// `obj` is null (an error) or writable memory for the header that nobody else uses.
-int32_t obj_object_init(struct ObjObjectHeader *obj, uint32_t type_index, ObjDeleter deleter);
+// `obj` is null (an error) or `size` bytes of writable memory that nobody else uses.
+int32_t obj_object_init(struct ObjObjectHeader *obj,
+                        uintptr_t size,
+                        uint32_t type_index,
+                        ObjDeleter deleter);
+
+// The layout of the type at `index`, as `obj_object_init` checks it (see
+// [`ObjTypeLayout`]).
+//
+// # Safety
+//
+// `out_layout` is writable.
+int32_t obj_type_layout(uint32_t index, struct ObjTypeLayout *out_layout);
 
 // The index of the type called `key`.
 //

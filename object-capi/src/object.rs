@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use object_core::reflection::{get_attr, FieldFlags, FieldKind};
-use object_core::registry::{self, register_type, type_index_of, TypeSpec};
+use object_core::registry::{
+    self, register_type, type_index_of, ForeignMaker, LayoutOwner, TypeLayout, TypeSpec,
+};
 use object_core::{Error, Object, ObjectRef};
 
 use crate::fence::{any_to_c, borrow, c_str, guard, interned, null, out};
@@ -46,32 +48,172 @@ pub unsafe extern "C" fn obj_dec_ref(obj: ObjHandle) -> i32 {
     })
 }
 
-/// Initializes the header of a fresh object that C allocated: type `type_index` (a
-/// registered object type), count 1, and `deleter`, which frees it when the count
-/// drops to zero. The object's layout must start with its parent's layout.
+/// Initializes the header of a fresh object that C allocated: `size` bytes at `obj`,
+/// of type `type_index`, count 1, and `deleter`, which frees it when the count drops to
+/// zero.
+///
+/// **The layout rule.** Every type's layout is sealed once, by its first owner, and
+/// checked against every later claim:
+///
+/// - A type whose layout a Rust struct owns (every built-in such as `OBJ_TYPE_ARRAY`
+///   or `OBJ_TYPE_STRING`, `ffi.Object` itself, and every `#[derive(Object)]` type)
+///   cannot be initialized from C: register a type of your own (`obj_type_register`)
+///   under it instead.
+/// - The type's nearest ancestor that a Rust struct owns must be one C can lay out:
+///   every field of its table is `OBJ_FIELD_C_READABLE` (see `obj_type_fields`). The
+///   object must start with that ancestor's layout (its header first, then its fields,
+///   which C initializes) and be at least its size and aligned to it (`obj_type_layout`
+///   gives both); C's own fields follow.
+/// - The first object made seals the type's size: every later object of the type must
+///   have the same `size`, and no Rust struct (in the host or a plugin) that adds
+///   fields to that ancestor can ever claim the type — a plugin whose struct claims it
+///   is refused when it loads.
+///
+/// On failure nothing is written.
 ///
 /// # Safety
 ///
-/// `obj` is null (an error) or writable memory for the header that nobody else uses.
+/// `obj` is null (an error) or `size` bytes of writable memory that nobody else uses.
 #[no_mangle]
 pub unsafe extern "C" fn obj_object_init(
     obj: *mut ObjObjectHeader,
+    size: usize,
     type_index: u32,
     deleter: ObjDeleter,
 ) -> i32 {
     guard(|| {
-        let header = out(obj, "obj")?;
-        match registry::type_info(type_index) {
-            Some(t) if t.is_object() => {}
-            _ => {
-                return Err(Error::value_error(format!(
-                    "type index {type_index} is not a registered object type"
-                )))
-            }
+        if obj.is_null() {
+            return Err(null("obj"));
         }
+        check_c_layout(obj as usize, size, type_index)?;
+        let header = out(obj, "obj")?;
         header.type_index = type_index;
         header.ref_count = 1;
         header.deleter = deleter;
+        Ok(())
+    })
+}
+
+/// What `obj_object_init` checks before it writes: a registered object type whose
+/// nearest Rust ancestor C can lay out, an object at least that large and aligned for
+/// it, then the seal (the type's layout is foreign, of this size, from now on).
+fn check_c_layout(addr: usize, size: usize, type_index: u32) -> Result<(), Error> {
+    let info = match registry::type_info(type_index) {
+        Some(t) if t.is_object() => t,
+        _ => {
+            return Err(Error::value_error(format!(
+                "type index {type_index} is not a registered object type"
+            )))
+        }
+    };
+    if let LayoutOwner::Rust { rust_name, layout } = info.layout_owner() {
+        return Err(Error::new(
+            "TypeError",
+            format!(
+                "C cannot initialize an object of type `{}`: its layout is the Rust struct                  `{rust_name}`'s ({layout}); register a type of your own under it",
+                info.key()
+            ),
+        ));
+    }
+    let (ancestor, layout) = ancestor_layout(info)?;
+    if let Some(f) = field_table(ancestor.index())?
+        .iter()
+        .find(|f| f.flags & OBJ_FIELD_C_READABLE == 0)
+    {
+        return Err(Error::new(
+            "TypeError",
+            format!(
+                "C cannot initialize an object of type `{}`: its Rust ancestor `{}` holds                  field `{}` (`{}`), which C cannot lay out",
+                info.key(),
+                ancestor.key(),
+                str_of(f.name),
+                str_of(f.rust_type),
+            ),
+        ));
+    }
+    if ancestor.reflection().is_opaque() {
+        return Err(Error::new(
+            "TypeError",
+            format!(
+                "C cannot initialize an object of type `{}`: its Rust ancestor `{}` is a                  built-in with contents of its own",
+                info.key(),
+                ancestor.key()
+            ),
+        ));
+    }
+    let align = layout
+        .align()
+        .max(core::mem::align_of::<ObjObjectHeader>() as u32) as usize;
+    if addr % align != 0 {
+        return Err(Error::value_error(format!(
+            "an object of type `{}` must be aligned to {align} bytes (its Rust ancestor              `{}`'s alignment); {addr:#x} is not",
+            info.key(),
+            ancestor.key()
+        )));
+    }
+    registry::seal_foreign_layout(type_index, size, ForeignMaker::C)
+        .map_err(|e| Error::new("TypeError", e.to_string()))?;
+    Ok(())
+}
+
+/// The nearest ancestor whose layout a Rust struct owns, and its layout.
+fn ancestor_layout(
+    info: &'static registry::TypeInfo,
+) -> Result<(&'static registry::TypeInfo, TypeLayout), Error> {
+    let mut t = info;
+    loop {
+        if let LayoutOwner::Rust { layout, .. } = t.layout_owner() {
+            return Ok((t, layout));
+        }
+        t = t.parent().ok_or_else(|| {
+            Error::new(
+                "TypeError",
+                format!("type `{}` has no Rust ancestor", info.key()),
+            )
+        })?;
+    }
+}
+
+fn str_of(s: ObjStr) -> &'static str {
+    // SAFETY: every `ObjStr` of a field table is an interned, leaked UTF-8 string.
+    let bytes = unsafe { core::slice::from_raw_parts(s.data.cast::<u8>(), s.len) };
+    core::str::from_utf8(bytes).unwrap_or("?")
+}
+
+/// The layout of the type at `index`, as `obj_object_init` checks it (see
+/// [`ObjTypeLayout`]).
+///
+/// # Safety
+///
+/// `out_layout` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_layout(index: u32, out_layout: *mut ObjTypeLayout) -> i32 {
+    guard(|| {
+        let o = out(out_layout, "out_layout")?;
+        let info = registry::type_info(index)
+            .filter(|t| t.is_object())
+            .ok_or_else(|| Error::new("KeyError", format!("no object type has index {index}")))?;
+        let owner = info.layout_owner();
+        let (ancestor, layout) = ancestor_layout(info)?;
+        *o = ObjTypeLayout {
+            size: u64::from(layout.size()),
+            align: layout.align(),
+            owner: match owner {
+                LayoutOwner::Rust { .. } => OBJ_LAYOUT_RUST,
+                LayoutOwner::Foreign { .. } => OBJ_LAYOUT_FOREIGN,
+                _ => OBJ_LAYOUT_OPEN,
+            },
+            fields_fingerprint: layout.fields_fingerprint(),
+            object_size: match owner {
+                LayoutOwner::Foreign {
+                    object_size: Some(n),
+                    ..
+                } => u64::from(n),
+                _ => 0,
+            },
+            rust_index: ancestor.index(),
+            reserved: 0,
+        };
         Ok(())
     })
 }

@@ -31,8 +31,16 @@
 //! the host's slot with their frames, and its globals are the host's. Its objects keep
 //! their own deleters (its allocator, its drop glue). Two things stay per copy and are
 //! harmless: the deferred-release queue of deep frees, and the `live-count` counter.
-//! Adoption shares Rust types, so the plugin must be built from the same sources by the
-//! same compiler; `object_core::registry::adopt::BUILD_ID` is compared first.
+//! Adoption shares Rust types, so the plugin must be built from the same `object-core`
+//! by the same compiler; `object_core::registry::adopt::BUILD_ID` is compared first.
+//! Then every Rust type the plugin's copy collected is registered in the host and
+//! checked against the host's entry for its key, layout included: a struct's size,
+//! alignment and field table must equal the host's copy of it (a plugin built against
+//! another version of a shared crate, whose struct has one more field, is refused), and
+//! a key whose objects were already made without a Rust struct (by C, with 16-byte
+//! objects, say) accepts only a struct that adds nothing to its Rust ancestor. Any
+//! refusal fails the load with a `PluginError` naming each key and both layouts, before
+//! the plugin's own `init` runs (see `object_core::registry::TypeLayout`).
 //!
 //! A plugin in C (or any language) uses the host functions in the table only and never
 //! links a copy of the runtime.
@@ -57,8 +65,9 @@ use crate::types::*;
 
 /// `ObjPluginDescriptor::magic`: "OBJPLUGN".
 pub const OBJ_PLUGIN_MAGIC: u64 = 0x4f42_4a50_4c55_474e;
-/// The ABI major version: a different one means incompatible tables or layouts.
-pub const OBJ_ABI_MAJOR: u32 = 1;
+/// The ABI major version: a different one means incompatible tables or layouts. (2:
+/// `obj_object_init` takes the object's size, to seal the type's layout.)
+pub const OBJ_ABI_MAJOR: u32 = 2;
 /// The ABI minor version: entries appended to the tables. A host serves plugins of
 /// its minor version or older.
 pub const OBJ_ABI_MINOR: u32 = 0;
@@ -164,7 +173,7 @@ pub struct ObjHostApi {
     pub type_register:
         unsafe extern "C" fn(*const c_char, *const c_char, u32, i32, i32, *mut u32) -> i32,
     /// `obj_object_init`.
-    pub object_init: unsafe extern "C" fn(*mut ObjObjectHeader, u32, ObjDeleter) -> i32,
+    pub object_init: unsafe extern "C" fn(*mut ObjObjectHeader, usize, u32, ObjDeleter) -> i32,
     /// `obj_is_instance`.
     pub is_instance: unsafe extern "C" fn(ObjHandle, u32, *mut i32) -> i32,
     /// `obj_string_create`.

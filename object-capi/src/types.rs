@@ -190,6 +190,40 @@ pub struct ObjTypeInfo {
     pub key: ObjStr,
 }
 
+/// The layout of a type's objects (see `obj_type_layout` and `obj_object_init`'s layout
+/// rule).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjTypeLayout {
+    /// The size in bytes of the layout Rust reads: the type's own struct for
+    /// `OBJ_LAYOUT_RUST`; otherwise its nearest Rust ancestor's struct, which every
+    /// object of the type starts with (the least `obj_object_init` accepts).
+    pub size: u64,
+    /// That struct's alignment (objects must be aligned to at least this and 8).
+    pub align: u32,
+    /// `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST` or `OBJ_LAYOUT_FOREIGN`.
+    pub owner: u32,
+    /// A fingerprint of that struct's field table (names, offsets, kinds, flags, Rust
+    /// types): two builds of one struct agree.
+    pub fields_fingerprint: u64,
+    /// For `OBJ_LAYOUT_FOREIGN`: the size sealed by the first object made of the type
+    /// itself (every object of it has this size), or 0 if none was made yet.
+    pub object_size: u64,
+    /// The index of the type whose struct `size` describes (the type itself for
+    /// `OBJ_LAYOUT_RUST`).
+    pub rust_index: u32,
+    /// Padding; 0.
+    pub reserved: u32,
+}
+
+/// `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
+pub const OBJ_LAYOUT_OPEN: u32 = 0;
+/// A Rust struct owns the layout: C cannot initialize objects of the type.
+pub const OBJ_LAYOUT_RUST: u32 = 1;
+/// Objects without a Rust struct of their own (made by C, or by Rust with an ancestor's
+/// struct) were made: the size is sealed.
+pub const OBJ_LAYOUT_FOREIGN: u32 = 2;
+
 /// One reflected field, plain data (see `obj_type_fields`). A C reader finds a field by
 /// name and reads `size` bytes at `offset` from the object's header for the kinds that
 /// say `OBJ_FIELD_C_READABLE` in `flags`; other kinds go through `obj_object_get_attr`.
@@ -324,6 +358,7 @@ const _: () = {
     assert!(offset_of!(ObjFieldInfo, static_type_index) == 36);
     assert!(offset_of!(ObjFieldInfo, static_type_key) == 40);
     assert!(size_of::<ObjTypeInfo>() == 56);
+    assert!(size_of::<ObjTypeLayout>() == 40);
 };
 
 /// `OBJ_KIND_*`: the value kinds an [`ObjAny`] carries below index 64.

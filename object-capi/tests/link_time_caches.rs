@@ -52,7 +52,8 @@ fn an_object_c_makes_below_a_link_time_type_is_an_instance_of_it() {
         deleter: None,
     }));
     // SAFETY: `raw` is a fresh, unshared header.
-    let rc = unsafe { obj_object_init(raw, index, Some(free_header)) };
+    let rc =
+        unsafe { obj_object_init(raw, size_of::<ObjObjectHeader>(), index, Some(free_header)) };
     assert_eq!(rc, 0);
     // SAFETY: `obj_object_init` made a live object with one reference, which we take.
     let obj = unsafe { ObjectRef::from_raw(raw.cast::<Object>()) };

@@ -52,7 +52,14 @@ fn a_plugin_type_the_host_registered_first_checks_as_itself_at_once() {
         deleter: None,
     }));
     // SAFETY: `raw` is a fresh, unshared header, and the type has no fields.
-    let rc = unsafe { obj_object_init(raw, info.index(), Some(free_header)) };
+    let rc = unsafe {
+        obj_object_init(
+            raw,
+            size_of::<ObjObjectHeader>(),
+            info.index(),
+            Some(free_header),
+        )
+    };
     assert_eq!(rc, 0);
     // SAFETY: `obj_object_init` made a live object with one reference, which we take.
     let marker = unsafe { ObjectRef::from_raw(raw.cast::<Object>()) };

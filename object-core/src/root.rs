@@ -14,6 +14,8 @@ pub(crate) static ROOT_REGISTRATION: TypeRegistration = TypeRegistration {
     static_index: type_index::OBJECT,
     rust_type: core::any::TypeId::of::<Object>,
     rust_name: "object_core::Object",
+    size: core::mem::size_of::<Object>() as u32,
+    align: core::mem::align_of::<Object>() as u32,
     reflection: &crate::reflection::ROOT_REFLECTION,
     cache: &ROOT_CACHE,
 };

@@ -134,6 +134,8 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 static_index: #index,
                 rust_type: #private::TypeId::of::<#name>,
                 rust_name: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+                size: ::core::mem::size_of::<#name>() as u32,
+                align: ::core::mem::align_of::<#name>() as u32,
                 reflection: &__REFLECTION,
                 cache: &__CACHE,
             };

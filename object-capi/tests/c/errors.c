@@ -42,7 +42,7 @@ int main(void) {
     FAILS(obj_ndarray_from_dlpack_versioned(NULL, &h), "ValueError", "null");
     FAILS(obj_any_release(NULL), "ValueError", "`value` is null");
     FAILS(obj_function_create(NULL, NULL, NULL, "f", &h), "ValueError", "`call` is null");
-    FAILS(obj_object_init(NULL, 64, NULL), "ValueError", "`obj` is null");
+    FAILS(obj_object_init(NULL, 16, 64, NULL), "ValueError", "`obj` is null");
 
     /* Bad text. */
     FAILS(obj_string_create("\xff\xfe", 2, &s), "ValueError", "not UTF-8");
@@ -58,7 +58,7 @@ int main(void) {
     OK(obj_type_register("ctest.Twice", "ffi.Object", 0, 0, 1, &idx));
     FAILS(obj_type_register("ctest.Twice", "ffi.Object", 2, 0, 1, &idx), "RegistryError", "ctest.Twice");
     FAILS(obj_type_register("int", "ffi.Object", 0, 0, 1, &idx), "RegistryError", "int");
-    FAILS(obj_object_init((ObjObjectHeader *)&v, 3, NULL), "ValueError", "not a registered object type");
+    FAILS(obj_object_init((ObjObjectHeader *)&v, sizeof v, 3, NULL), "ValueError", "not a registered object type");
     FAILS(obj_type_fields(99999, (const ObjFieldInfo **)&h, &n), "KeyError", "99999");
 
     /* Wrong object types. */

@@ -52,7 +52,7 @@ int main(void) {
     CHECK(info.parent_index == shape && info.is_final == 1);
 
     CPolygon *p = malloc(sizeof *p);
-    OK(obj_object_init(&p->header, poly, free_polygon));
+    OK(obj_object_init(&p->header, sizeof *p, poly, free_polygon));
     p->id = 3;
     p->sides = 5;
     ObjHandle h = &p->header;

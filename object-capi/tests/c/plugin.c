@@ -31,7 +31,7 @@ static int32_t make_thing(void *ctx, const ObjAny *args, int32_t n, ObjAny *ret)
     if (n != 1 || args[0].type_index != OBJ_KIND_INT)
         return host->error_raise("TypeError", "make_thing takes one int");
     Thing *t = malloc(sizeof *t);
-    if (host->object_init(&t->header, thing_type, free_thing) != 0) {
+    if (host->object_init(&t->header, sizeof *t, thing_type, free_thing) != 0) {
         free(t);
         return -1;
     }

@@ -14,7 +14,7 @@ use std::alloc::{alloc, dealloc, handle_alloc_error};
 use crate::header::{Deleter, Object};
 use crate::object_type::{is_instance, ObjectType};
 use crate::ptr::ObjectPtr;
-use crate::registry::{self, RegistryError};
+use crate::registry::{self, ForeignMaker, RegistryError, TypeLayout, TypeRegistration};
 
 mod extra;
 mod items;
@@ -211,14 +211,25 @@ pub fn make_object_as<T: ObjectType>(
     if !info.is_object() || !is_instance::<T>(type_index) {
         return Err(not());
     }
-    // Every type below `T` down to the target must be a layout-free extension, now and
-    // forever: sealing is one atomic transition that a Rust type's claim cannot undo.
-    let anc = info.ancestors();
-    for &i in &anc[(T::DEPTH as usize + 1).min(anc.len())..] {
-        match registry::type_info(i) {
-            Some(t) if t.seal_foreign_layout() => {}
-            _ => return Err(not()),
-        }
+    // `T` must be the nearest ancestor whose layout a Rust struct owns (or another copy
+    // of that struct, with its layout), and every type below it down to the target is
+    // sealed as having `T`'s objects, now and forever: a Rust struct that adds fields
+    // can never claim them afterwards.
+    let same_layout = |r: &'static TypeRegistration| {
+        core::ptr::eq(r, T::registration())
+            || TypeLayout::of_registration(r) == TypeLayout::of::<T>()
+    };
+    match info.rust_layout_ancestor() {
+        Some(r) if same_layout(r) => {}
+        _ => return Err(not()),
+    }
+    if type_index != T::type_index() {
+        registry::seal_foreign_layout(
+            type_index,
+            core::mem::size_of::<T>(),
+            ForeignMaker::RustAncestor(T::registration().rust_name),
+        )
+        .map_err(|_| not())?;
     }
     let obj = make_object(value);
     let raw = ObjectPtr::into_raw(obj);

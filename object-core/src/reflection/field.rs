@@ -214,6 +214,12 @@ impl FieldInfo {
         self.flags
     }
 
+    /// The in-place layout tag the structural walk reads the field by (part of the
+    /// type's layout fingerprint).
+    pub(crate) fn layout_tag(&self) -> u8 {
+        self.layout
+    }
+
     /// Whether the field takes part in reflection (is not `#[object(skip)]`).
     pub const fn is_reflected(&self) -> bool {
         !self.flags.contains(FieldFlags::SKIPPED)

@@ -30,12 +30,13 @@ use super::{RegistryError, TypeSpec};
 /// What the two sides compare before adopting: the crate version, the revision of the
 /// Rust layouts the two sides share (raised whenever one changes between releases; 2:
 /// the `String` handle became a 16-byte `Any` cell; 3: field tables tag 8-byte
-/// unsigned integers apart from `i64`; 4: a type's registration names its cache) and
+/// unsigned integers apart from `i64`; 4: a type's registration names its cache; 5: it
+/// records the struct's size and alignment, and entries record who sealed the layout) and
 /// the compiler that built it must be the same for Rust types to be shared.
 pub const BUILD_ID: &str = concat!(
     "object-core ",
     env!("CARGO_PKG_VERSION"),
-    " / layouts 4",
+    " / layouts 5",
     " / ",
     env!("OBJECT_CORE_RUSTC"),
 );
@@ -99,6 +100,12 @@ pub enum AdoptError {
     },
     /// This copy's own registry is already in use (a type was used before adopting).
     AlreadyInUse,
+    /// The host refused some of the Rust types this copy shares with it: most often a
+    /// struct whose layout differs from the host's copy of it (a plugin built from
+    /// another version of a shared crate), each error naming the key and both layouts.
+    /// The copy is adopted, but nothing of it may be used: its refused types' caches
+    /// stay empty, so nothing of theirs passes a type check.
+    TypesRefused(Vec<RegistryError>),
 }
 
 impl core::fmt::Display for AdoptError {
@@ -110,6 +117,13 @@ impl core::fmt::Display for AdoptError {
             ),
             AdoptError::AlreadyInUse => {
                 write!(f, "the plugin used its own type registry before adopting the host's")
+            }
+            AdoptError::TypesRefused(errors) => {
+                write!(f, "the host refused {} of the plugin's Rust types", errors.len())?;
+                for (i, e) in errors.iter().enumerate() {
+                    write!(f, "{} {e}", if i == 0 { ":" } else { ";" })?;
+                }
+                Ok(())
             }
         }
     }
@@ -123,7 +137,10 @@ impl std::error::Error for AdoptError {}
 ///
 /// # Errors
 ///
-/// [`AdoptError`]: a different build, or this copy's registry already in use.
+/// [`AdoptError`]: a different build, this copy's registry already in use, or Rust
+/// types the host refuses (a layout that differs from the host's copy of the struct,
+/// a key the host holds with another parent, …: the handshake compares every type the
+/// two share).
 pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
     if hooks.build_id != BUILD_ID {
         return Err(AdoptError::BuildMismatch {
@@ -151,8 +168,12 @@ pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
     }
     match ADOPTED.set(hooks) {
         Ok(()) => {
-            resolve_collected(hooks);
-            Ok(())
+            let refused = resolve_collected(hooks);
+            if refused.is_empty() {
+                Ok(())
+            } else {
+                Err(AdoptError::TypesRefused(refused))
+            }
         }
         // Another thread adopted between the check above and here: fine if it adopted
         // the same hooks (two loads of one plugin racing), an error otherwise.
@@ -163,28 +184,36 @@ pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
 /// Registers this copy's collected Rust types in the host now, which fills their caches
 /// (as the host's own build fills the host's): a cache must be filled before any object
 /// of its type exists, and a type registered in the host by other means (C, Python,
-/// another plugin) may already have objects. A registration the host refuses is left
-/// for the type's first use to report.
+/// another plugin) may already have objects. This is also the handshake's type check:
+/// each registration is compared with the host's entry for its key (parent, slots,
+/// flags, and the layout of the struct that owns it), and the refusals are returned.
 ///
 /// A parent must be registered before its child, and the collected order is arbitrary:
 /// a registration whose parent is not registered yet is tried again after the others,
 /// as long as a pass registers something.
-fn resolve_collected(hooks: &'static RegistryHooks) {
+fn resolve_collected(hooks: &'static RegistryHooks) -> Vec<RegistryError> {
     let mut pending: Vec<&'static TypeRegistration> = inventory::iter::<super::info::LinkedType>
         .into_iter()
         .map(|l| l.0)
         .filter(|r| r.key != crate::type_index::OBJECT_KEY)
         .collect();
+    let mut refused = Vec::new();
     loop {
         let before = pending.len();
-        pending.retain(|r| {
-            matches!(
-                (hooks.resolve_rust_type)(r),
-                Err(RegistryError::UnknownParent { .. })
-            )
-        });
-        if pending.is_empty() || pending.len() == before {
+        let mut waiting = Vec::new();
+        for r in pending {
+            match (hooks.resolve_rust_type)(r) {
+                Ok(_) => {}
+                Err(e @ RegistryError::UnknownParent { .. }) => waiting.push((r, e)),
+                Err(e) => refused.push(e),
+            }
+        }
+        let stuck = waiting.len() == before;
+        pending = waiting.iter().map(|(r, _)| *r).collect();
+        if pending.is_empty() || stuck {
+            refused.extend(waiting.into_iter().map(|(_, e)| e));
             break;
         }
     }
+    refused
 }

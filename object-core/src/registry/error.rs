@@ -79,13 +79,18 @@ pub enum RegistryError {
         /// The Rust object type that would hold it.
         of: String,
     },
-    /// A Rust type tried to claim a run-time type whose objects were already made with
-    /// a parent's layout (`make_object_as`).
-    LayoutTaken {
+    /// The type's layout was sealed by its first owner (a Rust struct, or objects made
+    /// by C or by `make_object_as` without a struct of their own), and a later claim
+    /// describes another one: a plugin's copy of a struct with other fields, a Rust
+    /// struct claiming a type whose objects C made, C making objects of a Rust struct's
+    /// type, objects of another size (see [`TypeLayout`](super::TypeLayout)).
+    LayoutMismatch {
         /// The key.
         key: String,
-        /// The Rust type that was refused.
-        rust: String,
+        /// The sealed layout and its owner.
+        existing: String,
+        /// The refused claim's.
+        requested: String,
     },
     /// A look-up of a key that is not registered.
     UnknownKey {
@@ -155,9 +160,13 @@ impl fmt::Display for RegistryError {
                 f,
                 "type `{key}` is not `{of}` or a run-time descendant of it without Rust fields"
             ),
-            RegistryError::LayoutTaken { key, rust } => write!(
+            RegistryError::LayoutMismatch {
+                key,
+                existing,
+                requested,
+            } => write!(
                 f,
-                "Rust type `{rust}` cannot claim type `{key}`: objects of it were already made with a parent's layout"
+                "type `{key}` has the layout of {existing}; {requested} does not match it"
             ),
             RegistryError::UnknownKey { key } => write!(f, "type key `{key}` is not registered"),
             RegistryError::ValueKindKey { key } => write!(

@@ -4,10 +4,12 @@
 use core::any::TypeId;
 use core::fmt;
 use core::ops::Range;
-use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
+use super::layout::{ForeignMaker, ForeignSeal, LayoutOwner, Sealed, TypeLayout};
 use super::table::{display_check, table_get};
+use super::RegistryError;
 use crate::object_type::TypeCache;
 use crate::reflection::TypeReflection;
 
@@ -26,6 +28,11 @@ pub struct TypeRegistration {
     pub static_index: u32,
     pub rust_type: fn() -> TypeId,
     pub rust_name: &'static str,
+    /// `size_of` the struct: with `align` and the field table, the layout its objects
+    /// have (see [`TypeLayout`]).
+    pub size: u32,
+    /// `align_of` the struct.
+    pub align: u32,
     /// The field table and type-erased entry points built by the derive.
     pub reflection: &'static TypeReflection,
     /// The type's cache (`ObjectType::type_cache()`): the registry fills it when the
@@ -75,7 +82,8 @@ pub struct TypeInfo {
     pub(super) is_final: bool,
     pub(super) allow_overflow: bool,
     pub(super) origin: TypeOrigin,
-    pub(super) owner: LayoutOwner,
+    /// Who gave the type's objects their layout, decided once (see `layout.rs`).
+    pub(super) sealed: OnceLock<Sealed>,
     pub(super) overflowed: AtomicBool,
 }
 
@@ -88,33 +96,6 @@ pub(super) fn inline_display(ancestors: &[u32]) -> [u32; DISPLAY_INLINE] {
         *slot = *a;
     }
     d
-}
-
-/// Who defines the memory layout of a type's objects: a Rust type (through the derive),
-/// or nobody beyond its parent (a run-time type whose objects `make_object_as` made with
-/// a Rust ancestor's layout). The two are exclusive and decided once, by one atomic
-/// transition, so a down-cast can never read a parent-sized object as a larger struct.
-pub(super) struct LayoutOwner {
-    state: AtomicU8,
-    rust: OnceLock<&'static TypeRegistration>,
-}
-
-const OWNER_OPEN: u8 = 0;
-const OWNER_RUST: u8 = 1;
-const OWNER_FOREIGN: u8 = 2;
-
-impl LayoutOwner {
-    fn new(rust: Option<&'static TypeRegistration>) -> Self {
-        let owner = LayoutOwner {
-            state: AtomicU8::new(OWNER_OPEN),
-            rust: OnceLock::new(),
-        };
-        if let Some(r) = rust {
-            owner.state.store(OWNER_RUST, Ordering::Relaxed);
-            let _ = owner.rust.set(r);
-        }
-        owner
-    }
 }
 
 impl TypeInfo {
@@ -144,7 +125,10 @@ impl TypeInfo {
             is_final,
             allow_overflow,
             origin,
-            owner: LayoutOwner::new(rust),
+            sealed: match rust {
+                Some(r) => OnceLock::from(Sealed::Rust(r)),
+                None => OnceLock::new(),
+            },
             overflowed: AtomicBool::new(false),
         }
     }
@@ -218,7 +202,36 @@ impl TypeInfo {
     /// The Rust type that registered this key through the derive, if any.
     #[inline]
     pub fn rust_name(&self) -> Option<&'static str> {
-        self.owner.rust.get().map(|r| r.rust_name)
+        self.rust_registration().map(|r| r.rust_name)
+    }
+
+    #[inline]
+    fn rust_registration(&self) -> Option<&'static TypeRegistration> {
+        match self.sealed.get() {
+            Some(Sealed::Rust(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Who gave the type's objects their layout: a Rust struct, a foreign maker (C, or
+    /// `make_object_as` with an ancestor's layout), or nobody yet. Decided once: see
+    /// [`TypeLayout`] for the rule every later claim is checked against.
+    ///
+    /// ```
+    /// use object_core::registry::{register_type, LayoutOwner, TypeSpec};
+    /// use object_core::{make_object_as, Object, ObjectType};
+    ///
+    /// assert!(matches!(
+    ///     Object::type_info().layout_owner(),
+    ///     LayoutOwner::Rust { rust_name: "object_core::Object", .. }
+    /// ));
+    /// let info = register_type(&TypeSpec::new("doc.owner.Tag", "ffi.Object")).unwrap();
+    /// assert_eq!(info.layout_owner(), LayoutOwner::Open);
+    /// let _tag = make_object_as(Object::new(), info.index()).unwrap();
+    /// assert!(matches!(info.layout_owner(), LayoutOwner::Foreign { object_size: Some(16), .. }));
+    /// ```
+    pub fn layout_owner(&self) -> LayoutOwner {
+        self.sealed.get().map_or(LayoutOwner::Open, Sealed::owner)
     }
 
     /// Whether the type itself is declared `#[object(abstract)]` (a base that only its
@@ -237,9 +250,7 @@ impl TypeInfo {
     /// assert!(!Object::type_info().is_abstract());
     /// ```
     pub fn is_abstract(&self) -> bool {
-        self.owner
-            .rust
-            .get()
+        self.rust_registration()
             .is_some_and(|r| r.reflection.is_abstract())
     }
 
@@ -264,9 +275,9 @@ impl TypeInfo {
     /// ```
     #[inline]
     pub fn reflection(&self) -> &'static TypeReflection {
-        match self.owner.rust.get() {
-            Some(r) => r.reflection,
-            None => self.inherited_reflection(),
+        match self.sealed.get() {
+            Some(Sealed::Rust(r)) => r.reflection,
+            _ => self.inherited_reflection(),
         }
     }
 
@@ -276,7 +287,7 @@ impl TypeInfo {
     fn inherited_reflection(&self) -> &'static TypeReflection {
         let mut info = self;
         loop {
-            if let Some(r) = info.owner.rust.get() {
+            if let Some(r) = info.rust_registration() {
                 return r.reflection;
             }
             match info.parent() {
@@ -286,36 +297,110 @@ impl TypeInfo {
         }
     }
 
-    /// Marks the type's layout as its parent's (no Rust struct of its own), for
-    /// `make_object_as`. Fails if a Rust type already claimed it.
-    pub(crate) fn seal_foreign_layout(&self) -> bool {
-        match self.owner.state.compare_exchange(
-            OWNER_OPEN,
-            OWNER_FOREIGN,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => true,
-            Err(state) => state == OWNER_FOREIGN,
+    /// The registration of the nearest ancestor-or-self whose layout a Rust struct owns
+    /// (the part of this type's objects Rust code reads).
+    pub(crate) fn rust_layout_ancestor(&self) -> Option<&'static TypeRegistration> {
+        let mut info = self;
+        loop {
+            if let Some(r) = info.rust_registration() {
+                return Some(r);
+            }
+            info = info.parent()?;
         }
     }
 
-    /// Records that a Rust type defines this layout. Fails if objects were already made
-    /// with a parent's layout under this type.
-    pub(super) fn claim_rust_layout(&self, r: &'static TypeRegistration) -> bool {
-        match self.owner.state.compare_exchange(
-            OWNER_OPEN,
-            OWNER_RUST,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => {
-                let _ = self.owner.rust.set(r);
-                true
+    /// Seals the type's layout as foreign (no Rust struct of its own) over `ancestor`,
+    /// the nearest ancestor a Rust struct owns, with objects of `object_size` bytes of
+    /// its own (`None` for a type strictly between the ancestor and the one whose object
+    /// is made). Idempotent for an equal request.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::LayoutMismatch`]: a Rust struct owns the layout, or it was sealed
+    /// over another layout or with another object size.
+    pub(crate) fn seal_foreign(
+        &self,
+        maker: ForeignMaker,
+        ancestor: &'static TypeRegistration,
+        object_size: Option<u32>,
+    ) -> Result<(), RegistryError> {
+        let sealed = self.sealed.get_or_init(|| {
+            Sealed::Foreign(ForeignSeal {
+                maker,
+                ancestor,
+                object_size: AtomicU32::new(0),
+            })
+        });
+        let refuse = |existing: &Sealed| {
+            let requested = LayoutOwner::Foreign {
+                maker,
+                ancestor_key: ancestor.key,
+                ancestor_layout: TypeLayout::of_registration(ancestor),
+                object_size,
+            };
+            RegistryError::LayoutMismatch {
+                key: self.key.to_owned(),
+                existing: existing.owner().to_string(),
+                requested: requested.to_string(),
             }
-            Err(state) => state == OWNER_RUST,
+        };
+        let Sealed::Foreign(f) = sealed else {
+            return Err(refuse(sealed));
+        };
+        if !core::ptr::eq(f.ancestor, ancestor)
+            && TypeLayout::of_registration(f.ancestor) != TypeLayout::of_registration(ancestor)
+        {
+            return Err(refuse(sealed));
         }
+        if let Some(size) = object_size {
+            match f
+                .object_size
+                .compare_exchange(0, size, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {}
+                Err(held) if held == size => {}
+                Err(_) => return Err(refuse(sealed)),
+            }
+        }
+        Ok(())
     }
+
+    /// Records that the Rust struct of `r` defines this layout, or checks that it agrees
+    /// with the layout already sealed: another copy of the struct (a plugin's) must have
+    /// an equal [`TypeLayout`]; over a foreign layout, the struct must add nothing to
+    /// the Rust ancestor that layout is over.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::LayoutMismatch`] naming both layouts.
+    pub(super) fn claim_rust_layout(
+        &self,
+        r: &'static TypeRegistration,
+    ) -> Result<(), RegistryError> {
+        let sealed = self.sealed.get_or_init(|| Sealed::Rust(r));
+        let same = match sealed {
+            Sealed::Rust(held) => {
+                core::ptr::eq(*held, r)
+                    || TypeLayout::of_registration(held) == TypeLayout::of_registration(r)
+            }
+            Sealed::Foreign(f) => {
+                TypeLayout::of_registration(f.ancestor) == TypeLayout::of_registration(r)
+            }
+        };
+        if same {
+            return Ok(());
+        }
+        let requested = LayoutOwner::Rust {
+            rust_name: r.rust_name,
+            layout: TypeLayout::of_registration(r),
+        };
+        Err(RegistryError::LayoutMismatch {
+            key: self.key.to_owned(),
+            existing: sealed.owner().to_string(),
+            requested: requested.to_string(),
+        })
+    }
+
     /// Whether some descendant of this type lies outside its range.
     #[inline]
     pub fn has_overflowed_descendants(&self) -> bool {

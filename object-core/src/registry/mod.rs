@@ -50,6 +50,8 @@
 //! - `table.rs`: the lock-free index → entry table and the ancestor "display" rows (the
 //!   one part of the registry that needs `unsafe`);
 //! - `spec.rs`: [`TypeSpec`], [`register_type`] and a Rust type's first use;
+//! - `layout.rs`: [`TypeLayout`], [`LayoutOwner`]: the layout each type's objects have,
+//!   sealed once by its first owner (a Rust struct, C, `make_object_as`);
 //! - `place.rs`: placing one type (index allocation, overflow marking, checks);
 //! - `build.rs`: the one-time build from every link-time registration, in named steps;
 //! - `error.rs`: [`RegistryError`].
@@ -66,6 +68,7 @@ pub mod adopt;
 mod build;
 mod error;
 mod info;
+mod layout;
 mod place;
 mod spec;
 // The index → entry table publishes and reads leaked entries through raw pointers.
@@ -77,7 +80,8 @@ pub use self::info::{TypeInfo, TypeOrigin};
 // What generated code submits (also in `__private`); not public API in its details.
 #[doc(hidden)]
 pub use self::info::{LinkedType, TypeRegistration};
-pub use self::spec::{register_type, TypeSpec};
+pub use self::layout::{ForeignMaker, LayoutOwner, TypeLayout};
+pub use self::spec::{register_type, seal_foreign_layout, TypeSpec};
 pub use self::table::MAX_TYPES;
 
 use self::build::build;

@@ -2,6 +2,7 @@
 //! type (found in the table built at first use, or registered then).
 
 use super::info::{TypeInfo, TypeRegistration};
+use super::layout::{ForeignMaker, LayoutOwner, TypeLayout};
 use super::place::{check_static_index, place_runtime, place_static, KeyName};
 use super::{registry, RegistryError};
 
@@ -208,28 +209,106 @@ pub(crate) fn resolve_rust_type_from(
             }
         }
     };
-    let info = match w.claimed.get(&info.index) {
+    match w.claimed.get(&info.index) {
+        // Another Rust type under the same key. (The same type again, or from another
+        // copy of the code (a plugin's) one of the same name, must also have the same
+        // layout: another build of a crate may keep its `TypeId` and change its fields.)
         Some(&(held, name)) if held != tid && !(foreign && name == r.rust_name) => {
-            Err(RegistryError::RustTypeConflict {
+            return Err(RegistryError::RustTypeConflict {
                 key: r.key.to_owned(),
                 first: name.to_owned(),
                 second: r.rust_name.to_owned(),
-            })
+            });
         }
-        Some(_) => Ok(info),
+        Some(_) => info.claim_rust_layout(r)?,
         None => {
-            if !info.claim_rust_layout(r) {
-                return Err(RegistryError::LayoutTaken {
-                    key: r.key.to_owned(),
-                    rust: r.rust_name.to_owned(),
-                });
-            }
+            info.claim_rust_layout(r)?;
             w.claimed.insert(info.index, (tid, r.rust_name));
-            Ok(info)
         }
-    }?;
+    }
     w.publish_cache(r.cache, info);
     Ok(info)
+}
+
+/// Seals the layout of objects of type `type_index` made without a Rust struct of their
+/// own (by C, or by `make_object_as` with an ancestor's struct): `object_size` bytes,
+/// starting with the layout of the nearest ancestor a Rust struct owns, which it
+/// returns. The type and every type between it and that ancestor can never be claimed
+/// by a Rust struct that adds to the ancestor (see [`TypeLayout`]). Idempotent for the
+/// same size; the first size made is the type's.
+///
+/// # Errors
+///
+/// [`RegistryError::UnknownKey`] for an unregistered index or a value kind;
+/// [`RegistryError::LayoutMismatch`] naming both layouts: a Rust struct owns the type's
+/// layout, objects of another size were made, or `object_size` is smaller than the
+/// Rust ancestor's struct.
+///
+/// ```
+/// use object_core::registry::{register_type, seal_foreign_layout, ForeignMaker, TypeSpec};
+///
+/// let info = register_type(&TypeSpec::new("doc.seal.CNode", "ffi.Object")).unwrap();
+/// let ancestor = seal_foreign_layout(info.index(), 24, ForeignMaker::C).unwrap();
+/// assert_eq!(ancestor.key(), "ffi.Object");
+/// assert!(seal_foreign_layout(info.index(), 24, ForeignMaker::C).is_ok());
+/// assert!(seal_foreign_layout(info.index(), 32, ForeignMaker::C).is_err(), "another size");
+/// // A Rust struct's type is never sealed as foreign.
+/// assert!(seal_foreign_layout(64, 16, ForeignMaker::C).is_err());
+/// ```
+pub fn seal_foreign_layout(
+    type_index: u32,
+    object_size: usize,
+    maker: ForeignMaker,
+) -> Result<&'static TypeInfo, RegistryError> {
+    let info = super::type_info(type_index)
+        .filter(|i| i.is_object())
+        .ok_or_else(|| RegistryError::UnknownKey {
+            key: format!("<type index {type_index}>"),
+        })?;
+    let ancestor = info
+        .rust_layout_ancestor()
+        .ok_or_else(|| RegistryError::UnknownKey {
+            key: info.key().to_owned(),
+        })?;
+    let requested = |size: Option<u32>| LayoutOwner::Foreign {
+        maker,
+        ancestor_key: ancestor.key,
+        ancestor_layout: TypeLayout::of_registration(ancestor),
+        object_size: size,
+    };
+    let mismatch = |size: Option<u32>| RegistryError::LayoutMismatch {
+        key: info.key().to_owned(),
+        existing: info.layout_owner().to_string(),
+        requested: requested(size).to_string(),
+    };
+    let size = u32::try_from(object_size).map_err(|_| mismatch(None))?;
+    if matches!(info.layout_owner(), LayoutOwner::Rust { .. }) {
+        return Err(mismatch(Some(size)));
+    }
+    if size < ancestor.size {
+        return Err(RegistryError::LayoutMismatch {
+            key: info.key().to_owned(),
+            existing: format!(
+                "its Rust ancestor `{}`: objects start with `{}` ({})",
+                ancestor.key,
+                ancestor.rust_name,
+                TypeLayout::of_registration(ancestor)
+            ),
+            requested: format!("an object of {size} bytes"),
+        });
+    }
+    let mut t = info;
+    let mut own = Some(size);
+    while t.key() != ancestor.key {
+        t.seal_foreign(maker, ancestor, own.take())?;
+        t = match t.parent() {
+            Some(p) => p,
+            None => break,
+        };
+    }
+    super::type_info_by_key(ancestor.key).ok_or_else(|| RegistryError::UnknownKey {
+        key: ancestor.key.to_owned(),
+    })
 }
 
 fn spec_of(r: &TypeRegistration) -> TypeSpec {
@@ -256,6 +335,16 @@ mod tests {
         name: &'static str,
         cache: &'static TypeCache,
     ) -> TypeRegistration {
+        sized(key, name, 16, &crate::reflection::NO_REFLECTION, cache)
+    }
+
+    const fn sized(
+        key: &'static str,
+        name: &'static str,
+        size: u32,
+        reflection: &'static crate::reflection::TypeReflection,
+        cache: &'static TypeCache,
+    ) -> TypeRegistration {
         TypeRegistration {
             key,
             parent_key: type_index::OBJECT_KEY,
@@ -265,36 +354,80 @@ mod tests {
             static_index: 0,
             rust_type: TypeId::of::<u8>,
             rust_name: name,
-            reflection: &crate::reflection::NO_REFLECTION,
+            size,
+            align: 8,
+            reflection,
             cache,
         }
     }
 
     // Registrations inventory never collected (as for a library loaded later).
-    static SEALED: TypeRegistration = late("unit.Sealed", "unit::Sealed", &CACHE_SEALED);
+    static SEALED: TypeRegistration = sized(
+        "unit.Sealed",
+        "unit::Sealed",
+        32,
+        &crate::reflection::NO_REFLECTION,
+        &CACHE_SEALED,
+    );
+    static MARKER: TypeRegistration = sized(
+        "unit.Marker",
+        "unit::Marker",
+        16,
+        &crate::reflection::ROOT_REFLECTION,
+        &CACHE_MARKER,
+    );
     static CLAIMED: TypeRegistration = late("unit.Claimed", "unit::Claimed", &CACHE_CLAIMED);
+    static CLAIMED_SKEWED: TypeRegistration = sized(
+        "unit.Claimed",
+        "unit::Claimed",
+        24,
+        &crate::reflection::NO_REFLECTION,
+        &CACHE_SKEWED,
+    );
     static UNCOLLECTED: TypeRegistration =
         late("unit.Uncollected", "unit::Uncollected", &CACHE_UNCOLLECTED);
     static CACHE_SEALED: TypeCache = TypeCache::new();
+    static CACHE_MARKER: TypeCache = TypeCache::new();
     static CACHE_CLAIMED: TypeCache = TypeCache::new();
+    static CACHE_SKEWED: TypeCache = TypeCache::new();
     static CACHE_UNCOLLECTED: TypeCache = TypeCache::new();
 
-    /// A type whose objects were made with a parent's layout can never be claimed by a
-    /// Rust struct afterwards (a down-cast would read past the allocation), and a type a
-    /// Rust struct claimed can never be sealed.
+    /// A type whose objects were made without a Rust struct of their own can be claimed
+    /// afterwards only by a struct that adds nothing to its Rust ancestor (a larger one
+    /// would read past the objects); a Rust struct's type can never be sealed as
+    /// foreign; another copy of a struct (a plugin's) must have the same layout.
     #[test]
     fn layout_ownership_is_decided_once() {
         let sealed = register_type(&TypeSpec::new("unit.Sealed", "ffi.Object")).unwrap();
-        assert!(sealed.seal_foreign_layout());
-        assert!(sealed.seal_foreign_layout(), "sealing is idempotent");
+        seal_foreign_layout(sealed.index(), 16, ForeignMaker::C).unwrap();
+        seal_foreign_layout(sealed.index(), 16, ForeignMaker::C).expect("idempotent");
+        let err = seal_foreign_layout(sealed.index(), 24, ForeignMaker::C).unwrap_err();
+        assert!(matches!(err, RegistryError::LayoutMismatch { .. }), "{err}");
         let err = resolve_rust_type(&SEALED).unwrap_err();
-        assert!(matches!(err, RegistryError::LayoutTaken { .. }), "{err}");
+        assert!(matches!(err, RegistryError::LayoutMismatch { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("unit.Sealed") && text.contains("16 bytes") && text.contains("32 bytes"),
+            "names the key and both layouts: {text}"
+        );
+
+        // A struct with its ancestor's layout exactly (a marker) may claim C's type.
+        let marker = register_type(&TypeSpec::new("unit.Marker", "ffi.Object")).unwrap();
+        seal_foreign_layout(marker.index(), 16, ForeignMaker::C).unwrap();
+        assert_eq!(resolve_rust_type(&MARKER).unwrap().index(), marker.index());
 
         let claimed = register_type(&TypeSpec::new("unit.Claimed", "ffi.Object")).unwrap();
         let info = resolve_rust_type(&CLAIMED).unwrap();
         assert_eq!(info.index(), claimed.index());
         assert_eq!(info.rust_name(), Some("unit::Claimed"));
-        assert!(!claimed.seal_foreign_layout());
+        let err = seal_foreign_layout(claimed.index(), 16, ForeignMaker::C).unwrap_err();
+        assert!(matches!(err, RegistryError::LayoutMismatch { .. }), "{err}");
+        // Another copy of the same struct (same name) with another layout: refused.
+        let err = resolve_rust_type_from(&CLAIMED_SKEWED, true).unwrap_err();
+        assert!(matches!(err, RegistryError::LayoutMismatch { .. }), "{err}");
+        assert!(err.to_string().contains("24 bytes"), "{err}");
+        // The same copy again, and a copy with the same layout: accepted.
+        assert!(resolve_rust_type_from(&CLAIMED, true).is_ok());
     }
 
     /// A Rust type whose link-time registration was not collected (say, in a library

@@ -35,6 +35,21 @@ pub struct Marker {
     base: object_core::Object,
 }
 
+/// A wide node (16 fields, 144 bytes) under a key C may have registered first with
+/// 16-byte objects: the host must refuse the plugin then, or `wide_sum` would read past
+/// C's objects.
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "plugin.CNode")]
+pub struct CNode {
+    base: object_core::Object,
+    /// One reflected field, and room for fifteen more words.
+    pub first: i64,
+    /// Fifteen more words.
+    #[object(skip)]
+    pub rest: [i64; 15],
+}
+
 fn area(shape: ObjectRef) -> Result<f64, Error> {
     if let Some(c) = shape.downcast_ref::<Circle>() {
         Ok(std::f64::consts::PI * c.radius * c.radius)
@@ -84,6 +99,20 @@ fn init() -> Result<Module, Error> {
             Function::from_typed_named("is_marker", |o: ObjectRef| o.is::<Marker>()),
         )
         .function(
+            "wide_sum",
+            Function::from_typed_named("wide_sum", |o: ObjectRef| -> Option<i64> {
+                o.downcast_ref::<CNode>()
+                    .map(|n| n.first + n.rest.iter().sum::<i64>())
+            }),
+        )
+        .function(
+            "versioned_tail",
+            Function::from_typed_named("versioned_tail", |o: ObjectRef| -> Option<i64> {
+                o.downcast_ref::<object_capi_fixtures::Versioned>()
+                    .map(versioned_tail)
+            }),
+        )
+        .function(
             "fail",
             Function::from_typed_named("fail", |msg: object_core::String| -> Result<i64, Error> {
                 Err(Error::value_error(msg.as_str()))
@@ -101,6 +130,18 @@ fn init() -> Result<Module, Error> {
             ),
         )
         .build())
+}
+
+/// The last word of the struct as this build knows it.
+#[cfg(not(feature = "skew-layout"))]
+fn versioned_tail(v: &object_capi_fixtures::Versioned) -> i64 {
+    v.version
+}
+
+/// The last word of the struct as this build knows it: 256 bytes past the host's.
+#[cfg(feature = "skew-layout")]
+fn versioned_tail(v: &object_capi_fixtures::Versioned) -> i64 {
+    v.history[31] as i64
 }
 
 #[cfg(not(feature = "skew-abi"))]
