@@ -155,11 +155,6 @@ fn consume_versioned(m: *mut DLManagedTensorVersioned) {
     unsafe { ((*m).deleter.expect("our exports have a deleter"))(m) }
 }
 
-fn consume_legacy(m: *mut DLManagedTensor) {
-    // SAFETY: as above.
-    unsafe { ((*m).deleter.expect("our exports have a deleter"))(m) }
-}
-
 // ---------------------------------------------------------------------------------
 // Construction and reading.
 // ---------------------------------------------------------------------------------
@@ -543,7 +538,10 @@ fn export_then_import_is_the_same_array() {
             minor: DLPACK_MINOR_VERSION
         }
     );
-    assert_eq!(managed.flags, 0);
+    assert_eq!(
+        managed.flags, DLPACK_FLAG_BITMASK_READ_ONLY,
+        "shared with `a`: read-only for the consumer"
+    );
     assert_eq!(managed.dl_tensor.data, a.as_dl_tensor().data, "zero copy");
     assert_eq!(managed.dl_tensor.shape, a.as_dl_tensor().shape);
     assert_eq!(
@@ -555,25 +553,37 @@ fn export_then_import_is_the_same_array() {
         2,
         "the export holds one"
     );
+    // Exported read-only, it comes back as a read-only view of the same memory.
     let b = import_versioned(m).unwrap();
-    assert!(
-        NDArray::ptr_eq(&b, &a),
+    assert!(b.is_read_only() && b.is_view() && b.data_ptr() == a.data_ptr());
+    assert_eq!(b.as_slice::<f32>().unwrap(), a.as_slice::<f32>().unwrap());
+    drop(b);
+    assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
+
+    // Given up by its only handle, it exports writable and comes back as itself.
+    let address = ObjectPtr::as_ptr(a.as_object_ptr());
+    let m = a.into_dlpack_versioned();
+    // SAFETY: a live export.
+    assert_eq!(unsafe { (*m).flags }, 0, "the only handle: writable");
+    let a = import_versioned(m).unwrap();
+    assert_eq!(
+        ObjectPtr::as_ptr(a.as_object_ptr()),
+        address,
         "our own export comes back as the same object"
     );
-    assert_eq!(
-        ObjectPtr::strong_count(a.as_object_ptr()),
-        2,
-        "a and b; the export is gone"
-    );
-    drop(b);
+    assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
 
-    // Legacy.
-    let m = a.to_dlpack().unwrap();
+    // Legacy: only the only handle to writable memory.
+    let other = a.clone();
+    let (a, e) = a.into_dlpack().unwrap_err();
+    assert_eq!(e, NDArrayError::Shared);
+    drop(other);
+    let data = a.as_dl_tensor().data;
+    let m = a.into_dlpack().unwrap();
     // SAFETY: a live export.
-    assert_eq!(unsafe { (*m).dl_tensor.data }, a.as_dl_tensor().data);
-    let c = import_legacy(m).unwrap();
-    assert!(NDArray::ptr_eq(&c, &a));
-    drop(c);
+    assert_eq!(unsafe { (*m).dl_tensor.data }, data, "zero copy");
+    let a = import_legacy(m).unwrap();
+    assert_eq!(ObjectPtr::as_ptr(a.as_object_ptr()), address);
     assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
 
     // A consumer that changed the description gets the general path: a new array over
@@ -595,13 +605,78 @@ fn export_then_import_is_the_same_array() {
     assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
 }
 
+/// The lending rule: an NDArray's data is either shared (Rust may borrow it, no foreign
+/// code writes it) or lent writable to foreign code (no Rust code can borrow it), never
+/// both.
+#[test]
+fn lent_data_is_never_read_from_rust() {
+    let _leaks = LeakCheck::new();
+    let mut a = NDArray::from_slice(&[4], &[1.0f64, 2.0, 3.0, 4.0]).unwrap();
+    assert!(!a.is_lent() && !a.is_lent_writable());
+    {
+        let lease = a.lend_mut().unwrap();
+        // Every handle a callee can make from the argument refuses to lend the data.
+        let b = NDArray::try_from(lease.arg().to_any()).unwrap();
+        assert!(b.is_lent() && b.is_lent_writable());
+        assert_eq!(b.as_slice::<f64>().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.as_bytes().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.view().as_slice::<f64>().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.as_raw_view().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.to_bytes().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.deep_copy().unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.reshape(&[2, 2]).unwrap_err(), NDArrayError::Lent);
+        assert_eq!(b.slice(1..).unwrap_err(), NDArrayError::Lent);
+        let mut dst = NDArray::from_slice(&[4], &[0.0f64; 4]).unwrap();
+        assert_eq!(dst.copy_from(&b).unwrap_err(), NDArrayError::Lent);
+        let args = [lease.arg()];
+        assert_eq!(
+            TensorView::try_from(args[0])
+                .unwrap()
+                .as_slice::<f64>()
+                .unwrap_err(),
+            NDArrayError::Lent
+        );
+        // A read-only export, imported back, is a view that follows the lease too.
+        let back = import_versioned(b.to_dlpack_versioned()).unwrap();
+        assert_eq!(back.as_slice::<f64>().unwrap_err(), NDArrayError::Lent);
+        // A foreign call that started during the lease keeps reads refused until it
+        // returns, even if the lease ends first.
+        let write = b.foreign_write().expect("lent: a foreign call may write");
+        drop(lease);
+        assert!(
+            b.foreign_write().is_none(),
+            "the lease is over: no new writes"
+        );
+        assert_eq!(b.as_slice::<f64>().unwrap_err(), NDArrayError::Lent);
+        drop(write);
+        assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(back.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+    }
+    // Only the only handle to writable memory is lent.
+    let shared = a.clone();
+    assert_eq!(a.lend_mut().unwrap_err(), NDArrayError::Shared);
+    drop(shared);
+    let view = a.slice(..).unwrap();
+    assert_eq!(a.lend_mut().unwrap_err(), NDArrayError::Shared);
+    drop(view);
+    let (m, _deleted) =
+        foreign_versioned(&[1], None, f32s(1), DLPACK_FLAG_BITMASK_READ_ONLY, |_| {});
+    let mut ro = import_versioned(m).unwrap();
+    assert_eq!(ro.lend_mut().unwrap_err(), NDArrayError::ReadOnly);
+    // A lease never ended only keeps Rust from reading.
+    a.start_lease().unwrap();
+    assert_eq!(a.as_slice::<f64>().unwrap_err(), NDArrayError::Lent);
+    a.end_lease();
+    assert!(a.as_slice::<f64>().is_ok());
+}
+
 #[test]
 fn export_keeps_the_array_alive_until_the_deleter() {
     let leaks = LeakCheck::new();
     let a = NDArray::from_slice(&[3], &[1.5f64, 2.5, 3.5]).unwrap();
     let view = a.slice(1..).unwrap();
     let m = view.to_dlpack_versioned();
-    let l = a.to_dlpack().unwrap();
+    let l = a.to_dlpack_versioned();
     drop((a, view));
     assert_eq!(
         leaks.live(),
@@ -618,8 +693,8 @@ fn export_keeps_the_array_alive_until_the_deleter() {
         assert_eq!(*((*l).dl_tensor.data as *const f64), 1.5);
     }
     consume_versioned(m);
-    assert_eq!(leaks.live(), 1, "the legacy export still holds the base");
-    consume_legacy(l);
+    assert_eq!(leaks.live(), 1, "the other export still holds the base");
+    consume_versioned(l);
     assert_eq!(leaks.live(), 0);
 }
 
@@ -718,7 +793,10 @@ fn read_only_flag_is_respected() {
     let e = v.to_dlpack_versioned();
     // SAFETY: a live export.
     assert_eq!(unsafe { (*e).flags }, DLPACK_FLAG_BITMASK_READ_ONLY);
-    assert_eq!(v.to_dlpack().unwrap_err(), NDArrayError::ReadOnly);
+    let v2 = v.slice(..).unwrap();
+    let (v2, err) = v2.into_dlpack().unwrap_err();
+    assert_eq!(err, NDArrayError::ReadOnly);
+    drop(v2);
     // A consumer that clears the flag does not get our array back writable.
     // SAFETY: a live export we own.
     unsafe { (*e).flags = 0 };
@@ -1032,7 +1110,7 @@ fn functions_take_arrays_objects_or_raw_tensors() {
     });
     assert_eq!(total.typed::<(&NDArray,), f64>().call((&a,)).unwrap(), 10.0);
     assert_eq!(total.call_with([&a]).unwrap(), Any::from(10.0));
-    let err = total.call(&[a.as_raw_view()]).unwrap_err();
+    let err = total.call(&[a.as_raw_view().unwrap()]).unwrap_err();
     assert_eq!(
         err.message(),
         "argument 0: expected ffi.Tensor, got DLTensor*"
@@ -1054,7 +1132,10 @@ fn functions_take_arrays_objects_or_raw_tensors() {
         ))
     });
     assert_eq!(sum.call_with([&a]).unwrap(), Any::from(10.5));
-    assert_eq!(sum.call(&[a.as_raw_view()]).unwrap(), Any::from(10.0));
+    assert_eq!(
+        sum.call(&[a.as_raw_view().unwrap()]).unwrap(),
+        Any::from(10.0)
+    );
     assert!(sum.call_with([1]).is_err());
 
     // Typed, `*mut DLTensor` parameter: both kinds, as a raw pointer for the call.
@@ -1064,7 +1145,10 @@ fn functions_take_arrays_objects_or_raw_tensors() {
         Ok(t.ndim() as i64 * 100 + t.numel() as i64)
     });
     assert_eq!(ndim.call_with([&a]).unwrap(), Any::from(104));
-    assert_eq!(ndim.call(&[a.as_raw_view()]).unwrap(), Any::from(104));
+    assert_eq!(
+        ndim.call(&[a.as_raw_view().unwrap()]).unwrap(),
+        Any::from(104)
+    );
     assert!(ndim.call_with(["x"]).is_err());
 
     // The object address and the tensor address convert into each other.
@@ -1123,14 +1207,17 @@ fn arrays_cross_threads() {
 fn many_round_trips() {
     let leaks = LeakCheck::new();
     let n = scaled(20_000, 50);
-    let a = NDArray::from_slice(&[4, 4], &f32s(16)).unwrap();
+    let mut a = NDArray::from_slice(&[4, 4], &f32s(16)).unwrap();
+    let address = ObjectPtr::as_ptr(a.as_object_ptr());
     for i in 0..n {
+        // Given up by the only handle, an export comes back as the same array.
         let b = if i % 2 == 0 {
-            import_versioned(a.to_dlpack_versioned()).unwrap()
+            import_versioned(a.into_dlpack_versioned()).unwrap()
         } else {
-            import_legacy(a.to_dlpack().unwrap()).unwrap()
+            import_legacy(a.into_dlpack().unwrap()).unwrap()
         };
-        assert!(NDArray::ptr_eq(&b, &a));
+        assert_eq!(ObjectPtr::as_ptr(b.as_object_ptr()), address);
+        a = b;
         let (m, deleted) = foreign_versioned(&[2, 2], None, f32s(4), 0, |_| {});
         let f = import_versioned(m).unwrap();
         let v = f.reshape(&[4]).unwrap();
@@ -1381,9 +1468,9 @@ fn empty_arrays_with_huge_extents_work_everywhere() {
         let back = NDArray::try_from(back).unwrap();
         check(&back, "loaded");
         assert_eq!(object_json::to_json_graph(&Any::from(back)).unwrap(), text);
-        // DLPack: our export comes back as itself.
+        // DLPack: our (read-only) export comes back as a read-only view of itself.
         let again = import_versioned(e.to_dlpack_versioned()).unwrap();
-        assert!(NDArray::ptr_eq(&again, &e));
+        assert!(again.is_read_only() && again.shape() == e.shape());
         // Imported, with and without strides, both struct versions.
         for given in [None, Some(vec![1i64; shape.len()])] {
             let (m, deleted) = foreign_versioned(shape, given.as_deref(), Vec::new(), 0, |_| {});

@@ -97,6 +97,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // `ffi.Module`.
 #define OBJ_TYPE_MODULE 73
 
+// `DLPACK_FLAG_BITMASK_READ_ONLY`: in `ObjDLManagedTensorVersioned::flags`, the
+// consumer must not write the data.
+#define OBJ_DLPACK_FLAG_READ_ONLY 1
+
 // `OBJ_FIELD_KIND_*` (`ObjFieldInfo::kind`).
 #define OBJ_FIELD_KIND_BOOL 0
 
@@ -461,6 +465,11 @@ extern "C" {
 // `deleter(ctx)` (if not null) runs once when the function dies. `name` (may be null)
 // names the function in error frames.
 //
+// The arguments are borrowed for the call. A tensor argument's data is **read-only**
+// to `call` (its caller may be reading it through a shared borrow), unless
+// `obj_ndarray_is_lent` says it is lent writable; a `DLTensor*` argument is always
+// read-only.
+//
 // # Safety
 //
 // `call` may be called from any thread while the function lives, with borrowed
@@ -707,8 +716,12 @@ int32_t obj_ndarray_empty(const int64_t *shape,
                           struct ObjDataType dtype,
                           ObjHandle *out_array);
 
-// The `DLTensor` inside an `NDArray` (borrowed: valid while the array lives). C may
-// write the data of an array it holds the only reference to, unless read-only.
+// The `DLTensor` inside an `NDArray` (borrowed: valid while the array lives). Its
+// description must never be written. **Its data is read-only to C** unless the array
+// is lent writable: C lends an array it holds the only reference to with
+// `obj_ndarray_lend` (and may write it until `obj_ndarray_end_lend`), and a callee may
+// write a tensor argument only if `obj_ndarray_is_lent` says so (its caller lent it for
+// the call). While an array is lent, Rust refuses to read its data.
 //
 // # Safety
 //
@@ -732,21 +745,68 @@ int32_t obj_ndarray_from_dlpack(struct ObjDLManagedTensor *managed, ObjHandle *o
 int32_t obj_ndarray_from_dlpack_versioned(struct ObjDLManagedTensorVersioned *managed,
                                           ObjHandle *out_array);
 
-// Exports an array as a legacy DLPack tensor (zero-copy; the export keeps the array
-// alive until its deleter is called, which the consumer must do once).
+// Exports an array as a legacy DLPack tensor (zero-copy), **taking over the caller's
+// reference** on success. The legacy struct cannot say "read-only", so the consumer
+// may write: the array must be writable, not lent, and the caller's reference the
+// only one. On failure nothing changes: the caller keeps its reference. The export
+// keeps the array alive until its deleter is called, which the consumer must do once.
+//
+// # Safety
+//
+// `array` null (an error) or a live object on which the caller owns a reference;
+// `out_managed` writable.
+int32_t obj_ndarray_to_dlpack(ObjHandle array, struct ObjDLManagedTensor **out_managed);
+
+// Exports an array as a versioned DLPack tensor (zero-copy), **read-only** for the
+// consumer (`DLPACK_FLAG_BITMASK_READ_ONLY`): the array stays shared with its other
+// handles, the caller's included, which Rust may be reading. The export holds a
+// reference of its own until its deleter is called, which the consumer must do once.
+// To hand a consumer writable memory, see `obj_ndarray_into_dlpack_versioned`.
 //
 // # Safety
 //
 // `array` null (an error) or a live object; `out_managed` writable.
-int32_t obj_ndarray_to_dlpack(ObjHandle array, struct ObjDLManagedTensor **out_managed);
+int32_t obj_ndarray_to_dlpack_versioned(ObjHandle array,
+                                        struct ObjDLManagedTensorVersioned **out_managed);
 
-// Exports an array as a versioned DLPack tensor; see [`obj_ndarray_to_dlpack`].
+// Exports an array as a versioned DLPack tensor, **taking over the caller's
+// reference** (on success: always, unless an argument is invalid): writable for the
+// consumer if that reference was the only one and the array is writable and not lent,
+// read-only otherwise (see the flags).
 //
 // # Safety
 //
-// As [`obj_ndarray_to_dlpack`].
-int32_t obj_ndarray_to_dlpack_versioned(ObjHandle array,
-                                        struct ObjDLManagedTensorVersioned **out_managed);
+// `array` null (an error) or a live object on which the caller owns a reference;
+// `out_managed` writable.
+int32_t obj_ndarray_into_dlpack_versioned(ObjHandle array,
+                                          struct ObjDLManagedTensorVersioned **out_managed);
+
+// Lends an array writable to foreign code (see `obj_ndarray_dltensor`): until
+// `obj_ndarray_end_lend`, C (and callees it passes the array to, such as a tvm-ffi
+// kernel's output parameter) may write its data, and Rust refuses to read it. The
+// array must be writable and `array` a reference the caller owns and the only one;
+// otherwise nothing changes.
+//
+// # Safety
+//
+// `array` null (an error) or a live object on which the caller owns a reference.
+int32_t obj_ndarray_lend(ObjHandle array);
+
+// Ends a lease that `obj_ndarray_lend` started (a no-op for an array not lent). A
+// foreign call still writing the array keeps Rust from reading it until it returns.
+//
+// # Safety
+//
+// `array` null (an error) or a live object.
+int32_t obj_ndarray_end_lend(ObjHandle array);
+
+// Whether the array is lent writable right now (1 or 0 in `out_lent`): what a C
+// callee checks before it writes a tensor argument's data.
+//
+// # Safety
+//
+// `array` null (an error) or a live object; `out_lent` writable.
+int32_t obj_ndarray_is_lent(ObjHandle array, int32_t *out_lent);
 
 // Saves a value (and the graph it reaches) as a JSON graph: an `ffi.String`.
 //

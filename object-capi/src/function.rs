@@ -72,6 +72,11 @@ impl CCallback {
 /// `deleter(ctx)` (if not null) runs once when the function dies. `name` (may be null)
 /// names the function in error frames.
 ///
+/// The arguments are borrowed for the call. A tensor argument's data is **read-only**
+/// to `call` (its caller may be reading it through a shared borrow), unless
+/// `obj_ndarray_is_lent` says it is lent writable; a `DLTensor*` argument is always
+/// read-only.
+///
 /// # Safety
 ///
 /// `call` may be called from any thread while the function lives, with borrowed

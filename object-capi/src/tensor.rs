@@ -49,8 +49,12 @@ pub unsafe extern "C" fn obj_ndarray_empty(
     })
 }
 
-/// The `DLTensor` inside an `NDArray` (borrowed: valid while the array lives). C may
-/// write the data of an array it holds the only reference to, unless read-only.
+/// The `DLTensor` inside an `NDArray` (borrowed: valid while the array lives). Its
+/// description must never be written. **Its data is read-only to C** unless the array
+/// is lent writable: C lends an array it holds the only reference to with
+/// `obj_ndarray_lend` (and may write it until `obj_ndarray_end_lend`), and a callee may
+/// write a tensor argument only if `obj_ndarray_is_lent` says so (its caller lent it for
+/// the call). While an array is lent, Rust refuses to read its data.
 ///
 /// # Safety
 ///
@@ -110,12 +114,31 @@ pub unsafe extern "C" fn obj_ndarray_from_dlpack_versioned(
     })
 }
 
-/// Exports an array as a legacy DLPack tensor (zero-copy; the export keeps the array
-/// alive until its deleter is called, which the consumer must do once).
+/// Takes over the caller's reference to `array` as an owned `NDArray` for a call that
+/// may give it back (`ManuallyDrop`: on failure the reference stays the caller's).
 ///
 /// # Safety
 ///
-/// `array` null (an error) or a live object; `out_managed` writable.
+/// `array` is null (an error) or a live object on which the caller owns a reference.
+unsafe fn take_ndarray(array: ObjHandle) -> Result<core::mem::ManuallyDrop<NDArray>, Error> {
+    // Checks the handle and its type first (a borrowed copy, released at once).
+    drop(ndarray_of(array)?);
+    // SAFETY: the caller owns one reference to this live `ffi.Tensor` (checked above),
+    // which the `ManuallyDrop` holds without counting it again.
+    let obj = unsafe { object_core::ObjectPtr::<NDArrayObj>::from_raw(array.cast()) };
+    Ok(core::mem::ManuallyDrop::new(NDArray::from_object_ptr(obj)))
+}
+
+/// Exports an array as a legacy DLPack tensor (zero-copy), **taking over the caller's
+/// reference** on success. The legacy struct cannot say "read-only", so the consumer
+/// may write: the array must be writable, not lent, and the caller's reference the
+/// only one. On failure nothing changes: the caller keeps its reference. The export
+/// keeps the array alive until its deleter is called, which the consumer must do once.
+///
+/// # Safety
+///
+/// `array` null (an error) or a live object on which the caller owns a reference;
+/// `out_managed` writable.
 #[no_mangle]
 pub unsafe extern "C" fn obj_ndarray_to_dlpack(
     array: ObjHandle,
@@ -123,16 +146,31 @@ pub unsafe extern "C" fn obj_ndarray_to_dlpack(
 ) -> i32 {
     guard(|| {
         let o = out(out_managed, "out_managed")?;
-        *o = ndarray_of(array)?.to_dlpack()?.cast();
-        Ok(())
+        // SAFETY: the caller's guarantee.
+        let a = unsafe { take_ndarray(array) }?;
+        match core::mem::ManuallyDrop::into_inner(a).into_dlpack() {
+            Ok(m) => {
+                *o = m.cast();
+                Ok(())
+            }
+            Err((a, e)) => {
+                // The reference is the caller's again.
+                core::mem::forget(a);
+                Err(e.into())
+            }
+        }
     })
 }
 
-/// Exports an array as a versioned DLPack tensor; see [`obj_ndarray_to_dlpack`].
+/// Exports an array as a versioned DLPack tensor (zero-copy), **read-only** for the
+/// consumer (`DLPACK_FLAG_BITMASK_READ_ONLY`): the array stays shared with its other
+/// handles, the caller's included, which Rust may be reading. The export holds a
+/// reference of its own until its deleter is called, which the consumer must do once.
+/// To hand a consumer writable memory, see `obj_ndarray_into_dlpack_versioned`.
 ///
 /// # Safety
 ///
-/// As [`obj_ndarray_to_dlpack`].
+/// `array` null (an error) or a live object; `out_managed` writable.
 #[no_mangle]
 pub unsafe extern "C" fn obj_ndarray_to_dlpack_versioned(
     array: ObjHandle,
@@ -141,6 +179,79 @@ pub unsafe extern "C" fn obj_ndarray_to_dlpack_versioned(
     guard(|| {
         let o = out(out_managed, "out_managed")?;
         *o = ndarray_of(array)?.to_dlpack_versioned().cast();
+        Ok(())
+    })
+}
+
+/// Exports an array as a versioned DLPack tensor, **taking over the caller's
+/// reference** (on success: always, unless an argument is invalid): writable for the
+/// consumer if that reference was the only one and the array is writable and not lent,
+/// read-only otherwise (see the flags).
+///
+/// # Safety
+///
+/// `array` null (an error) or a live object on which the caller owns a reference;
+/// `out_managed` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_ndarray_into_dlpack_versioned(
+    array: ObjHandle,
+    out_managed: *mut *mut ObjDLManagedTensorVersioned,
+) -> i32 {
+    guard(|| {
+        let o = out(out_managed, "out_managed")?;
+        // SAFETY: the caller's guarantee.
+        let a = unsafe { take_ndarray(array) }?;
+        *o = core::mem::ManuallyDrop::into_inner(a)
+            .into_dlpack_versioned()
+            .cast();
+        Ok(())
+    })
+}
+
+/// Lends an array writable to foreign code (see `obj_ndarray_dltensor`): until
+/// `obj_ndarray_end_lend`, C (and callees it passes the array to, such as a tvm-ffi
+/// kernel's output parameter) may write its data, and Rust refuses to read it. The
+/// array must be writable and `array` a reference the caller owns and the only one;
+/// otherwise nothing changes.
+///
+/// # Safety
+///
+/// `array` null (an error) or a live object on which the caller owns a reference.
+#[no_mangle]
+pub unsafe extern "C" fn obj_ndarray_lend(array: ObjHandle) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let mut a = unsafe { take_ndarray(array) }?;
+        a.start_lease()?;
+        Ok(())
+    })
+}
+
+/// Ends a lease that `obj_ndarray_lend` started (a no-op for an array not lent). A
+/// foreign call still writing the array keeps Rust from reading it until it returns.
+///
+/// # Safety
+///
+/// `array` null (an error) or a live object.
+#[no_mangle]
+pub unsafe extern "C" fn obj_ndarray_end_lend(array: ObjHandle) -> i32 {
+    guard(|| {
+        ndarray_of(array)?.end_lease();
+        Ok(())
+    })
+}
+
+/// Whether the array is lent writable right now (1 or 0 in `out_lent`): what a C
+/// callee checks before it writes a tensor argument's data.
+///
+/// # Safety
+///
+/// `array` null (an error) or a live object; `out_lent` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_ndarray_is_lent(array: ObjHandle, out_lent: *mut i32) -> i32 {
+    guard(|| {
+        let o = out(out_lent, "out_lent")?;
+        *o = ndarray_of(array)?.is_lent_writable().into();
         Ok(())
     })
 }

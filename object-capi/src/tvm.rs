@@ -10,12 +10,44 @@
 //! refused, and a foreign function that returns an object is an error that says so
 //! (its reference cannot be released here, so it is leaked). A nonzero return is an
 //! error naming the function. The library is never unloaded.
+//!
+//! # Tensors: who may write
+//!
+//! tvm-ffi kernels write their output arguments (destination-passing style), and the
+//! convention cannot say which parameters those are. So a tensor parameter is assumed
+//! written unless declared read-only, and the rule of [`NDArray::lend_mut`] decides
+//! what may be passed there:
+//!
+//! - where the function may write, only an NDArray lent writable
+//!   ([`NDArray::lend_mut`]: the only handle, writable memory; while lent, Rust cannot
+//!   read it) — never a shared NDArray that Rust code may be reading through a slice,
+//!   never read-only memory, never a borrowed `DLTensor*`;
+//! - where [`TvmFfiLibrary::function_reading`] declares the parameter read-only (an
+//!   `unsafe` promise about the foreign code), any tensor.
+//!
+//! ```no_run
+//! use object_capi::tvm::TvmFfiLibrary;
+//! use object_containers::NDArray;
+//!
+//! let lib = TvmFfiLibrary::open("libkernels.so").unwrap();
+//! // SAFETY: the kernel reads its first argument and writes only its second.
+//! let add_one = unsafe { lib.function_reading("add_one", &[0]) }.unwrap();
+//! let x = NDArray::from_slice(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
+//! let mut y = NDArray::from_slice(&[3], &[0.0f32; 3]).unwrap();
+//! {
+//!     let out = y.lend_mut().unwrap();
+//!     add_one.call_with([(&x).into(), out.arg()]).unwrap();
+//! }
+//! assert_eq!(y.as_slice::<f32>().unwrap(), &[2.0, 3.0, 4.0]);
+//! ```
 
 use core::ffi::{c_char, c_void};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use object_containers::{Function, Module, NDArray, NDArrayObj};
+use std::sync::Arc;
+
+use object_containers::{ForeignWrite, Function, Module, NDArray, NDArrayObj};
 use object_core::{type_index as ti, Any, AnyView, DataType, Device, Error};
 
 use crate::fence::view_to_c;
@@ -53,12 +85,40 @@ impl TvmFfiLibrary {
         })
     }
 
-    /// The packed function exported as `__tvm_ffi_<name>`, as a [`Function`].
+    /// The packed function exported as `__tvm_ffi_<name>`, as a [`Function`]. Every
+    /// tensor parameter is assumed written (see the module docs): pass tensors lent
+    /// writable ([`NDArray::lend_mut`]), or declare the read-only ones with
+    /// [`TvmFfiLibrary::function_reading`].
     ///
     /// # Errors
     ///
     /// A `TvmFfiError` if the library has no such symbol.
     pub fn function(&self, name: &str) -> Result<Function, Error> {
+        self.make_function(name, Arc::from([]))
+    }
+
+    /// [`TvmFfiLibrary::function`], with the tensor parameters at the positions
+    /// `read_only` (0-based) declared read-only: any tensor may be passed there,
+    /// shared or read-only ones included.
+    ///
+    /// # Errors
+    ///
+    /// A `TvmFfiError` if the library has no such symbol.
+    ///
+    /// # Safety
+    ///
+    /// The foreign function never writes the data of a tensor passed at one of these
+    /// positions, nor keeps it after it returns: Rust code may be reading that memory
+    /// through a shared borrow, or it may be read-only.
+    pub unsafe fn function_reading(
+        &self,
+        name: &str,
+        read_only: &[usize],
+    ) -> Result<Function, Error> {
+        self.make_function(name, Arc::from(read_only))
+    }
+
+    fn make_function(&self, name: &str, read_only: Arc<[usize]>) -> Result<Function, Error> {
         let symbol = format!("__tvm_ffi_{name}\0");
         // SAFETY: the symbol's type is the tvm-ffi convention's (the caller names a
         // function of that convention; nothing can check it).
@@ -72,7 +132,7 @@ impl TvmFfiLibrary {
         let owned = name.to_owned();
         Ok(Function::from_packed_named(
             Some(name),
-            move |args: &[AnyView<'_>]| call_foreign(f, &owned, args),
+            move |args: &[AnyView<'_>]| call_foreign(f, &owned, &read_only, args),
         ))
     }
 
@@ -91,11 +151,27 @@ impl TvmFfiLibrary {
 }
 
 /// Converts the arguments, calls, converts the result.
-fn call_foreign(f: TvmFfiFunction, name: &str, args: &[AnyView<'_>]) -> Result<Any, Error> {
+fn call_foreign(
+    f: TvmFfiFunction,
+    name: &str,
+    read_only: &[usize],
+    args: &[AnyView<'_>],
+) -> Result<Any, Error> {
     let mut strings: Vec<CString> = Vec::new();
+    // The lent tensors the callee may write, recorded as written until it returns.
+    let mut writes: Vec<ForeignWrite> = Vec::new();
+    let may_write = |i: usize| !read_only.contains(&i);
     let mut c_args: Vec<ObjAny> = Vec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         let c = match a.type_index() {
+            ti::DL_TENSOR_PTR if may_write(i) => {
+                return Err(tvm_error(format!(
+                    "argument {i} of `{name}`: a borrowed DLTensor* cannot be lent writable, \
+                     and a tvm-ffi function may write its tensor arguments: pass an NDArray \
+                     lent with `NDArray::lend_mut`, or declare the parameter read-only \
+                     (`TvmFfiLibrary::function_reading`)"
+                )))
+            }
             ti::NONE
             | ti::INT
             | ti::BOOL
@@ -121,6 +197,22 @@ fn call_foreign(f: TvmFfiFunction, name: &str, args: &[AnyView<'_>]) -> Result<A
             _ => match a.as_object_of::<NDArrayObj>() {
                 Some(arr) => {
                     let arr = NDArray::from_object_ptr(arr.clone());
+                    if may_write(i) {
+                        let write = arr.foreign_write().ok_or_else(|| {
+                            tvm_error(format!(
+                                "argument {i} of `{name}`: a tvm-ffi function may write its \
+                                 tensor arguments, and this NDArray is {}: lend it writable \
+                                 with `NDArray::lend_mut`, or declare the parameter read-only \
+                                 (`TvmFfiLibrary::function_reading`)",
+                                if arr.is_read_only() {
+                                    "read-only"
+                                } else {
+                                    "shared (Rust may be reading it)"
+                                }
+                            ))
+                        })?;
+                        writes.push(write);
+                    }
                     let mut v = ObjAny::NONE;
                     v.type_index = ti::DL_TENSOR_PTR;
                     // The tensor lives in the object, which the caller's argument keeps
@@ -145,6 +237,7 @@ fn call_foreign(f: TvmFfiFunction, name: &str, args: &[AnyView<'_>]) -> Result<A
     // objects are kept by the caller, the C strings by `strings`), a None return slot.
     let rc = unsafe { f(core::ptr::null_mut(), c_args.as_ptr(), n, &mut ret) };
     drop(strings);
+    drop(writes);
     if rc != 0 {
         return Err(tvm_error(format!(
             "tvm-ffi function `{name}` failed (returned {rc})"

@@ -310,6 +310,7 @@ pub struct ObjDLManagedTensorVersioned {
 // Every C mirror has the size, alignment and field offsets of the Rust type it
 // describes; the C header repeats these as `_Static_assert`s (see `include/`).
 const _: () = {
+    assert!(OBJ_DLPACK_FLAG_READ_ONLY == dlpack::DLPACK_FLAG_BITMASK_READ_ONLY);
     assert!(size_of::<ObjObjectHeader>() == size_of::<Object>());
     assert!(align_of::<ObjObjectHeader>() == align_of::<Object>());
     assert!(size_of::<ObjObjectHeader>() == 16);
@@ -403,6 +404,10 @@ pub const OBJ_TYPE_ARRAY: u32 = 71;
 pub const OBJ_TYPE_MAP: u32 = 72;
 /// `ffi.Module`.
 pub const OBJ_TYPE_MODULE: u32 = 73;
+
+/// `DLPACK_FLAG_BITMASK_READ_ONLY`: in `ObjDLManagedTensorVersioned::flags`, the
+/// consumer must not write the data.
+pub const OBJ_DLPACK_FLAG_READ_ONLY: u64 = 1;
 
 /// `OBJ_FIELD_KIND_*` (`ObjFieldInfo::kind`).
 pub const OBJ_FIELD_KIND_BOOL: u32 = 0;

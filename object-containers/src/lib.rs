@@ -95,7 +95,8 @@ pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
 };
 pub use tensor::{
-    dlpack, Element, NDArray, NDArrayError, NDArrayObj, TensorView, ALIGNMENT, MAX_NDIM,
+    dlpack, Element, ForeignWrite, NDArray, NDArrayError, NDArrayObj, TensorLease, TensorView,
+    ALIGNMENT, MAX_NDIM,
 };
 
 /// Not public API: names that public signatures mention but users never write.

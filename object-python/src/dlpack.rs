@@ -23,25 +23,13 @@ const LEGACY_USED: &CStr = c"used_dltensor";
 const VERSIONED: &CStr = c"dltensor_versioned";
 const VERSIONED_USED: &CStr = c"used_dltensor_versioned";
 
-/// The destructor of an exported legacy capsule.
-unsafe extern "C" fn legacy_capsule_destructor(capsule: *mut ffi::PyObject) {
-    // CPython calls a capsule's destructor with the capsule, holding the GIL; a capsule
-    // still named "dltensor" was not consumed (`PyCapsule_IsValid` sets no exception).
-    // SAFETY: so its pointer is the managed tensor this module exported and still
-    // owns, whose deleter is called once, here.
-    unsafe {
-        if ffi::PyCapsule_IsValid(capsule, LEGACY.as_ptr()) == 1 {
-            let m = ffi::PyCapsule_GetPointer(capsule, LEGACY.as_ptr()) as *mut DLManagedTensor;
-            if let Some(d) = m.as_ref().and_then(|m| m.deleter) {
-                d(m);
-            }
-        }
-    }
-}
-
 /// The destructor of an exported versioned capsule.
 unsafe extern "C" fn versioned_capsule_destructor(capsule: *mut ffi::PyObject) {
-    // SAFETY: as in `legacy_capsule_destructor`, for the versioned struct.
+    // CPython calls a capsule's destructor with the capsule, holding the GIL; a capsule
+    // still named "dltensor_versioned" was not consumed (`PyCapsule_IsValid` sets no
+    // exception).
+    // SAFETY: so its pointer is the managed tensor this module exported and still
+    // owns, whose deleter is called once, here.
     unsafe {
         if ffi::PyCapsule_IsValid(capsule, VERSIONED.as_ptr()) == 1 {
             let m = ffi::PyCapsule_GetPointer(capsule, VERSIONED.as_ptr())
@@ -53,24 +41,26 @@ unsafe extern "C" fn versioned_capsule_destructor(capsule: *mut ffi::PyObject) {
     }
 }
 
-/// Exports `nd` into a new capsule (versioned, or the legacy struct).
+/// Exports `nd` into a new versioned capsule, read-only for the consumer; the legacy
+/// struct (`versioned` false) is refused.
 pub(crate) fn export<'py>(
     py: Python<'py>,
     nd: &NDArray,
     versioned: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (ptr, name, destructor): (*mut c_void, &CStr, ffi::PyCapsule_Destructor) = if versioned {
-        (
-            nd.to_dlpack_versioned() as *mut c_void,
-            VERSIONED,
-            versioned_capsule_destructor,
-        )
-    } else {
-        let m = nd.to_dlpack().map_err(|e| {
-            PyBufferError::new_err(format!("{e} (ask for max_version=(1, 0) or later)"))
-        })?;
-        (m as *mut c_void, LEGACY, legacy_capsule_destructor)
-    };
+    // The Python object keeps its handle, which Rust code may be reading through: the
+    // export is read-only for the consumer, which only the versioned struct can say.
+    if !versioned {
+        return Err(PyBufferError::new_err(
+            "a shared NDArray exports read-only, which the legacy DLPack struct cannot say \
+             (ask for max_version=(1, 0) or later)",
+        ));
+    }
+    let (ptr, name, destructor): (*mut c_void, &CStr, ffi::PyCapsule_Destructor) = (
+        nd.to_dlpack_versioned() as *mut c_void,
+        VERSIONED,
+        versioned_capsule_destructor,
+    );
     // SAFETY: `ptr` is a fresh export that the capsule now owns (its destructor calls
     // the deleter unless a consumer takes it); `name` is a static C string, as the
     // capsule requires its name to outlive it.

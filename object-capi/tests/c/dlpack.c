@@ -81,31 +81,53 @@ int main(void) {
     OK(obj_dec_ref(a));
     CHECK(versioned_freed == 1);
 
-    /* Export a Rust-made array both ways; the export keeps it alive. */
+    /* Export a Rust-made array both ways; the export keeps it alive. A shared array
+     * exports read-only (versioned); the legacy struct cannot say so, so it takes the
+     * only reference or is refused (and the caller keeps its reference). */
     ObjAny n = any_int(5), ret;
     OK(obj_function_call(arange, &n, 1, &ret));
     a = ret.v.v_obj;
-    ObjDLManagedTensor *out = NULL;
-    OK(obj_ndarray_to_dlpack(a, &out));
     ObjDLManagedTensorVersioned *outv = NULL;
     OK(obj_ndarray_to_dlpack_versioned(a, &outv));
-    OK(obj_dec_ref(a));
+    CHECK(outv->version.major == 1 && outv->dl_tensor.shape[0] == 5);
+    CHECK((outv->flags & OBJ_DLPACK_FLAG_READ_ONLY) != 0);
+    ObjDLManagedTensor *out = NULL;
+    FAILS(obj_ndarray_to_dlpack(a, &out), "ValueError", "shared");
+    CHECK(out == NULL && a->ref_count == 2);
+    outv->deleter(outv);
+    OK(obj_ndarray_to_dlpack(a, &out)); /* the only reference: taken over */
     CHECK(out->dl_tensor.ndim == 1 && out->dl_tensor.shape[0] == 5);
     CHECK(out->dl_tensor.dtype.code == 2 && out->dl_tensor.dtype.bits == 64);
     const double *d = (const double *)((const char *)out->dl_tensor.data + out->dl_tensor.byte_offset);
     CHECK(d[4] == 4.0);
-    CHECK(outv->version.major == 1 && outv->dl_tensor.shape[0] == 5);
     out->deleter(out);
+    OK(obj_function_call(arange, &n, 1, &ret));
+    OK(obj_ndarray_into_dlpack_versioned(ret.v.v_obj, &outv)); /* the only reference: writable */
+    CHECK((outv->flags & OBJ_DLPACK_FLAG_READ_ONLY) == 0);
     outv->deleter(outv);
 
-    /* An empty array made from C, written through its DLTensor. */
+    /* An empty array made from C, written through its DLTensor while lent (Rust cannot
+     * read it meanwhile), then read by Rust. */
     int64_t shp[2] = {2, 3};
     ObjDataType f64 = {2, 64, 1};
     OK(obj_ndarray_empty(shp, 2, f64, &a));
     OK(obj_ndarray_dltensor(a, &inside));
+    int32_t lent = -1;
+    OK(obj_ndarray_is_lent(a, &lent));
+    CHECK(lent == 0);
+    OK(obj_ndarray_lend(a));
+    OK(obj_ndarray_is_lent(a, &lent));
+    CHECK(lent == 1);
     double *w = (double *)((char *)inside->data + inside->byte_offset);
     for (int i = 0; i < 6; i++) w[i] = i;
+    ObjAny lent_arg = any_obj(a), r;
+    FAILS(obj_function_call(sum_f64, &lent_arg, 1, &r), "ValueError", "lent");
+    OK(obj_ndarray_end_lend(a));
     CHECK(sum(sum_f64, any_obj(a)) == 15.0);
+    /* Only the only reference can be lent. */
+    OK(obj_inc_ref(a));
+    FAILS(obj_ndarray_lend(a), "ValueError", "shared");
+    OK(obj_dec_ref(a));
     OK(obj_dec_ref(a));
 
     OK(obj_dec_ref(arange));

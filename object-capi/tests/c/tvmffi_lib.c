@@ -74,6 +74,20 @@ int __tvm_ffi_sum(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret) 
     return 0;
 }
 
+/* Destination-passing style: writes `value` into every element of its first argument
+ * (a 1-d float64 tensor), as tvm-ffi kernels write their outputs. */
+int __tvm_ffi_fill(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret) {
+    (void)self;
+    if (n != 2 || args[0].type_index != kDLTensorPtr || args[1].type_index != kFloat) return -2;
+    const DLTensor *t = args[0].v_ptr;
+    if (t->ndim != 1 || t->dtype.code != 2 || t->dtype.bits != 64) return -3;
+    double *d = (double *)((char *)t->data + t->byte_offset);
+    int64_t stride = t->strides ? t->strides[0] : 1;
+    for (int64_t i = 0; i < t->shape[0]; i++) d[i * stride] = args[1].v_float64;
+    ret->type_index = kNone;
+    return 0;
+}
+
 /* Returns a (fake) object: the host must refuse it. */
 static int64_t fake_object[4];
 int __tvm_ffi_make_object(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret) {

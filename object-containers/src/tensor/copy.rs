@@ -164,6 +164,7 @@ impl NDArray {
     pub fn copy_from<'b>(&mut self, src: impl Into<TensorView<'b>>) -> Result<(), NDArrayError> {
         let src = src.into();
         self.check_writable()?;
+        src.check_not_lent()?;
         if src.shape() != self.shape() {
             return Err(NDArrayError::ShapeMismatch {
                 expected: self.shape().to_vec(),
@@ -195,6 +196,7 @@ impl<'a> TensorView<'a> {
     /// the source, after checking that the host reads the data.
     #[allow(clippy::type_complexity)]
     fn copy_plan(&self) -> Result<(usize, Vec<i64>, std::borrow::Cow<'a, [i64]>), NDArrayError> {
+        self.check_not_lent()?;
         if !self.device().is_host_accessible() {
             return Err(NDArrayError::NotHostAccessible(self.device()));
         }

@@ -70,6 +70,10 @@ pub enum NDArrayError {
     ReadOnly,
     /// The memory is reachable through another handle, view or export.
     Shared,
+    /// The NDArray is lent writable to foreign code for a call
+    /// ([`NDArray::lend_mut`](crate::NDArray::lend_mut)): Rust cannot read its data
+    /// until the lease ends.
+    Lent,
     /// Two shapes (or element counts) that must agree do not.
     ShapeMismatch {
         /// The shape required.
@@ -148,6 +152,9 @@ impl fmt::Display for NDArrayError {
             NDArrayError::ReadOnly => f.write_str("the NDArray is read-only"),
             NDArrayError::Shared => f.write_str(
                 "the NDArray's memory is shared with another handle, view or export",
+            ),
+            NDArrayError::Lent => f.write_str(
+                "the NDArray is lent writable to foreign code: its data cannot be read until the lease ends",
             ),
             NDArrayError::ShapeMismatch { expected, actual } => {
                 write!(f, "expected shape {expected:?}, got {actual:?}")

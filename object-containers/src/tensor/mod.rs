@@ -69,7 +69,7 @@ mod view;
 
 pub use error::NDArrayError;
 pub use layout::MAX_NDIM;
-pub use ndarray::NDArray;
+pub use ndarray::{ForeignWrite, NDArray, TensorLease};
 pub use object::{Element, NDArrayObj, ALIGNMENT};
 pub use view::TensorView;
 

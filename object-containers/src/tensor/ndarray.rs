@@ -378,11 +378,119 @@ impl NDArray {
 
     /// This NDArray as an argument in the RFC's raw form: a borrowed `DLTensor*` (type
     /// index 7) rather than an object, for callees that take a `DLTensor*` (and for C
-    /// code that knows only DLPack). [`AnyView::from`] passes the object instead.
-    pub fn as_raw_view(&self) -> AnyView<'_> {
+    /// code that knows only DLPack). [`AnyView::from`] passes the object instead. The
+    /// data behind it is read-only to the callee (see [`NDArray::lend_mut`]).
+    ///
+    /// # Errors
+    ///
+    /// [`NDArrayError::Lent`] while the NDArray is lent writable to foreign code.
+    pub fn as_raw_view(&self) -> Result<AnyView<'_>, NDArrayError> {
+        self.obj().check_not_lent()?;
         // SAFETY: the embedded DLTensor, its shape and strides and its data are valid for
-        // as long as `self` is borrowed; nobody writes the data while it is shared.
-        unsafe { AnyView::from_dl_tensor_ptr(self.as_dl_tensor_ptr() as *mut c_void) }
+        // as long as `self` is borrowed; nobody writes the data while it is shared (not
+        // lent: checked just now, and a lease needs the only handle).
+        Ok(unsafe { AnyView::from_dl_tensor_ptr(self.as_dl_tensor_ptr() as *mut c_void) })
+    }
+
+    /// Lends the NDArray *writable* to foreign code for as long as the returned lease
+    /// lives: the one way a callee outside Rust (a tvm-ffi kernel, a C callback, a
+    /// plugin in C) may write its data. Pass [`TensorLease::arg`] where the callee takes
+    /// the tensor.
+    ///
+    /// The rule it keeps: an NDArray's data is either *shared* — Rust code may borrow it
+    /// (`as_slice`, views, copies) and no foreign code writes it — or *lent*: foreign
+    /// code may write it and no Rust code can borrow it (those calls return
+    /// [`NDArrayError::Lent`] until the lease ends), never both. A lease needs unique
+    /// access, so no borrow of the data can be alive when it starts.
+    ///
+    /// # Errors
+    ///
+    /// [`NDArrayError::ReadOnly`] (read-only memory is never lent writable) or
+    /// [`NDArrayError::Shared`] (another handle, view or export reaches the memory).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{NDArray, NDArrayError};
+    /// let mut out = NDArray::from_slice(&[2], &[0.0f32, 0.0]).unwrap();
+    /// {
+    ///     let lease = out.lend_mut().unwrap();
+    ///     let arg = lease.arg(); // what a foreign kernel's output parameter takes
+    ///     assert!(arg.as_object().is_some());
+    ///     // While lent, a copy of the handle cannot read the data.
+    ///     let other: NDArray = NDArray::try_from(arg.to_any()).unwrap();
+    ///     assert_eq!(other.as_slice::<f32>().unwrap_err(), NDArrayError::Lent);
+    /// }
+    /// assert_eq!(out.as_slice::<f32>().unwrap(), &[0.0, 0.0]);
+    /// let shared = out.clone();
+    /// assert_eq!(out.lend_mut().unwrap_err(), NDArrayError::Shared);
+    /// # drop(shared);
+    /// ```
+    pub fn lend_mut(&mut self) -> Result<TensorLease<'_>, NDArrayError> {
+        self.start_lease()?;
+        Ok(TensorLease { array: self })
+    }
+
+    /// [`NDArray::lend_mut`] without a guard, for front-ends that pair it with
+    /// [`NDArray::end_lease`] themselves (the C API's `obj_ndarray_lend`). A lease never
+    /// ended only keeps Rust from reading the data.
+    ///
+    /// # Errors
+    ///
+    /// As [`NDArray::lend_mut`].
+    pub fn start_lease(&mut self) -> Result<(), NDArrayError> {
+        self.check_writable()?;
+        self.obj().start_lease();
+        Ok(())
+    }
+
+    /// Ends a lease (see [`NDArray::start_lease`]); a no-op if the NDArray is not lent.
+    /// Any handle may end it: from then on no new foreign call may write the data, and
+    /// Rust may read it once the foreign calls writing it have returned.
+    pub fn end_lease(&self) {
+        self.obj().end_lease();
+    }
+
+    /// Whether the NDArray is lent writable right now: whether a foreign callee given
+    /// it may write its data (see [`NDArray::lend_mut`]).
+    #[inline]
+    pub fn is_lent_writable(&self) -> bool {
+        self.obj().is_lent_writable()
+    }
+
+    /// Whether the NDArray's data is unreadable from Rust right now: lent writable to
+    /// foreign code (see [`NDArray::lend_mut`]), or written by a foreign call that
+    /// started during a lease.
+    #[inline]
+    pub fn is_lent(&self) -> bool {
+        self.obj().is_lent()
+    }
+
+    /// For the wrapper of a foreign function that may write its tensor arguments:
+    /// records that a foreign call is about to write this NDArray's data, until the
+    /// returned guard is dropped (after the call). `None` unless the NDArray is lent
+    /// writable ([`NDArray::lend_mut`]) right now: then hand the callee the tensor
+    /// read-only, or refuse the call. While the guard lives, Rust reads refuse even if
+    /// the lease ends meanwhile.
+    ///
+    /// ```
+    /// use object_containers::NDArray;
+    /// let mut a = NDArray::from_slice(&[1], &[1u8]).unwrap();
+    /// assert!(a.foreign_write().is_none(), "not lent");
+    /// let lease = a.lend_mut().unwrap();
+    /// let view = lease.arg();
+    /// let arg = view.as_object_of::<object_containers::NDArrayObj>().unwrap();
+    /// let b = NDArray::from_object_ptr(arg.clone());
+    /// let write = b.foreign_write().expect("lent");
+    /// drop(lease);
+    /// assert!(b.as_slice::<u8>().is_err(), "a foreign call is still writing");
+    /// drop(write);
+    /// assert_eq!(b.as_slice::<u8>().unwrap(), &[1]);
+    /// ```
+    pub fn foreign_write(&self) -> Option<ForeignWrite> {
+        self.obj().begin_foreign_write().then(|| ForeignWrite {
+            array: self.clone(),
+        })
     }
 
     /// A borrowed view of this NDArray (see [`TensorView`]).
@@ -408,12 +516,15 @@ impl NDArray {
     /// assert!(matches!(a.as_slice::<f64>(), Err(NDArrayError::DataTypeMismatch { .. })));
     /// ```
     pub fn as_slice<T: Element>(&self) -> Result<&[T], NDArrayError> {
+        self.obj().check_not_lent()?;
         if !self.is_contiguous() {
             layout::readable(self.as_dl_tensor(), T::DTYPE)?;
             return Err(NDArrayError::NotContiguous);
         }
         // SAFETY: our NDArrays are checked at construction and keep their data alive
-        // while the handle is borrowed; writes need `&mut` to the only handle.
+        // while the handle is borrowed; writes need `&mut` to the only handle, or a
+        // lease (checked above: none now, and none can start while `self` is borrowed,
+        // since a lease needs the only handle borrowed mutably).
         unsafe { typed_slice(self.as_dl_tensor(), self.numel()) }
     }
 
@@ -489,6 +600,7 @@ impl NDArray {
     /// assert_eq!(a.as_bytes().unwrap(), &[1u16.to_ne_bytes(), 2u16.to_ne_bytes()].concat());
     /// ```
     pub fn as_bytes(&self) -> Result<&[u8], NDArrayError> {
+        self.obj().check_not_lent()?;
         let t = self.as_dl_tensor();
         if !t.device.is_host_accessible() {
             return Err(NDArrayError::NotHostAccessible(t.device));
@@ -543,6 +655,26 @@ impl NDArray {
         }
     }
 
+    /// A read-only view of all of this NDArray's memory (what our own read-only export
+    /// of a writable NDArray comes back as).
+    pub(super) fn read_only_view(&self) -> NDArray {
+        let t = self.as_dl_tensor();
+        // SAFETY: this NDArray's own, checked description; the root keeps the memory
+        // alive, and the view only reads it.
+        unsafe {
+            new_object(Parts {
+                shape: self.shape(),
+                strides: Some(self.strides()),
+                data: t.data,
+                byte_offset: t.byte_offset,
+                dtype: self.dtype(),
+                device: self.device(),
+                storage: Storage::View(self.root()),
+                read_only: true,
+            })
+        }
+    }
+
     /// A view with another shape of the same elements (same memory, compact strides).
     ///
     /// # Errors
@@ -561,6 +693,7 @@ impl NDArray {
     /// assert!(a.reshape(&[4]).is_err());
     /// ```
     pub fn reshape(&self, shape: &[i64]) -> Result<NDArray, NDArrayError> {
+        self.obj().check_not_lent()?;
         let numel = numel_of(shape)?;
         if numel != self.numel() {
             return Err(NDArrayError::ShapeMismatch {
@@ -600,6 +733,7 @@ impl NDArray {
     /// assert!(a.slice(2..4).is_err());
     /// ```
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<NDArray, NDArrayError> {
+        self.obj().check_not_lent()?;
         if self.ndim() == 0 {
             return Err(NDArrayError::BadNdim { ndim: 0 });
         }
@@ -663,6 +797,59 @@ impl NDArray {
 fn dl_tensor_of(o: &ObjectPtr<NDArrayObj>) -> *mut DLTensor {
     (object_address(o).as_ptr() as *mut u8).wrapping_add(NDArrayObj::DL_TENSOR_OFFSET)
         as *mut DLTensor
+}
+
+/// An NDArray lent writable to foreign code (see [`NDArray::lend_mut`]): the lease ends
+/// when this is dropped, and Rust may read the data again.
+pub struct TensorLease<'a> {
+    array: &'a mut NDArray,
+}
+
+impl TensorLease<'_> {
+    /// The tensor as an argument for a callee that may write it (the NDArray object;
+    /// its embedded `DLTensor*` for a tvm-ffi kernel).
+    pub fn arg(&self) -> AnyView<'_> {
+        AnyView::from(&*self.array)
+    }
+
+    /// The NDArray's description (shape, strides, data type): readable while lent; its
+    /// data is not.
+    pub fn as_dl_tensor(&self) -> &DLTensor {
+        self.array.as_dl_tensor()
+    }
+}
+
+impl Drop for TensorLease<'_> {
+    fn drop(&mut self) {
+        self.array.end_lease();
+    }
+}
+
+/// A foreign call writing a lent NDArray (see [`NDArray::foreign_write`]); dropped when
+/// the call returns.
+pub struct ForeignWrite {
+    array: NDArray,
+}
+
+impl Drop for ForeignWrite {
+    fn drop(&mut self) {
+        self.array.obj().end_foreign_write();
+    }
+}
+
+impl fmt::Debug for ForeignWrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ForeignWrite").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for TensorLease<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TensorLease")
+            .field("shape", &self.array.shape())
+            .field("dtype", &self.array.dtype())
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for NDArray {

@@ -18,6 +18,7 @@ use core::ffi::c_void;
 use core::fmt;
 use core::mem::{align_of, offset_of, size_of, ManuallyDrop, MaybeUninit};
 use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicU32, Ordering};
 use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error};
 
 use object_core::{Allocator, DataType, Deleter, Device, Object, ObjectPtr};
@@ -331,7 +332,14 @@ pub struct NDArrayObj {
     tensor: DLTensor,
     storage: Storage,
     read_only: bool,
+    /// The lease ([`NDArray::lend_mut`]): bit 0 while lent writable to foreign code,
+    /// plus two per foreign call writing it right now. While nonzero, no Rust code may
+    /// borrow the data (every read refuses with [`NDArrayError::Lent`]).
+    lease: AtomicU32,
 }
+
+const LENT: u32 = 1;
+const WRITER: u32 = 2;
 
 // SAFETY: the object owns its data (or shares it with a view base, or holds a DLPack
 // producer's tensor, whose deleter DLPack allows on any thread); shared access only
@@ -373,6 +381,73 @@ impl NDArrayObj {
     #[inline]
     pub(super) fn read_only(&self) -> bool {
         self.read_only
+    }
+
+    /// Whether the NDArray (or the NDArray it is a view of) is lent writable to
+    /// foreign code, or written by a foreign call, right now.
+    #[inline]
+    pub(super) fn is_lent(&self) -> bool {
+        // Acquire: a lease's end and a foreign call's end (Release) follow the foreign
+        // writes, so a reader that sees both ended sees what was written.
+        self.lease.load(Ordering::Acquire) != 0
+            || self
+                .view_base()
+                .is_some_and(|b| b.obj().lease.load(Ordering::Acquire) != 0)
+    }
+
+    /// Refuses while the data is lent writable to foreign code or a foreign call
+    /// writes it: every path that lends the data to Rust (a slice, a view, a copy, a
+    /// new view object) checks this first.
+    #[inline]
+    pub(super) fn check_not_lent(&self) -> Result<(), NDArrayError> {
+        if self.is_lent() {
+            return Err(NDArrayError::Lent);
+        }
+        Ok(())
+    }
+
+    /// Whether foreign code may write the data now (lent).
+    #[inline]
+    pub(super) fn is_lent_writable(&self) -> bool {
+        self.lease.load(Ordering::Acquire) & LENT != 0
+    }
+
+    /// Starts a lease (see [`NDArray::lend_mut`]); the caller has checked that it alone
+    /// reaches the memory.
+    #[inline]
+    pub(super) fn start_lease(&self) {
+        self.lease.fetch_or(LENT, Ordering::AcqRel);
+    }
+
+    /// Ends a lease. Foreign calls still writing keep reads refused until they end.
+    #[inline]
+    pub(super) fn end_lease(&self) {
+        self.lease.fetch_and(!LENT, Ordering::Release);
+    }
+
+    /// Records a foreign call about to write the data: refused unless the NDArray is
+    /// lent now. [`NDArrayObj::end_foreign_write`] must follow, once.
+    pub(super) fn begin_foreign_write(&self) -> bool {
+        let mut cur = self.lease.load(Ordering::Acquire);
+        loop {
+            if cur & LENT == 0 || cur > u32::MAX - WRITER {
+                return false;
+            }
+            match self.lease.compare_exchange_weak(
+                cur,
+                cur + WRITER,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// The end of a foreign call's write.
+    pub(super) fn end_foreign_write(&self) {
+        self.lease.fetch_sub(WRITER, Ordering::Release);
     }
 
     /// The NDArray whose memory this one is a view of, if it is one.
@@ -500,6 +575,7 @@ pub(super) unsafe fn new_object(parts: Parts<'_>) -> NDArray {
         },
         storage: parts.storage,
         read_only: parts.read_only,
+        lease: AtomicU32::new(0),
     };
     let obj = TensorAlloc { ndim }.make(value);
     let raw = ObjectPtr::as_ptr(&obj) as *mut NDArrayObj;

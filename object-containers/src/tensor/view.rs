@@ -36,7 +36,7 @@ use super::NDArray;
 /// });
 /// let a = NDArray::from_slice(&[3], &[1.0f64, 2.0, 3.5]).unwrap();
 /// assert_eq!(sum.call_with([&a]).unwrap(), Any::from(6.5)); // as an object
-/// assert_eq!(sum.call(&[a.as_raw_view()]).unwrap(), Any::from(6.5)); // as a DLTensor*
+/// assert_eq!(sum.call(&[a.as_raw_view().unwrap()]).unwrap(), Any::from(6.5)); // as a DLTensor*
 /// ```
 #[derive(Clone, Copy)]
 pub struct TensorView<'a> {
@@ -132,10 +132,25 @@ impl<'a> TensorView<'a> {
     }
 
     /// The view as a `DLTensor*` argument (type index 7), valid for `'a`.
-    pub fn as_raw_view(&self) -> AnyView<'a> {
+    ///
+    /// # Errors
+    ///
+    /// [`NDArrayError::Lent`] for a view of an NDArray lent writable to foreign code.
+    pub fn as_raw_view(&self) -> Result<AnyView<'a>, NDArrayError> {
+        self.check_not_lent()?;
         // SAFETY: the DLTensor and what it describes are valid and unwritten for `'a`
-        // (this view's own invariant).
-        unsafe { AnyView::from_dl_tensor_ptr(self.tensor as *const DLTensor as *mut c_void) }
+        // (this view's own invariant; not lent: checked just now).
+        Ok(unsafe { AnyView::from_dl_tensor_ptr(self.tensor as *const DLTensor as *mut c_void) })
+    }
+
+    /// Refuses a view of an NDArray that is lent writable to foreign code (see
+    /// [`NDArray::lend_mut`]): its data must not be read while the lease lasts.
+    pub(super) fn check_not_lent(&self) -> Result<(), NDArrayError> {
+        match self.obj {
+            // SAFETY: the view borrows the object for `'a`.
+            Some(p) => unsafe { p.as_ref() }.check_not_lent(),
+            None => Ok(()),
+        }
     }
 
     /// The extents.
@@ -205,6 +220,7 @@ impl<'a> TensorView<'a> {
     ///
     /// As for [`NDArray::as_slice`].
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T], NDArrayError> {
+        self.check_not_lent()?;
         if !self.is_contiguous() {
             layout::readable(self.tensor, T::DTYPE)?;
             return Err(NDArrayError::NotContiguous);

@@ -463,8 +463,8 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "numel as an object: {:?}, as a raw DLTensor*: {:?}; a typed NDArray parameter refuses the raw pointer: {}",
         numel.call_with([&weights])?,
-        numel.call(&[weights.as_raw_view()])?,
-        row_sums.call(&[weights.as_raw_view()]).unwrap_err().message()
+        numel.call(&[weights.as_raw_view()?])?,
+        row_sums.call(&[weights.as_raw_view()?]).unwrap_err().message()
     );
     let mut params: Map<String, NDArray> = Map::new();
     params.insert(String::from("dense.weight"), weights.clone());

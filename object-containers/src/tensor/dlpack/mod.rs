@@ -22,9 +22,15 @@
 //!   the data's). A tensor this module exported comes back as the very NDArray it was
 //!   exported from (same object), as long as the consumer left it unchanged.
 //! - A versioned tensor whose `DLPACK_FLAG_BITMASK_READ_ONLY` flag is set imports as a
-//!   read-only NDArray (no `as_slice_mut`, no `copy_from`), and a read-only NDArray exports
-//!   with the flag set. The legacy struct has no flags, so a read-only NDArray refuses to
-//!   export through it.
+//!   read-only NDArray (no `as_slice_mut`, no `copy_from`).
+//! - **Exports are read-only unless they take the only handle.** Rust code may borrow
+//!   an NDArray's data through any handle (`as_slice` gives a `&[T]`), so a consumer
+//!   must not write memory a handle still reaches: [`NDArray::to_dlpack_versioned`]
+//!   (`&self`) sets the read-only flag, and only [`NDArray::into_dlpack_versioned`] of
+//!   the only handle to writable memory exports it writable. The legacy struct has no
+//!   flags, so [`NDArray::into_dlpack`] exports only that (and refuses otherwise). The
+//!   same rule as for every other way a tensor reaches foreign code: see
+//!   [`NDArray::lend_mut`].
 //!
 //! Import goes through one function of the NDArray object's module (`object::import`,
 //! which checks the description and keeps a `ForeignOwner` that calls the producer's
@@ -37,7 +43,7 @@
 //! let a = NDArray::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
 //! let managed = a.to_dlpack_versioned();
 //! // SAFETY: `managed` is a live export, read before it is handed over.
-//! assert_eq!(unsafe { (*managed).flags } & DLPACK_FLAG_BITMASK_READ_ONLY, 0);
+//! assert_ne!(unsafe { (*managed).flags } & DLPACK_FLAG_BITMASK_READ_ONLY, 0, "shared");
 //! // A consumer (here: ourselves) takes it; no copy either way.
 //! // SAFETY: a valid managed tensor, owned by nobody else.
 //! let b = unsafe { NDArray::from_dlpack_versioned(managed) }.unwrap();
@@ -117,15 +123,20 @@ fn same_tensor(a: &DLTensor, b: &DLTensor) -> bool {
 }
 
 impl NDArray {
-    /// Exports the NDArray as a `DLManagedTensorVersioned` (DLPack 1.1), without copying.
+    /// Exports the NDArray as a `DLManagedTensorVersioned` (DLPack 1.1), without copying,
+    /// **read-only** for the consumer ([`DLPACK_FLAG_BITMASK_READ_ONLY`] set).
+    ///
+    /// The export shares the memory with this handle (and every other): Rust code may
+    /// be borrowing the data, so the consumer must not write it. To hand a consumer
+    /// writable memory, give the handle up: [`NDArray::into_dlpack_versioned`].
     ///
     /// The NDArray stays alive until the consumer calls the returned struct's deleter,
     /// exactly once (from any thread); until then its memory is shared, so
     /// [`NDArray::as_slice_mut`] on this NDArray refuses. `shape` and `strides` (always
-    /// present) point into the NDArray's object. A read-only NDArray exports with
-    /// [`DLPACK_FLAG_BITMASK_READ_ONLY`]; no export sets `IS_COPIED`.
+    /// present) point into the NDArray's object. No export sets `IS_COPIED`.
     ///
     /// ```
+    /// use object_containers::dlpack::DLPACK_FLAG_BITMASK_READ_ONLY;
     /// use object_containers::NDArray;
     /// let a = NDArray::from_slice(&[3], &[1i32, 2, 3]).unwrap();
     /// let m = a.to_dlpack_versioned();
@@ -133,41 +144,68 @@ impl NDArray {
     /// unsafe {
     ///     assert_eq!((*m).version.major, 1);
     ///     assert_eq!(*(*m).dl_tensor.shape, 3);
+    ///     assert_ne!((*m).flags & DLPACK_FLAG_BITMASK_READ_ONLY, 0, "shared: read-only");
     ///     ((*m).deleter.unwrap())(m);
     /// }
     /// ```
     pub fn to_dlpack_versioned(&self) -> *mut DLManagedTensorVersioned {
-        let flags = if self.is_read_only() {
-            DLPACK_FLAG_BITMASK_READ_ONLY
-        } else {
-            0
-        };
-        let block = Box::new(Exported {
-            managed: DLManagedTensorVersioned {
-                version: DLPackVersion {
-                    major: DLPACK_MAJOR_VERSION,
-                    minor: DLPACK_MINOR_VERSION,
-                },
-                manager_ctx: ObjectPtr::as_ptr(self.as_object_ptr()) as *mut c_void,
-                deleter: Some(delete_exported_versioned),
-                flags,
-                dl_tensor: *self.as_dl_tensor(),
-            },
-            ndarray: self.clone(),
-        });
-        Box::into_raw(block) as *mut DLManagedTensorVersioned
+        export_versioned(self.clone(), DLPACK_FLAG_BITMASK_READ_ONLY)
     }
 
-    /// Exports the NDArray as a legacy `DLManagedTensor`, without copying (see
-    /// [`NDArray::to_dlpack_versioned`], which consumers should prefer).
+    /// Exports the NDArray as a `DLManagedTensorVersioned`, giving the handle up:
+    /// **writable** for the consumer when this was the only handle to the memory, the
+    /// NDArray is not read-only and not lent (see [`NDArray::lend_mut`]); read-only
+    /// otherwise, as [`NDArray::to_dlpack_versioned`].
+    ///
+    /// ```
+    /// use object_containers::dlpack::DLPACK_FLAG_BITMASK_READ_ONLY;
+    /// use object_containers::NDArray;
+    /// let a = NDArray::from_slice(&[2], &[1u8, 2]).unwrap();
+    /// let m = a.into_dlpack_versioned();
+    /// // SAFETY: `m` is a live export; its deleter is called exactly once.
+    /// unsafe {
+    ///     assert_eq!((*m).flags & DLPACK_FLAG_BITMASK_READ_ONLY, 0, "the only handle: writable");
+    ///     ((*m).deleter.unwrap())(m);
+    /// }
+    /// ```
+    pub fn into_dlpack_versioned(mut self) -> *mut DLManagedTensorVersioned {
+        let flags = if self.check_writable().is_ok() && !self.is_lent() {
+            0
+        } else {
+            DLPACK_FLAG_BITMASK_READ_ONLY
+        };
+        export_versioned(self, flags)
+    }
+
+    /// Exports the NDArray as a legacy `DLManagedTensor`, without copying, giving the
+    /// handle up. The legacy struct cannot say "read-only", so a consumer may write:
+    /// only the only handle to writable memory can be exported this way (prefer
+    /// [`NDArray::to_dlpack_versioned`]).
     ///
     /// # Errors
     ///
-    /// [`NDArrayError::ReadOnly`] for a read-only NDArray: the legacy struct cannot say
-    /// so, and a consumer would be free to write.
-    pub fn to_dlpack(&self) -> Result<*mut DLManagedTensor, NDArrayError> {
-        if self.is_read_only() {
-            return Err(NDArrayError::ReadOnly);
+    /// The NDArray back, with [`NDArrayError::ReadOnly`] (read-only memory),
+    /// [`NDArrayError::Shared`] (another handle, view or export reaches the memory) or
+    /// [`NDArrayError::Lent`].
+    ///
+    /// ```
+    /// use object_containers::{NDArray, NDArrayError};
+    /// let a = NDArray::from_slice(&[2], &[1u8, 2]).unwrap();
+    /// let other = a.clone();
+    /// let (a, e) = a.into_dlpack().unwrap_err();
+    /// assert_eq!(e, NDArrayError::Shared);
+    /// drop(other);
+    /// let m = a.into_dlpack().unwrap();
+    /// // SAFETY: `m` is a live export; its deleter is called exactly once.
+    /// unsafe { ((*m).deleter.unwrap())(m) };
+    /// ```
+    #[allow(clippy::result_large_err)]
+    pub fn into_dlpack(mut self) -> Result<*mut DLManagedTensor, (NDArray, NDArrayError)> {
+        if let Err(e) = self.check_writable() {
+            return Err((self, e));
+        }
+        if self.is_lent() {
+            return Err((self, NDArrayError::Lent));
         }
         let block = Box::new(Exported {
             managed: DLManagedTensor {
@@ -175,7 +213,7 @@ impl NDArray {
                 manager_ctx: ObjectPtr::as_ptr(self.as_object_ptr()) as *mut c_void,
                 deleter: Some(delete_exported),
             },
-            ndarray: self.clone(),
+            ndarray: self,
         });
         Ok(Box::into_raw(block) as *mut DLManagedTensor)
     }
@@ -232,8 +270,14 @@ impl NDArray {
             // `Exported<DLManagedTensorVersioned>`s, alive until the deleter runs.
             let ours =
                 unsafe { &(*(managed as *const Exported<DLManagedTensorVersioned>)).ndarray };
-            if same_tensor(&tensor, ours.as_dl_tensor()) && read_only == ours.is_read_only() {
-                let ndarray = ours.clone();
+            if same_tensor(&tensor, ours.as_dl_tensor()) && (read_only || !ours.is_read_only()) {
+                // As exported: the same NDArray, or (exported read-only from a writable
+                // one) a read-only view of it, whose reads follow its lease.
+                let ndarray = if read_only == ours.is_read_only() {
+                    ours.clone()
+                } else {
+                    ours.read_only_view()
+                };
                 // SAFETY: our deleter, called once; the clone keeps the NDArray alive.
                 unsafe { delete_exported_versioned(managed) };
                 return Ok(ndarray);
@@ -335,6 +379,29 @@ impl NDArray {
         // SAFETY: the caller's contract.
         unsafe { object::import(&tensor, false, owner) }
     }
+}
+
+/// An export of `ndarray` (the block holds the handle) with `flags`.
+fn export_versioned(ndarray: NDArray, flags: u64) -> *mut DLManagedTensorVersioned {
+    let flags = if ndarray.is_read_only() {
+        flags | DLPACK_FLAG_BITMASK_READ_ONLY
+    } else {
+        flags
+    };
+    let block = Box::new(Exported {
+        managed: DLManagedTensorVersioned {
+            version: DLPackVersion {
+                major: DLPACK_MAJOR_VERSION,
+                minor: DLPACK_MINOR_VERSION,
+            },
+            manager_ctx: ObjectPtr::as_ptr(ndarray.as_object_ptr()) as *mut c_void,
+            deleter: Some(delete_exported_versioned),
+            flags,
+            dl_tensor: *ndarray.as_dl_tensor(),
+        },
+        ndarray,
+    });
+    Box::into_raw(block) as *mut DLManagedTensorVersioned
 }
 
 /// Calls a legacy managed tensor's deleter (the end of an imported NDArray's data).
