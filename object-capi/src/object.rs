@@ -48,7 +48,8 @@ pub unsafe extern "C" fn obj_dec_ref(obj: ObjHandle) -> i32 {
 
 /// Initializes the header of a fresh object that C allocated: type `type_index` (a
 /// registered object type), count 1, and `deleter`, which frees it when the count
-/// drops to zero. The object's layout must start with its parent's layout.
+/// drops to zero. The object's layout must start with its parent's layout. On failure
+/// the memory is left as it was, still the caller's to free.
 ///
 /// # Safety
 ///

@@ -15,7 +15,14 @@ use support::{build_library, c_compiler, out_dir, run};
 
 /// The programs linked against the fixtures library (the whole C API plus Rust types
 /// and globals for C to use), with what each prints on success.
-const FIXTURE_PROGRAMS: &[&str] = &["objects", "functions", "dlpack", "errors", "call_timing"];
+const FIXTURE_PROGRAMS: &[&str] = &[
+    "objects",
+    "functions",
+    "dlpack",
+    "errors",
+    "ownership",
+    "call_timing",
+];
 
 fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) -> String {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
