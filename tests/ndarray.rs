@@ -3,8 +3,9 @@
 //! across layouts, the uniqueness rule for writing, DLPack export and import in both
 //! directions and both struct versions (zero copy, checked by pointer equality; deleters
 //! called exactly once on either side), the read-only flag, bad input at import (each a
-//! clear error, the producer's deleter still called once), arrays in `Any`, `Array`,
-//! `Map` and object fields, and arrays or raw `DLTensor*`s passed through functions.
+//! clear error; the refused tensor is still the caller's, its deleter not called),
+//! arrays in `Any`, `Array`, `Map` and object fields, and arrays or raw `DLTensor*`s
+//! passed through functions.
 //!
 //! Foreign tensors come from a small producer written here (`Foreign`), which owns its
 //! data and shape in a box and counts its deleter's calls.
@@ -814,7 +815,7 @@ fn read_only_flag_is_respected() {
 }
 
 #[test]
-fn bad_input_is_an_error_and_the_deleter_still_runs_once() {
+fn bad_input_is_an_error_and_the_tensor_stays_the_callers() {
     let leaks = LeakCheck::new();
     // SAFETY: null is allowed and is an error; nothing to delete.
     let null = unsafe { NDArray::from_dlpack_versioned(std::ptr::null_mut()) };
@@ -924,15 +925,21 @@ fn bad_input_is_an_error_and_the_deleter_still_runs_once() {
     let n_cases = cases.len();
     for (name, tweak, expected) in cases {
         for legacy in [false, true] {
-            let (got, deleted) = if legacy {
+            // A refused tensor is still ours: the import calls nothing, and we release
+            // it (once) after looking.
+            let (got, deleted, release): (_, _, Box<dyn FnOnce()>) = if legacy {
                 let (m, d) =
                     foreign_legacy(&[2, 3], Some(&[3, 1]), f32s(6), |m| tweak(&mut m.dl_tensor));
-                (import_legacy(m), d)
+                (import_legacy(m), d, Box::new(move || consume_legacy(m)))
             } else {
                 let (m, d) = foreign_versioned(&[2, 3], Some(&[3, 1]), f32s(6), 0, |m| {
                     tweak(&mut m.dl_tensor)
                 });
-                (import_versioned(m), d)
+                (
+                    import_versioned(m),
+                    d,
+                    Box::new(move || consume_versioned(m)),
+                )
             };
             let err = got.expect_err(name);
             match (&err, &expected) {
@@ -943,22 +950,70 @@ fn bad_input_is_an_error_and_the_deleter_still_runs_once() {
                 _ => assert_eq!(err, expected, "{name} (legacy: {legacy})"),
             }
             assert!(!err.to_string().is_empty());
+            assert_eq!(
+                deleted.load(Ordering::SeqCst),
+                0,
+                "{name} (legacy: {legacy}): a refused import calls no deleter"
+            );
+            release();
             assert_eq!(deleted.load(Ordering::SeqCst), 1, "{name}: deleter once");
         }
         drop(tweak);
     }
     assert!(n_cases >= 15);
 
-    // Another major version: the deleter is called and nothing else is read.
-    let (m, deleted) = foreign_versioned(&[2], None, f32s(2), 0, |m| {
-        m.version = DLPackVersion { major: 2, minor: 0 };
-        m.dl_tensor.ndim = -12345; // garbage the consumer must not look at
-    });
-    assert_eq!(
-        import_versioned(m).unwrap_err(),
-        NDArrayError::UnsupportedVersion { major: 2, minor: 0 }
-    );
-    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    // Another major version: nothing but the version is read, nothing is called; the
+    // owner (still us) calls the deleter, as dlpack.h asks.
+    for major in [0, 2, u32::MAX] {
+        let (m, deleted) = foreign_versioned(&[2], None, f32s(2), 0, |m| {
+            m.version = DLPackVersion { major, minor: 7 };
+            m.dl_tensor.ndim = -12345; // garbage the consumer must not look at
+            m.dl_tensor.shape = std::ptr::null_mut();
+        });
+        assert_eq!(
+            import_versioned(m).unwrap_err(),
+            NDArrayError::UnsupportedVersion { major, minor: 7 }
+        );
+        assert_eq!(deleted.load(Ordering::SeqCst), 0, "major {major}");
+        consume_versioned(m);
+        assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    }
+    // Our own export, changed so that it is refused: still the caller's, and its
+    // deleter (ours) gives the NDArray's handle back.
+    let a = NDArray::from_slice(&[2], &[1.0f32, 2.0]).unwrap();
+    for legacy in [false, true] {
+        let refused = if legacy {
+            let m = a.to_dlpack().unwrap();
+            // SAFETY: a live export, ours to change (it is not the NDArray's own tensor).
+            unsafe { (*m).dl_tensor.ndim = -1 };
+            let e = import_legacy(m).unwrap_err();
+            assert_eq!(
+                ObjectPtr::strong_count(a.as_object_ptr()),
+                2,
+                "held by the export"
+            );
+            consume_legacy(m);
+            e
+        } else {
+            let m = a.to_dlpack_versioned();
+            // SAFETY: as above.
+            unsafe { (*m).dl_tensor.dtype = DataType::int(4) };
+            let e = import_versioned(m).unwrap_err();
+            assert_eq!(
+                ObjectPtr::strong_count(a.as_object_ptr()),
+                2,
+                "held by the export"
+            );
+            consume_versioned(m);
+            e
+        };
+        assert!(matches!(
+            refused,
+            NDArrayError::BadNdim { ndim: -1 } | NDArrayError::UnsupportedDataType(_)
+        ));
+        assert_eq!(ObjectPtr::strong_count(a.as_object_ptr()), 1);
+    }
+    drop(a);
     // A newer minor version is fine.
     let (m, deleted) = foreign_versioned(&[2], None, f32s(2), 0, |m| m.version.minor = 99);
     drop(import_versioned(m).unwrap());

@@ -1,4 +1,14 @@
-/* object_capi.h: the C ABI of the unified object protocol (see README: "Using it from C and from plugins"). */
+/* object_capi.h: the C ABI of the unified object protocol (see README: "Using it from C and from plugins").
+
+   Every function returns 0 on success, or nonzero with an error waiting in the calling thread's
+   slot (obj_error_take). Handles returned through out parameters carry one reference (obj_dec_ref),
+   returned ObjAny values are owned (obj_any_release); handles and values passed in are borrowed.
+   A call that fails takes nothing and writes no out parameter: whatever the caller owned before
+   it (a reference, a DLPack managed tensor, a callback's context) it still owns, and releases
+   itself. The exceptions say so in their own comments: obj_any_release (the value is
+   released and set to None even when it breaks the rules), obj_global_def (a context it could not
+   register goes to its deleter) and obj_function_call / obj_global_call (*ret is None once the
+   function ran). */
 
 #ifndef OBJECT_CAPI_H
 #define OBJECT_CAPI_H
@@ -223,6 +233,8 @@ typedef struct ObjAny {
 // A C callback behind a function object: `ctx` as given at creation, `num_args`
 // borrowed arguments, and the return slot (initialized to None; write an owned value).
 // Return 0, or nonzero after `obj_error_raise` (or without: a generic error is made).
+// Whatever the callback wrote to the slot is the caller's from then on, even when it
+// fails or the value breaks the header's rules (then it is released).
 typedef int32_t (*ObjCFunction)(void *ctx,
                                 const struct ObjAny *args,
                                 int32_t num_args,
@@ -450,7 +462,8 @@ typedef struct ObjPluginDescriptor {
   const char *name;
   // Registers the plugin's types and globals through `host` and returns its module
   // (one reference) in `*out_module`. 0, or nonzero with an error raised through
-  // `host->error_raise`.
+  // `host->error_raise`; after a nonzero return the host reads nothing from
+  // `*out_module`, so a failing `init` must leave no reference there.
   int32_t (*init)(const struct ObjHostApi *host, ObjHandle *out_module);
 } ObjPluginDescriptor;
 
@@ -463,7 +476,8 @@ extern "C" {
 
 // Makes a function object (`ffi.Function`) that calls `call(ctx, args, num_args, ret)`;
 // `deleter(ctx)` (if not null) runs once when the function dies. `name` (may be null)
-// names the function in error frames.
+// names the function in error frames. On failure (a null `call` or `out_func`, a
+// `name` that is not UTF-8) nothing is called: `ctx` is still the caller's, to free.
 //
 // The arguments are borrowed for the call. A tensor argument's data is **read-only**
 // to `call` (its caller may be reading it through a shared borrow), unless
@@ -482,7 +496,10 @@ int32_t obj_function_create(ObjCFunction call,
                             ObjHandle *out_func);
 
 // Calls a function object with `num_args` C values (checked), writing the owned result
-// to `ret` (which the caller initializes; its old content is overwritten).
+// to `*ret`, which need not be initialized: its old content is overwritten, never
+// released. On failure `*ret` holds nothing to release: None once the function ran
+// (a value a C callback wrote before failing is released), or left as it was when the
+// call was refused before it ran (a null or wrong `func`, bad arguments).
 //
 // The common call (a live function, plain numbers, `None`, bools and objects whose
 // header says the type the value claims) is checked in line and goes straight to the
@@ -511,8 +528,11 @@ int32_t obj_global_set(const char *name, ObjHandle func, int32_t override_existi
 
 // Registers a C callback as the global function `name` in one call: what
 // `obj_function_create(call, ctx, deleter, name, &f)`, `obj_global_set(name, f, 0)` and
-// `obj_dec_ref(f)` do together. A taken name is an error (`KeyError`); `deleter(ctx)`
-// (if not null) runs when the function dies, or at once if it cannot be registered.
+// `obj_dec_ref(f)` do together, except that the context is the call's in every case:
+// `deleter(ctx)` (if not null) runs once, when the function dies, or before this
+// returns if the call fails (a taken name is a `KeyError`; a null or non-UTF-8 `name`
+// and a null `call` fail too), so that `if (obj_global_def(...)) return
+// obj_error_print();` leaks nothing. The caller never frees `ctx` itself.
 //
 // # Safety
 //
@@ -611,7 +631,8 @@ int32_t obj_dec_ref(ObjHandle obj);
 //   fields to that ancestor can ever claim the type — a plugin whose struct claims it
 //   is refused when it loads.
 //
-// On failure nothing is written.
+// On failure nothing is written: the memory is left as it was, still the caller's to
+// free.
 //
 // # Safety
 //
@@ -728,16 +749,22 @@ int32_t obj_ndarray_empty(const int64_t *shape,
 // `array` null (an error) or a live object; `out_tensor` writable.
 int32_t obj_ndarray_dltensor(ObjHandle array, struct ObjDLTensor **out_tensor);
 
-// Imports a legacy DLPack tensor (zero-copy); the array owns it and calls its deleter
-// when it dies. On failure the caller still owns `managed`.
+// Imports a legacy DLPack tensor (zero-copy). On success the array owns `managed` and
+// calls its deleter once, when the last reference to the array goes. On failure
+// (nonzero) nothing was called and nothing kept: the caller still owns `managed` and
+// releases it itself (calls its deleter), and `*out_array` is left as it was. A null
+// `managed` is an error.
 //
 // # Safety
 //
-// `managed` is null (an error) or a valid managed tensor the caller gives up, as
-// `NDArray::from_dlpack` requires; `out_array` writable.
+// `managed` is null or a valid managed tensor the caller owns and gives up if the call
+// succeeds, as `NDArray::from_dlpack` requires; `out_array` writable.
 int32_t obj_ndarray_from_dlpack(struct ObjDLManagedTensor *managed, ObjHandle *out_array);
 
-// Imports a versioned DLPack tensor (zero-copy); see [`obj_ndarray_from_dlpack`].
+// Imports a versioned DLPack tensor (zero-copy), with the ownership rule of
+// [`obj_ndarray_from_dlpack`]: on failure the caller still owns `managed`. A tensor of
+// another major version is refused having read only its version; dlpack.h then asks
+// its owner (the caller) to call its deleter.
 //
 // # Safety
 //
@@ -823,6 +850,9 @@ int32_t obj_json_save(const struct ObjAny *value, ObjHandle *out_json);
 int32_t obj_json_load(const char *text, uintptr_t len, struct ObjAny *out_value);
 
 // Releases an owned value (drops the reference of an object kind) and sets it to None.
+// A value that breaks the header's rules is an error, and is still set to None, its
+// object (if any) released: an object kind whose object is of another type, a null
+// object pointer, a borrowed `DLTensor*`, a value kind the C API does not know.
 //
 // # Safety
 //
@@ -830,7 +860,7 @@ int32_t obj_json_load(const char *text, uintptr_t len, struct ObjAny *out_value)
 int32_t obj_any_release(struct ObjAny *value);
 
 // Copies a value into an owned one (`dst` gets a new reference for object kinds; a
-// raw string becomes an owned string).
+// raw string becomes an owned string). On failure `*dst` is left as it was.
 //
 // # Safety
 //
@@ -893,7 +923,8 @@ int32_t obj_any_print(const struct ObjAny *value);
 int32_t obj_error_raise(const char *kind, const char *message);
 
 // Leaves an existing error object (`ffi.Error`) in the slot, with one more frame when
-// `frame` is not null; returns -1. The caller keeps its own reference.
+// `frame` is not null; returns -1. The caller keeps its own reference, and its error
+// is not changed (the frame goes on a copy).
 //
 // # Safety
 //

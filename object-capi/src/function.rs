@@ -70,7 +70,8 @@ impl CCallback {
 
 /// Makes a function object (`ffi.Function`) that calls `call(ctx, args, num_args, ret)`;
 /// `deleter(ctx)` (if not null) runs once when the function dies. `name` (may be null)
-/// names the function in error frames.
+/// names the function in error frames. On failure (a null `call` or `out_func`, a
+/// `name` that is not UTF-8) nothing is called: `ctx` is still the caller's, to free.
 ///
 /// The arguments are borrowed for the call. A tensor argument's data is **read-only**
 /// to `call` (its caller may be reading it through a shared borrow), unless
@@ -115,7 +116,10 @@ pub unsafe extern "C" fn obj_function_create(
 const INLINE_ARGS: usize = 8;
 
 /// Calls a function object with `num_args` C values (checked), writing the owned result
-/// to `ret` (which the caller initializes; its old content is overwritten).
+/// to `*ret`, which need not be initialized: its old content is overwritten, never
+/// released. On failure `*ret` holds nothing to release: None once the function ran
+/// (a value a C callback wrote before failing is released), or left as it was when the
+/// call was refused before it ran (a null or wrong `func`, bad arguments).
 ///
 /// The common call (a live function, plain numbers, `None`, bools and objects whose
 /// header says the type the value claims) is checked in line and goes straight to the
@@ -414,8 +418,11 @@ pub unsafe extern "C" fn obj_global_set(
 
 /// Registers a C callback as the global function `name` in one call: what
 /// `obj_function_create(call, ctx, deleter, name, &f)`, `obj_global_set(name, f, 0)` and
-/// `obj_dec_ref(f)` do together. A taken name is an error (`KeyError`); `deleter(ctx)`
-/// (if not null) runs when the function dies, or at once if it cannot be registered.
+/// `obj_dec_ref(f)` do together, except that the context is the call's in every case:
+/// `deleter(ctx)` (if not null) runs once, when the function dies, or before this
+/// returns if the call fails (a taken name is a `KeyError`; a null or non-UTF-8 `name`
+/// and a null `call` fail too), so that `if (obj_global_def(...)) return
+/// obj_error_print();` leaks nothing. The caller never frees `ctx` itself.
 ///
 /// # Safety
 ///

@@ -20,6 +20,12 @@
 //!   in are borrowed. An `ObjAny` returned is owned (release with `obj_any_release`);
 //!   argument arrays are borrowed. Strings returned as `ObjStr` are borrowed from the
 //!   object (or type) they came from.
+//! - A call that fails takes nothing and writes no `out` parameter: whatever the caller
+//!   owned before it (a reference, a DLPack managed tensor, a callback's context) it
+//!   still owns, and releases itself. The exceptions say so in their own docs:
+//!   `obj_any_release` (the value is released and set to None even when it breaks the
+//!   rules), `obj_global_def` (a context it could not register goes to its deleter) and
+//!   `obj_function_call` / `obj_global_call` (`*ret` is None once the function ran).
 //!
 //! ## Plugins
 //!

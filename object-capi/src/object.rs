@@ -69,7 +69,8 @@ pub unsafe extern "C" fn obj_dec_ref(obj: ObjHandle) -> i32 {
 ///   fields to that ancestor can ever claim the type — a plugin whose struct claims it
 ///   is refused when it loads.
 ///
-/// On failure nothing is written.
+/// On failure nothing is written: the memory is left as it was, still the caller's to
+/// free.
 ///
 /// # Safety
 ///

@@ -132,7 +132,8 @@ pub struct ObjPluginDescriptor {
     pub name: *const c_char,
     /// Registers the plugin's types and globals through `host` and returns its module
     /// (one reference) in `*out_module`. 0, or nonzero with an error raised through
-    /// `host->error_raise`.
+    /// `host->error_raise`; after a nonzero return the host reads nothing from
+    /// `*out_module`, so a failing `init` must leave no reference there.
     pub init:
         Option<unsafe extern "C" fn(host: *const ObjHostApi, out_module: *mut ObjHandle) -> i32>,
 }

@@ -72,13 +72,16 @@ pub unsafe extern "C" fn obj_ndarray_dltensor(
     })
 }
 
-/// Imports a legacy DLPack tensor (zero-copy); the array owns it and calls its deleter
-/// when it dies. On failure the caller still owns `managed`.
+/// Imports a legacy DLPack tensor (zero-copy). On success the array owns `managed` and
+/// calls its deleter once, when the last reference to the array goes. On failure
+/// (nonzero) nothing was called and nothing kept: the caller still owns `managed` and
+/// releases it itself (calls its deleter), and `*out_array` is left as it was. A null
+/// `managed` is an error.
 ///
 /// # Safety
 ///
-/// `managed` is null (an error) or a valid managed tensor the caller gives up, as
-/// `NDArray::from_dlpack` requires; `out_array` writable.
+/// `managed` is null or a valid managed tensor the caller owns and gives up if the call
+/// succeeds, as `NDArray::from_dlpack` requires; `out_array` writable.
 #[no_mangle]
 pub unsafe extern "C" fn obj_ndarray_from_dlpack(
     managed: *mut ObjDLManagedTensor,
@@ -94,7 +97,10 @@ pub unsafe extern "C" fn obj_ndarray_from_dlpack(
     })
 }
 
-/// Imports a versioned DLPack tensor (zero-copy); see [`obj_ndarray_from_dlpack`].
+/// Imports a versioned DLPack tensor (zero-copy), with the ownership rule of
+/// [`obj_ndarray_from_dlpack`]: on failure the caller still owns `managed`. A tensor of
+/// another major version is refused having read only its version; dlpack.h then asks
+/// its owner (the caller) to call its deleter.
 ///
 /// # Safety
 ///

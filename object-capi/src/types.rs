@@ -126,6 +126,8 @@ pub struct ObjStr {
 /// A C callback behind a function object: `ctx` as given at creation, `num_args`
 /// borrowed arguments, and the return slot (initialized to None; write an owned value).
 /// Return 0, or nonzero after `obj_error_raise` (or without: a generic error is made).
+/// Whatever the callback wrote to the slot is the caller's from then on, even when it
+/// fails or the value breaks the header's rules (then it is released).
 pub type ObjCFunction = Option<
     unsafe extern "C" fn(
         ctx: *mut c_void,

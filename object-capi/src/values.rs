@@ -44,6 +44,9 @@ pub(crate) fn owned(slot: Slot<'_>) -> Result<Any, Error> {
 // ---------------------------------------------------------------------------------
 
 /// Releases an owned value (drops the reference of an object kind) and sets it to None.
+/// A value that breaks the header's rules is an error, and is still set to None, its
+/// object (if any) released: an object kind whose object is of another type, a null
+/// object pointer, a borrowed `DLTensor*`, a value kind the C API does not know.
 ///
 /// # Safety
 ///
@@ -60,7 +63,7 @@ pub unsafe extern "C" fn obj_any_release(value: *mut ObjAny) -> i32 {
 }
 
 /// Copies a value into an owned one (`dst` gets a new reference for object kinds; a
-/// raw string becomes an owned string).
+/// raw string becomes an owned string). On failure `*dst` is left as it was.
 ///
 /// # Safety
 ///
@@ -270,7 +273,8 @@ pub unsafe extern "C" fn obj_error_raise(kind: *const c_char, message: *const c_
 }
 
 /// Leaves an existing error object (`ffi.Error`) in the slot, with one more frame when
-/// `frame` is not null; returns -1. The caller keeps its own reference.
+/// `frame` is not null; returns -1. The caller keeps its own reference, and its error
+/// is not changed (the frame goes on a copy).
 ///
 /// # Safety
 ///

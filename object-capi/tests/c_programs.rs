@@ -20,6 +20,7 @@ const FIXTURE_PROGRAMS: &[&str] = &[
     "functions",
     "dlpack",
     "errors",
+    "ownership",
     "call_timing",
     "layouts",
 ];

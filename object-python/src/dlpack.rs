@@ -6,9 +6,13 @@
 //! ownership, as the DLPack Python specification says).
 //!
 //! Import: the capsule a producer's `__dlpack__` returns is renamed to `"used_…"`
-//! first (so its destructor does nothing) and its managed tensor handed to
-//! `NDArray::from_dlpack(_versioned)`, which owns it from then on and calls its deleter
-//! exactly once — when the last handle goes, or at once if the import fails.
+//! (so its destructor does nothing) and its managed tensor handed to
+//! `NDArray::from_dlpack(_versioned)`, which owns it if the import succeeds and then
+//! calls its deleter exactly once, when the last handle goes. A refused import takes
+//! nothing (the rule of `object_containers::dlpack`), so the capsule gets its name back
+//! and stays the producer's: its destructor frees the tensor, once, as it does for a
+//! capsule nobody consumed. (Renamed before the import rather than after, so that a
+//! rename that failed could only leak the tensor, never leave two owners.)
 
 use std::ffi::{c_void, CStr};
 
@@ -87,7 +91,8 @@ pub(crate) fn export<'py>(
     Ok(unsafe { Bound::from_owned_ptr(py, capsule) })
 }
 
-/// Imports the managed tensor in the capsule `capsule` (consuming it).
+/// Imports the managed tensor in the capsule `capsule`, consuming the capsule if the
+/// import succeeds; a refused capsule is left as it was, unconsumed.
 pub(crate) fn import(capsule: &Bound<'_, PyAny>) -> PyResult<NDArray> {
     let p = capsule.as_ptr();
     // SAFETY: `p` is a live object (borrowed through `capsule`) and we hold the GIL.
@@ -100,30 +105,58 @@ pub(crate) fn import(capsule: &Bound<'_, PyAny>) -> PyResult<NDArray> {
     };
     if versioned {
         // SAFETY: a valid capsule of that name, so the pointer is the producer's
-        // managed tensor; renaming it hands the tensor over to us (the producer's
-        // destructor then leaves it alone), and `from_dlpack_versioned` takes it.
-        let nd = unsafe {
+        // managed tensor; `consume` renames the capsule only for as long as the import
+        // owns the tensor.
+        unsafe {
             let m =
                 ffi::PyCapsule_GetPointer(p, VERSIONED.as_ptr()) as *mut DLManagedTensorVersioned;
-            if ffi::PyCapsule_SetName(p, VERSIONED_USED.as_ptr()) != 0 {
-                return Err(PyErr::fetch(capsule.py()));
-            }
-            NDArray::from_dlpack_versioned(m)
-        };
-        nd.map_err(|e| PyBufferError::new_err(e.to_string()))
+            consume(capsule, VERSIONED, VERSIONED_USED, || {
+                NDArray::from_dlpack_versioned(m)
+            })
+        }
     } else if legacy {
         // SAFETY: as above, for the legacy struct.
-        let nd = unsafe {
+        unsafe {
             let m = ffi::PyCapsule_GetPointer(p, LEGACY.as_ptr()) as *mut DLManagedTensor;
-            if ffi::PyCapsule_SetName(p, LEGACY_USED.as_ptr()) != 0 {
-                return Err(PyErr::fetch(capsule.py()));
-            }
-            NDArray::from_dlpack(m)
-        };
-        nd.map_err(|e| PyBufferError::new_err(e.to_string()))
+            consume(capsule, LEGACY, LEGACY_USED, || NDArray::from_dlpack(m))
+        }
     } else {
         Err(PyTypeError::new_err(
             "__dlpack__ returned something that is not an unused \"dltensor\" or \"dltensor_versioned\" capsule",
         ))
+    }
+}
+
+/// Renames the capsule `name` → `used` (its destructor then leaves the tensor alone),
+/// runs the import, and on a refusal renames it back, so that the producer's
+/// destructor frees the tensor the import did not take.
+///
+/// # Safety
+///
+/// `capsule` is a valid capsule called `name` whose pointer is the managed tensor
+/// `import` imports, with `from_dlpack`'s ownership rule: the tensor is the import's on
+/// success and untouched on an error.
+unsafe fn consume(
+    capsule: &Bound<'_, PyAny>,
+    name: &'static CStr,
+    used: &'static CStr,
+    import: impl FnOnce() -> Result<NDArray, object_containers::NDArrayError>,
+) -> PyResult<NDArray> {
+    let p = capsule.as_ptr();
+    // SAFETY: a live capsule (the caller's contract); the names are static C strings,
+    // as a capsule needs its name to outlive it.
+    if unsafe { ffi::PyCapsule_SetName(p, used.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(capsule.py()));
+    }
+    match import() {
+        Ok(nd) => Ok(nd),
+        Err(e) => {
+            // SAFETY: as above. (If this failed, which a valid capsule cannot, the
+            // tensor would leak: the capsule would keep the used name.)
+            if unsafe { ffi::PyCapsule_SetName(p, name.as_ptr()) } != 0 {
+                return Err(PyErr::fetch(capsule.py()));
+            }
+            Err(PyBufferError::new_err(e.to_string()))
+        }
     }
 }

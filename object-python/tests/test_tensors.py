@@ -1,3 +1,4 @@
+import ctypes
 import sys
 
 import numpy as np
@@ -108,6 +109,141 @@ def test_legacy_only_producer():
     t = op.from_dlpack(Legacy())
     assert t.data_ptr == a.ctypes.data and tensor_sum(t) == 6.0
 
+
+
+# A producer written with ctypes, whose capsules follow the DLPack Python protocol: the
+# capsule's destructor calls the managed tensor's deleter unless a consumer renamed the
+# capsule "used_...". Both structs, with the deleter and destructor counting calls.
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int32),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("code", ctypes.c_uint8),
+        ("bits", ctypes.c_uint8),
+        ("lanes", ctypes.c_uint16),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _Versioned(ctypes.Structure):
+    _fields_ = [
+        ("major", ctypes.c_uint32),
+        ("minor", ctypes.c_uint32),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", _DELETER),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", _DLTensor),
+    ]
+
+
+class _Legacy(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", _DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", _DELETER),
+    ]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+# Capsule names must outlive their capsules: module-level bytes.
+_CAPSULE_NAMES = {False: b"dltensor_versioned", True: b"dltensor"}
+
+
+class _CtypesProducer:
+    """One managed tensor (3 doubles) in a capsule; `calls` records the deleter and
+    the capsule destructor's calls on it."""
+
+    def __init__(self, legacy, spoil=lambda m: None):
+        self.calls = []
+        self.data = (ctypes.c_double * 3)(1.0, 2.0, 3.0)
+        self.shape = (ctypes.c_int64 * 1)(3)
+        self.managed = _Legacy() if legacy else _Versioned(major=1, minor=1)
+        t = self.managed.dl_tensor
+        t.data = ctypes.addressof(self.data)
+        t.device_type, t.ndim, t.code, t.bits, t.lanes = 1, 1, 2, 64, 1
+        t.shape = self.shape
+        self.deleter = _DELETER(lambda _m: self.calls.append("deleter"))
+        self.managed.deleter = self.deleter
+        spoil(self.managed)
+        name = _CAPSULE_NAMES[legacy]
+
+        def destroy(capsule):
+            if _capsule_is_valid(capsule, name):
+                self.calls.append("destructor")
+                self.deleter(ctypes.addressof(self.managed))
+
+        self.destructor = _DESTRUCTOR(destroy)
+        self.capsule = _capsule_new(
+            ctypes.addressof(self.managed), name, ctypes.cast(self.destructor, ctypes.c_void_p)
+        )
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _spoil_major(m):
+    m.major = 2
+
+
+def _spoil_ndim(m):
+    m.dl_tensor.ndim = -1
+
+
+def _spoil_lanes(m):
+    m.dl_tensor.lanes = 0
+
+
+def _spoil_shape(m):
+    m.dl_tensor.shape = None
+
+
+@pytest.mark.parametrize(
+    "legacy, spoil, message",
+    [
+        (False, _spoil_major, "DLPack version 2.1 is not supported"),
+        (False, _spoil_ndim, "ndim -1"),
+        (True, _spoil_lanes, "unsupported data type"),
+        (True, _spoil_shape, "shape pointer is null"),
+    ],
+)
+def test_a_refused_capsule_stays_the_producers(legacy, spoil, message):
+    # The refused import takes nothing: the capsule keeps its name, so the producer's
+    # destructor frees the tensor, once, when the capsule goes.
+    p = _CtypesProducer(legacy, spoil)
+    with pytest.raises(BufferError, match=message):
+        op.from_dlpack(p)
+    assert p.calls == []
+    assert repr(p.capsule).startswith(f'<capsule object "{_CAPSULE_NAMES[legacy].decode()}"')
+    del p.capsule
+    assert p.calls == ["destructor", "deleter"]
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_consumed_capsule_is_the_arrays(legacy):
+    p = _CtypesProducer(legacy)
+    t = op.from_dlpack(p)
+    assert t.data_ptr == ctypes.addressof(p.data) and tensor_sum(t) == 6.0
+    assert repr(p.capsule).startswith('<capsule object "used_')
+    del p.capsule
+    assert p.calls == []  # renamed: the destructor leaves the tensor alone
+    del t
+    assert p.calls == ["deleter"]
 
 def test_tensors_in_containers_and_threads():
     a = np.arange(1000, dtype=np.float64)

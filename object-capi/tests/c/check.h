@@ -104,6 +104,21 @@ static inline ObjAny any_obj(ObjHandle h) {
     return a;
 }
 
+/* A float64 CPU tensor of `ndim` extents over `data` (strides may be null: compact). */
+static inline ObjDLTensor f64_cpu_tensor(void *data, int32_t ndim, int64_t *shape, int64_t *strides) {
+    ObjDLTensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.device.device_type = 1; /* kDLCPU */
+    t.ndim = ndim;
+    t.dtype.code = 2; /* kDLFloat */
+    t.dtype.bits = 64;
+    t.dtype.lanes = 1;
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+}
+
 static inline int finish(const char *name) {
     ObjHandle e = NULL;
     obj_error_take(&e);

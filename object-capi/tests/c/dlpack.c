@@ -17,19 +17,7 @@ static void free_versioned(ObjDLManagedTensorVersioned *m) {
     free(m);
 }
 
-static ObjDLTensor c_tensor(void) {
-    ObjDLTensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.device.device_type = 1; /* kDLCPU */
-    t.ndim = 1;
-    t.dtype.code = 2; /* kDLFloat */
-    t.dtype.bits = 64;
-    t.dtype.lanes = 1;
-    t.shape = shape;
-    t.strides = NULL;
-    return t;
-}
+static ObjDLTensor c_tensor(void) { return f64_cpu_tensor(data, 1, shape, NULL); }
 
 static double sum(ObjHandle f, ObjAny arg) {
     ObjAny ret;

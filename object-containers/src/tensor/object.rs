@@ -6,8 +6,8 @@
 //! The rest of `tensor/` reaches the object through this small interface:
 //!
 //! - [`new_object`] assembles an object from a checked description ([`Parts`]);
-//! - [`import`] checks a foreign description and assembles an object around a
-//!   [`ForeignOwner`] (what [`dlpack`](super::dlpack) imports with);
+//! - [`import`] checks a foreign description and, only if it passes, assembles an
+//!   object around a [`ForeignOwner`] (what [`dlpack`](super::dlpack) imports with);
 //! - [`check_dl_tensor`] reads a raw description's shape and strides and checks it
 //!   (what [`TensorView::from_raw`](super::TensorView::from_raw) and [`import`] use);
 //! - [`NDArrayObj::shape`], [`NDArrayObj::strides`] and [`typed_slice`] read our own
@@ -599,22 +599,27 @@ pub(super) unsafe fn new_object(parts: Parts<'_>) -> NDArray {
 }
 
 /// Checks a foreign DLTensor and assembles an NDArray around its data, kept alive by
-/// `owner` (dropped, which releases the producer's tensor, on an error too). The shape
-/// and strides are copied into the object; the data is not.
+/// the owner `take_owner` makes. The owner is made only once every check has passed, so
+/// a refused description leaves what the owner would hold untouched (a producer's
+/// managed tensor stays the caller's; a Rust value captured by `take_owner` is dropped
+/// with it). The shape and strides are copied into the object; the data is not.
 ///
 /// # Safety
 ///
 /// `tensor`'s shape and strides are readable as [`check_dl_tensor`] requires, and its
-/// data is valid as described until `owner` releases it; nobody else writes the data
+/// data is valid as described until the owner releases it; nobody else writes the data
 /// while a borrow from the NDArray or its views is alive (nor reads it while Rust
 /// writes, unless `read_only`).
 pub(super) unsafe fn import(
     tensor: &DLTensor,
     read_only: bool,
-    owner: ForeignOwner,
+    take_owner: impl FnOnce() -> ForeignOwner,
 ) -> Result<NDArray, NDArrayError> {
     // SAFETY: the caller's contract.
     let c = unsafe { check_dl_tensor(tensor) }?;
+    // Nothing below can fail (an allocation failure aborts): from here on the owner is
+    // the NDArray's.
+    let owner = take_owner();
     // SAFETY: checked just now; the data's validity is the caller's contract.
     Ok(unsafe {
         new_object(Parts {

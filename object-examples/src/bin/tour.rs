@@ -493,8 +493,8 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
     let mut shape = [2i64, 2];
     let bad = weights.to_dlpack_versioned();
     // SAFETY: our own fresh export, changed the way a broken producer might describe a
-    // tensor (2 × 2 elements of 4 bits), then handed over to the import, which owns it
-    // from here on and calls its deleter even when it refuses it.
+    // tensor (2 × 2 elements of 4 bits), then offered to the import, which refuses it and
+    // takes nothing: the export is still ours, and we release it (once) below.
     let err = unsafe {
         (*bad).dl_tensor.ndim = 2;
         (*bad).dl_tensor.shape = shape.as_mut_ptr();
@@ -503,9 +503,13 @@ fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
         NDArray::from_dlpack_versioned(bad)
     }
     .unwrap_err();
+    let held = ObjectPtr::strong_count(weights.as_object_ptr());
+    // SAFETY: the refused export is still ours; its deleter is called once, here.
+    unsafe { ((*bad).deleter.expect("our exports have a deleter"))(bad) };
     println!(
-        "bad input is an error, never UB: {err}; the deleter still ran ({} handles before the export, {} after)",
+        "bad input is an error, never UB: {err}; the refused tensor stays the caller's, which calls its deleter ({} handles before the export, {} after the refusal, {} after the deleter)",
         before,
+        held,
         ObjectPtr::strong_count(weights.as_object_ptr())
     );
     Ok(())

@@ -15,12 +15,29 @@
 //!   alive, and its memory shared, until the consumer calls the deleter (once, from any
 //!   thread). Nothing is copied; `shape` and `strides` point into the NDArray's object.
 //! - **Import** ([`NDArray::from_dlpack_versioned`], [`NDArray::from_dlpack`]) takes
-//!   ownership of the managed tensor in every case: the producer's deleter is called
-//!   exactly once, when the last handle to the NDArray (and to every view of it) goes, or
-//!   at once if the import fails. The data is not copied (shape and strides are, into
-//!   the NDArray's object, so the NDArray keeps no pointer into the managed struct but
-//!   the data's). A tensor this module exported comes back as the very NDArray it was
-//!   exported from (same object), as long as the consumer left it unchanged.
+//!   ownership of the managed tensor **only when it succeeds**: then the producer's
+//!   deleter is called exactly once, when the last handle to the NDArray (and to every
+//!   view of it) goes. A refused import (any error: a null pointer, another major
+//!   version, a description that fails a check) calls nothing and keeps nothing: the
+//!   managed tensor is still the caller's, to release (call its deleter) or hand to
+//!   someone else. The data is not copied (shape and strides are, into the NDArray's
+//!   object, so the NDArray keeps no pointer into the managed struct but the data's). A
+//!   tensor this module exported comes back as the very NDArray it was exported from
+//!   (same object; a read-only export of a writable NDArray as a read-only view of it),
+//!   as long as the consumer left it unchanged.
+//!
+//!   Why this rule, and not "the import owns it whatever happens": it is the one that
+//!   composes with the other holders of a managed tensor. In the Python protocol the
+//!   tensor sits in a capsule whose destructor calls the deleter unless a consumer
+//!   renamed it `used_dltensor…`; a consumer that fails leaves the capsule as it was,
+//!   and the producer's destructor frees the tensor, once. tvm-ffi's
+//!   `TVMFFITensorFromDLPack(Versioned)` refuses the same way (its checks throw before
+//!   the tensor object that owns the managed tensor is made), and its Python layer
+//!   renames the capsule only after a successful import. A caller that owns the tensor
+//!   in C frees it on the error path as it would any resource a failed call did not
+//!   take. For another major version dlpack.h says the consumer must call the deleter
+//!   and read nothing else: the caller is still that consumer, and the deleter is the
+//!   one thing it may do with the tensor.
 //! - A versioned tensor whose `DLPACK_FLAG_BITMASK_READ_ONLY` flag is set imports as a
 //!   read-only NDArray (no `as_slice_mut`, no `copy_from`).
 //! - **Exports are read-only unless they take the only handle.** Rust code may borrow
@@ -219,8 +236,10 @@ impl NDArray {
     }
 
     /// Imports a `DLManagedTensorVersioned` without copying the data, taking ownership
-    /// of it: its deleter (if not null) is called exactly once, when the last handle to
-    /// the NDArray and its views goes — or before this returns, if the import fails.
+    /// of it if (and only if) the import succeeds: its deleter (if not null) is then
+    /// called exactly once, when the last handle to the NDArray and its views goes. On
+    /// an error nothing is called and nothing is kept: the tensor is still the caller's
+    /// (see the [module docs](self) for why).
     ///
     /// The tensor is checked first (see [`NDArrayError`]): version, `ndim`, shape,
     /// strides, sizes (no overflow), data type, device, a null `data` with elements, and
@@ -229,19 +248,36 @@ impl NDArray {
     ///
     /// # Errors
     ///
-    /// [`NDArrayError::NullPointer`] for a null `managed` (nothing is called);
-    /// [`NDArrayError::UnsupportedVersion`] for another major version (the deleter is
-    /// called, as DLPack requires, and nothing else is read); any check above.
+    /// [`NDArrayError::NullPointer`] for a null `managed`;
+    /// [`NDArrayError::UnsupportedVersion`] for another major version (nothing but the
+    /// version is read; dlpack.h then wants the caller, still the owner, to call the
+    /// deleter); any check above. In every case the caller still owns `managed`.
+    ///
+    /// ```
+    /// use object_containers::dlpack::DLPackVersion;
+    /// use object_containers::{NDArray, NDArrayError};
+    ///
+    /// let a = NDArray::from_slice(&[2], &[1.0f64, 2.0]).unwrap();
+    /// let m = a.to_dlpack_versioned();
+    /// // SAFETY: `m` is a live export; it is changed to look like a DLPack 2 tensor,
+    /// // refused, and then released by its owner (still us), once.
+    /// unsafe {
+    ///     (*m).version = DLPackVersion { major: 2, minor: 0 };
+    ///     let err = NDArray::from_dlpack_versioned(m).unwrap_err();
+    ///     assert_eq!(err, NDArrayError::UnsupportedVersion { major: 2, minor: 0 });
+    ///     ((*m).deleter.unwrap())(m);
+    /// }
+    /// ```
     ///
     /// # Safety
     ///
-    /// `managed` must be null or a valid DLPack managed tensor that the caller owns and
-    /// gives up: everything it points to (its shape and strides, and its data as
-    /// described) stays valid until its deleter is called. Rust code will read the data
-    /// through the NDArray (and write it, unless read-only, when it holds the only
-    /// handle), so while any borrow from the NDArray or its views is alive, nobody else —
-    /// the producer included, and a second import of the same memory — may write the
-    /// data, nor read it while Rust writes.
+    /// `managed` must be null or a valid DLPack managed tensor that the caller owns (and
+    /// gives up if the import succeeds): everything it points to (its shape and strides,
+    /// and its data as described) stays valid until its deleter is called. Rust code
+    /// will read the data through the NDArray (and write it, unless read-only, when it
+    /// holds the only handle), so while any borrow from the NDArray or its views is
+    /// alive, nobody else — the producer included, and a second import of the same
+    /// memory — may write the data, nor read it while Rust writes.
     pub unsafe fn from_dlpack_versioned(
         managed: *mut DLManagedTensorVersioned,
     ) -> Result<NDArray, NDArrayError> {
@@ -252,11 +288,8 @@ impl NDArray {
         // deleter are where every 1.x and later layout keeps them.
         let (version, deleter) = unsafe { ((*managed).version, (*managed).deleter) };
         if version.major != DLPACK_MAJOR_VERSION {
-            if let Some(d) = deleter {
-                // SAFETY: DLPack: on a major version mismatch the consumer calls the
-                // deleter, which is safe to do, and reads nothing else.
-                unsafe { d(managed) };
-            }
+            // Nothing else is read (the layout may differ); the tensor stays the
+            // caller's, who calls its deleter as dlpack.h asks.
             return Err(NDArrayError::UnsupportedVersion {
                 major: version.major,
                 minor: version.minor,
@@ -283,19 +316,25 @@ impl NDArray {
                 return Ok(ndarray);
             }
         }
-        // From here on, dropping `owner` calls the deleter, on every path.
-        // SAFETY: the caller gives the managed tensor up; its deleter may run on any
-        // thread (DLPack), once.
-        let owner = unsafe { ForeignOwner::new(m.cast(), release_versioned) };
-        // SAFETY: the caller's contract covers the tensor and what it points to.
-        unsafe { object::import(&tensor, read_only, owner) }
+        // The owner (which calls the deleter when dropped) is made only once the
+        // tensor passed every check: a refused one stays the caller's.
+        // SAFETY: the caller's contract covers the tensor and what it points to; on
+        // success it gives the managed tensor up, whose deleter may run on any thread
+        // (DLPack), once.
+        unsafe {
+            object::import(&tensor, read_only, || {
+                ForeignOwner::new(m.cast(), release_versioned)
+            })
+        }
     }
 
     /// Imports the memory `tensor` describes without copying it, kept alive by `owner`:
     /// for a producer that is not a DLPack managed tensor (a Python buffer, a memory
     /// map, a `Vec` someone else allocated). `owner` is dropped exactly once, from
     /// whichever thread drops the last handle to the NDArray and its views — or before
-    /// this returns, if the import fails.
+    /// this returns, if the import fails. (A Rust value moved in cannot stay with the
+    /// caller the way a raw managed tensor does; dropping it is its release, once either
+    /// way.)
     ///
     /// The description is checked as in [`NDArray::from_dlpack_versioned`], and its
     /// shape and strides are copied: they need to live only for this call.
@@ -340,16 +379,17 @@ impl NDArray {
         read_only: bool,
         owner: O,
     ) -> Result<NDArray, NDArrayError> {
-        // (`O: Send`: dropped on whichever thread lets the NDArray go.)
-        let owner = ForeignOwner::of(owner);
+        // (`O: Send`: dropped on whichever thread lets the NDArray go; on a refusal,
+        // with the closure, here.)
         // SAFETY: the caller's contract covers the tensor and its data; the owner keeps
         // the data alive until it is dropped.
-        unsafe { object::import(tensor, read_only, owner) }
+        unsafe { object::import(tensor, read_only, move || ForeignOwner::of(owner)) }
     }
 
     /// Imports a legacy `DLManagedTensor` without copying the data, taking ownership of
-    /// it (see [`NDArray::from_dlpack_versioned`]; the legacy struct has no flags, so the
-    /// NDArray is writable).
+    /// it if the import succeeds (see [`NDArray::from_dlpack_versioned`]: on an error the
+    /// tensor is still the caller's; the legacy struct has no flags, so the NDArray is
+    /// writable).
     ///
     /// # Errors
     ///
@@ -374,10 +414,8 @@ impl NDArray {
                 return Ok(ndarray);
             }
         }
-        // SAFETY: as in `from_dlpack_versioned`.
-        let owner = unsafe { ForeignOwner::new(m.cast(), release) };
-        // SAFETY: the caller's contract.
-        unsafe { object::import(&tensor, false, owner) }
+        // SAFETY: as in `from_dlpack_versioned`: the owner is made only on success.
+        unsafe { object::import(&tensor, false, || ForeignOwner::new(m.cast(), release)) }
     }
 }
 
