@@ -1172,6 +1172,13 @@ fn big_ints_convert_compare_and_hash_by_value() {
     assert_eq!(any.type_index(), object_core::type_index::BIG_INT);
     assert_eq!(any.type_key(), "ffi.BigInt");
     assert_eq!(format!("{any:?}"), format!("Any({huge})"));
+    // Printed in a container, a number reached twice is labelled, like any object.
+    let other: BigInt = huge.parse().unwrap();
+    let shared = Array::<Any>::from_iter([any.clone(), any.clone(), Any::from(other)]);
+    assert_eq!(
+        format!("{shared:?}"),
+        format!("[ffi.BigInt #1 {huge}, #1, {huge}]")
+    );
     assert_eq!(BigInt::try_from(any).unwrap(), h);
     let negate = Function::from_typed(|b: BigInt| -> BigInt {
         let s = b.to_string();

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use object_containers::{Array, BigInt, Dict, Function, List, Map, Shape};
+use object_containers::{Array, BigInt, Dict, Function, List, Map, ParseBigIntError, Shape};
 use object_core::reflection::{visit_object_attrs, AttrVisitor, FieldInfo};
 use object_core::type_index as ti;
 use object_core::{make_object, Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectPtr};
@@ -2844,6 +2844,105 @@ fn bad_big_int_data_is_a_data_error() {
     assert_eq!(
         to_json_graph(&v).unwrap(),
         r#"{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":"7"}]}"#
+    );
+}
+
+/// A `BigInt` field, for a reflected object holding numbers.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "jgtest.BigHolder")]
+struct BigHolder {
+    base: Object,
+    value: BigInt,
+    items: Array<Any>,
+}
+
+/// A graph holding `BigInt`s is structurally equal to its JSON round trip (the loaded
+/// numbers are new objects of the same values) and hashes alike; a changed digit is not.
+#[test]
+fn a_graph_holding_big_ints_equals_its_json_round_trip() {
+    use object_core::structural::{first_mismatch, structural_equal, structural_hash};
+    let _leaks = LeakCheck::new();
+    let huge = "-340282366920938463463374607431768211456000000000000000001";
+    let graph = |last: &str| {
+        let shared = BigInt::from(u64::MAX);
+        let items: Array<Any> = [
+            Any::from(shared.clone()),
+            Any::from(shared.clone()),
+            Any::from(BigInt::from(0i64)),
+            Any::from(last.parse::<BigInt>().unwrap()),
+        ]
+        .into_iter()
+        .collect();
+        Any::from(make_object(BigHolder {
+            base: Object::new(),
+            value: huge.parse().unwrap(),
+            items,
+        }))
+    };
+    let value = graph("12345678901234567890123456789");
+    let loaded = from_json_graph(&check_round_trip(&value).unwrap()).unwrap();
+    assert!(structural_equal(&value, &loaded));
+    assert_eq!(structural_hash(&value), structural_hash(&loaded));
+    assert!(first_mismatch(&value, &loaded).is_none());
+    let other = graph("12345678901234567890123456788");
+    assert!(!structural_equal(&other, &loaded));
+    assert_ne!(structural_hash(&other), structural_hash(&loaded));
+    let (l, r) = first_mismatch(&other, &loaded).unwrap();
+    assert_eq!(
+        (l.to_string(), r.to_string()),
+        ("<root>.items[3]".into(), "<root>.items[3]".into())
+    );
+}
+
+/// A number of [`BigInt::MAX_DIGITS`] digits, the longest text read, goes through its
+/// text, the JSON graph and the printer unchanged (correctness only: how long that takes
+/// is the `big_int` bench's; under the test profile this test takes a few seconds at most).
+#[test]
+fn a_million_digit_big_int_round_trips() {
+    let _leaks = LeakCheck::new();
+    // (Scaled down under valgrind and Miri, but past the crate's thresholds for its
+    // divide-and-conquer paths.)
+    let n = if cfg!(miri) {
+        6_000
+    } else {
+        scaled(BigInt::MAX_DIGITS, 6_000)
+    };
+    let mut rng = Rng::new(seed("a_million_digit_big_int_round_trips", 35));
+    let mut text = String::with_capacity(n + 1);
+    text.push('-');
+    text.push(char::from(b'1' + rng.below(9) as u8));
+    while text.len() <= n {
+        text.push(char::from(b'0' + rng.below(10) as u8));
+    }
+    let b: BigInt = text.parse().unwrap();
+    assert!(b.is_negative() && b.to_i128().is_none());
+    assert_eq!(b.to_string(), text);
+    if n == BigInt::MAX_DIGITS {
+        // The longest text read: a leading zero more is one digit too many.
+        let too_long = format!("+0{}", &text[1..]);
+        assert_eq!(
+            too_long.parse::<BigInt>(),
+            Err(ParseBigIntError::TooLong(n + 1))
+        );
+    }
+    // The JSON graph: the node's text is the digits, and loads to an equal number.
+    let saved = to_json_graph(&Any::from(b.clone())).unwrap();
+    assert_eq!(
+        saved,
+        format!(r#"{{"root_index":0,"nodes":[{{"type":"ffi.BigInt","data":"{text}"}}]}}"#)
+    );
+    let loaded = BigInt::try_from(from_json_graph(&saved).unwrap()).unwrap();
+    assert_eq!(loaded, b);
+    assert!(!BigInt::ptr_eq(&loaded, &b));
+    assert!(object_core::structural::structural_equal(&loaded, &b));
+    // The printer, inside a container.
+    let list: List<Any> = [Any::from(b), Any::from(1)].into_iter().collect();
+    let printed = format!("{list:?}");
+    assert!(
+        printed.contains(&format!("[{text}, 1]")),
+        "{}",
+        &printed[..80]
     );
 }
 

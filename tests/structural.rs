@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, Dict, List, Map, NDArray, Shape, String};
+use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
     first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
@@ -756,6 +756,75 @@ fn strings_bytes_and_plain_values() {
     assert_same(&Any::NONE, &Any::NONE);
     assert_same(&Shape::new(&[2, 3]), &Shape::new(&[2, 3]));
     assert_differ(&Shape::new(&[2, 3]), &Shape::new(&[3, 2]));
+}
+
+/// `BigInt`s compare and hash by value: distinct objects of one value are equal (alone,
+/// in an `Any`, in containers and fields), different values differ and hash apart, and a
+/// mismatch is reported at the number.
+#[test]
+fn big_ints_by_value() {
+    let _leaks = LeakCheck::new();
+    let big = |s: &str| s.parse::<BigInt>().unwrap();
+    let huge = "-340282366920938463463374607431768211456000000000000000001";
+    assert_same(&BigInt::from(5i64), &BigInt::from(5i64));
+    assert_same(&BigInt::from(5i64), &big("+0005"));
+    assert_same(&big("-0"), &BigInt::from(0u64));
+    assert_same(&Any::from(big(huge)), &Any::from(big(huge)));
+    assert_same(
+        &Array::from_iter([Any::from(big(huge)), Any::from(1)]),
+        &Array::from_iter([Any::from(big(huge)), Any::from(1)]),
+    );
+    assert_same(
+        &holder(
+            None,
+            &[("n", Any::from(big(huge)))],
+            Any::from(BigInt::from(7i64)),
+        ),
+        &holder(
+            None,
+            &[("n", Any::from(big(huge)))],
+            Any::from(BigInt::from(7i64)),
+        ),
+    );
+    assert_differ(&BigInt::from(5i64), &BigInt::from(6i64));
+    assert_differ(&BigInt::from(5i64), &BigInt::from(-5i64));
+    assert_differ(&big(huge), &big(&huge[1..]));
+    assert_differ(&big(huge), &big(&huge[..huge.len() - 1]));
+    // A `BigInt` is not the plain integer of its value.
+    assert_differ(&Any::from(BigInt::from(5i64)), &Any::from(5));
+    // Different values (signs, lengths, byte patterns around word edges) hash apart.
+    let values: Vec<BigInt> = [
+        "0",
+        "1",
+        "-1",
+        "255",
+        "256",
+        "-256",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-18446744073709551616",
+        "340282366920938463463374607431768211455",
+        huge,
+        &huge[1..],
+    ]
+    .into_iter()
+    .map(big)
+    .collect();
+    let hashes: std::collections::HashSet<u64> = values.iter().map(structural_hash).collect();
+    assert_eq!(hashes.len(), values.len());
+    for (i, a) in values.iter().enumerate() {
+        for (j, b) in values.iter().enumerate() {
+            assert_eq!(structural_equal(a, b), i == j, "{a} against {b}");
+        }
+    }
+    // The mismatch is the number itself, wherever it is held.
+    let a = holder(None, &[("n", Any::from(big(huge)))], Any::from(big("7")));
+    let b = holder(None, &[("n", Any::from(big(huge)))], Any::from(big("8")));
+    assert_eq!(paths(&a, &b), ("<root>.any".into(), "<root>.any".into()));
+    let a = Array::from_iter([Any::from(big("1")), Any::from(big(huge))]);
+    let b = Array::from_iter([Any::from(big("1")), Any::from(big(&huge[1..]))]);
+    assert_eq!(paths(&a, &b), ("<root>[1]".into(), "<root>[1]".into()));
+    assert_eq!(paths(&big("1"), &big("2")).0, "<root>");
 }
 
 fn holder(t: Option<NDArray>, attrs: &[(&str, Any)], any: Any) -> ObjectRef {

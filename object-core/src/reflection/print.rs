@@ -123,6 +123,11 @@ fn reach(addr: usize) -> Reach {
     .unwrap_or(Reach::TooDeep)
 }
 
+/// Whether this is the counting pass (its output is discarded).
+fn counting() -> bool {
+    print_slot::with_state(|s| s.is_some_and(|s| s.counting)).unwrap_or(false)
+}
+
 fn enter() {
     print_slot::with_state(|s| {
         if let Some(s) = s {
@@ -155,6 +160,11 @@ impl fmt::Debug for DynObject<'_> {
             Reach::TooDeep => return write!(f, "{} {{ … }}", info.key()),
             Reach::Full(label) => label,
         };
+        if info.index() == ti::BIG_INT && counting() {
+            // A number holds no object, so the counting pass need not write its digits
+            // (a million of them take a good part of a second).
+            return Ok(());
+        }
         enter();
         let result = if refl.opaque || refl.custom_debug {
             // A shared opaque object (a container reached twice) is labelled too, so

@@ -1496,7 +1496,7 @@ impl<'a> HashEngine<'a> {
                 self.stack[base..].reverse();
             }
             Contents::Ints(xs) => self.done(ints_hash(seed, xs), memo),
-            Contents::Bytes(b) => self.done(combine(seed, hash_bytes(TAG_BYTES, b)), memo),
+            Contents::Bytes(b) => self.done(combine(seed, hash_bytes(TAG_BYTES, &b)), memo),
             Contents::Tensor(tc) => {
                 let mut h = combine(seed, dtype_bits(tc.dtype));
                 h = ints_hash(h, tc.shape);

@@ -64,8 +64,9 @@ pub enum Contents<'a> {
     SnapshotEntries(Vec<(Any, Any)>),
     /// Integers compared as a whole (`Shape`).
     Ints(&'a [i64]),
-    /// Bytes compared as a whole.
-    Bytes(&'a [u8]),
+    /// Bytes compared as a whole: borrowed from the object, or made for the comparison
+    /// (`BigInt`: its sign and magnitude, since its words are not bytes in place).
+    Bytes(Cow<'a, [u8]>),
     /// A tensor: dtype, shape, and contents unless skipped.
     Tensor(TensorContents<'a>),
     /// Nothing to compare: objects are equal only if they are the same object.
