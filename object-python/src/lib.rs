@@ -6,7 +6,7 @@
 //!
 //! | module | holds |
 //! | --- | --- |
-//! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling |
+//! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling, a `__class__` that cannot be assigned |
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
