@@ -13,7 +13,7 @@
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
 //! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
-//! | `convert` | Python values ↔ `Any` |
+//! | `convert` | Python values ↔ `Any` (nested lists, tuples and dicts walked with a stack, not by recursion) |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
 //! | `numpy_struct` | the fast import of an exact `numpy.ndarray`: its C struct read in place, no `__dlpack__` call |
