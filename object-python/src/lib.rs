@@ -18,7 +18,7 @@
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
 //! | `numpy_struct` | the fast import of an exact `numpy.ndarray`: its C struct read in place, no `__dlpack__` call |
 //! | `values` | `DataType`, `Device` |
-//! | `testing` | the globals the tests and benchmarks call, and the plain pyo3 functions measured beside ours |
+//! | `testing` | only with the `testing` feature (off in the wheel a user installs, on in `scripts/python.sh`): the globals the tests and benchmarks call (`testing.*`, `tour.eval`, `tour.print`), the plain pyo3 functions measured beside ours; `_native._testing` tells whether it is in |
 //!
 //! Nothing in the workspace links this crate: it is a `cdylib` only, built with pyo3's
 //! `extension-module` feature, so `cargo build`/`cargo test --workspace` never link
@@ -63,6 +63,7 @@ mod numpy_struct;
 mod object;
 mod structural;
 mod tensor;
+#[cfg(feature = "testing")]
 mod testing;
 mod values;
 #[cfg(not(feature = "abi3"))]
@@ -72,6 +73,9 @@ mod values;
 )]
 mod vectorcall;
 
+// The tour's types (`tour.Var`, `tour.Add`, …) ship with the extension: linking the
+// crate is what registers them (nothing here names them).
+use object_examples as _;
 use pyo3::prelude::*;
 
 /// The native module, `object_python._native`.
@@ -84,7 +88,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::add_to_module(m)?;
     error::add_to_module(m)?;
     structural::add_to_module(m)?;
+    #[cfg(feature = "testing")]
     testing::add_to_module(m)?;
+    m.add("_testing", cfg!(feature = "testing"))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
