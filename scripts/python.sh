@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds the Python extension (object-python) into a fresh virtualenv and runs its
 # pytest suite against real NumPy. Needs only python3 (with venv) and network access to
-# PyPI; the debug build is enough for the tests and about twice as quick to make.
+# PyPI; the debug build is enough for the tests and about twice as quick to make. The
+# extension installed is the test build (the `testing` feature: the `testing.*` and
+# `tour.*` globals and the benchmarks' yardsticks); the configuration a user installs,
+# without it, is built too (only the crate itself recompiles) for the test that looks
+# at what it ships.
 #
 #   bash scripts/python.sh                 # venv in target/python-venv
 #   OBJECT_PYTHON_VENV=/tmp/v bash scripts/python.sh
@@ -18,13 +22,31 @@ export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 
 "$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
 # The same command a user types (`pip install ./object-python`), with maturin already in
-# the venv (no isolated build environment) and a dev-profile build.
-MATURIN_PEP517_ARGS="--profile dev" \
+# the venv (no isolated build environment), a dev-profile build and the test globals.
+# (The features named replace pyproject.toml's, so `live-count` is named again.)
+MATURIN_PEP517_ARGS="--profile dev --features live-count,testing" \
     "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./object-python
 
 # The wheel's own configuration (no `abi3`: the vectorcall entry and the buffer-protocol
-# yardstick are compiled only there), which `cargo clippy --workspace` does not see.
-PYO3_PYTHON="$py" cargo clippy --quiet -p object-python --no-default-features --all-targets -- -D warnings
+# yardstick are compiled only there), which `cargo clippy --workspace` does not see:
+# as shipped and as tested.
+for features in live-count live-count,testing; do
+    PYO3_PYTHON="$py" cargo clippy --quiet -p object-python --no-default-features \
+        --features "$features" --all-targets -- -D warnings
+done
+
+# The extension as a user installs it (pyproject.toml's features, no `testing`), for
+# tests/test_shipped.py, which loads it in a separate interpreter.
+OBJECT_PYTHON_SHIPPED="$(
+    PYO3_PYTHON="$py" cargo build --quiet --message-format=json-render-diagnostics \
+        -p object-python --no-default-features --features live-count |
+        "$py" -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_python":
+        print(m["filenames"][0])'
+)"
+export OBJECT_PYTHON_SHIPPED="${OBJECT_PYTHON_SHIPPED:?cargo named no library for the build without testing}"
 
 # Run from the tests folder, so `object_python` is the installed package, not the
 # sources in object-python/python/.

@@ -1,7 +1,8 @@
 //! The expression language: an `Expr` base (with reserved slots for node kinds that
 //! plugins add later), `Var`, `IntImm`, a `BinOp` base for `Add`, `Sub` and `Mul`, and
 //! `Function`. Printing and evaluation dispatch by matching with `downcast_ref`, the
-//! way the RFC's `Process(Expr)` does in C++.
+//! way the RFC's `Process(Expr)` does in C++, and walk with stacks of their own, so that
+//! no depth of expression overflows the thread's.
 
 use std::fmt;
 
@@ -134,20 +135,47 @@ pub fn function(
     Function::new(params.into_iter().collect::<Array<_>>(), body)
 }
 
-/// Prints an expression by matching on its dynamic type.
+/// Prints an expression by matching on its dynamic type. It walks with a stack of its
+/// own (what is left to print), so an expression of any depth prints.
 pub fn print(e: &ObjectPtr<Expr>) -> String {
-    if let Some(v) = e.downcast_ref::<Var>() {
-        v.name.clone()
-    } else if let Some(i) = e.downcast_ref::<IntImm>() {
-        i.value.to_string()
-    } else if let Some(b) = e.downcast_ref::<BinOp>() {
-        format!("({} {} {})", print(&b.lhs), symbol(e), print(&b.rhs))
-    } else if let Some(f) = e.downcast_ref::<Function>() {
-        let params: Vec<_> = f.params.iter().map(|p| p.name.as_str()).collect();
-        format!("fn({}) {{ {} }}", params.join(", "), print(&f.body))
-    } else {
-        format!("<{}>", e.type_key())
+    /// What is left to print, last first.
+    enum Part<'a> {
+        Expr(&'a ObjectPtr<Expr>),
+        Text(&'static str),
     }
+    let mut out = String::new();
+    let mut todo = vec![Part::Expr(e)];
+    while let Some(part) = todo.pop() {
+        let e = match part {
+            Part::Text(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Part::Expr(e) => e,
+        };
+        if let Some(v) = e.downcast_ref::<Var>() {
+            out.push_str(&v.name);
+        } else if let Some(i) = e.downcast_ref::<IntImm>() {
+            out.push_str(&i.value.to_string());
+        } else if let Some(b) = e.downcast_ref::<BinOp>() {
+            out.push('(');
+            todo.extend([
+                Part::Text(")"),
+                Part::Expr(&b.rhs),
+                Part::Text(" "),
+                Part::Text(symbol(e)),
+                Part::Text(" "),
+                Part::Expr(&b.lhs),
+            ]);
+        } else if let Some(f) = e.downcast_ref::<Function>() {
+            let params: Vec<_> = f.params.iter().map(|p| p.name.as_str()).collect();
+            out.push_str(&format!("fn({}) {{ ", params.join(", ")));
+            todo.extend([Part::Text(" }"), Part::Expr(&f.body)]);
+        } else {
+            out.push_str(&format!("<{}>", e.type_key()));
+        }
+    }
+    out
 }
 
 fn symbol(e: &ObjectPtr<Expr>) -> &'static str {
@@ -208,27 +236,67 @@ impl Env {
     }
 }
 
-/// Evaluates an expression by matching on its dynamic type.
+/// Evaluates an expression by matching on its dynamic type, the left operand of an
+/// operator first. It walks with a stack of its own (the operators whose operands are
+/// being evaluated), so an expression of any depth evaluates.
 pub fn eval(e: &ObjectPtr<Expr>, env: &Env) -> Result<i64, EvalError> {
-    if let Some(i) = e.downcast_ref::<IntImm>() {
-        Ok(i.value)
-    } else if let Some(v) = e.downcast_ref::<Var>() {
-        env.get(e).ok_or_else(|| EvalError::Unbound(v.name.clone()))
-    } else if let Some(b) = e.downcast_ref::<BinOp>() {
-        let (l, r) = (eval(&b.lhs, env)?, eval(&b.rhs, env)?);
-        let out = if e.is::<Add>() {
-            l.checked_add(r)
-        } else if e.is::<Sub>() {
-            l.checked_sub(r)
-        } else if e.is::<Mul>() {
-            l.checked_mul(r)
-        } else {
-            return Err(EvalError::Unknown(e.type_key()));
-        };
-        out.ok_or(EvalError::Overflow)
-    } else {
-        Err(EvalError::Unknown(e.type_key()))
+    /// An operator whose operands are being evaluated, and its left one's value once
+    /// known.
+    struct Pending<'a> {
+        e: &'a ObjectPtr<Expr>,
+        op: &'a BinOp,
+        lhs: Option<i64>,
     }
+    let mut pending: Vec<Pending<'_>> = Vec::new();
+    let mut next = e;
+    loop {
+        // Down the left operands to a leaf.
+        let mut value = if let Some(i) = next.downcast_ref::<IntImm>() {
+            i.value
+        } else if let Some(v) = next.downcast_ref::<Var>() {
+            env.get(next)
+                .ok_or_else(|| EvalError::Unbound(v.name.clone()))?
+        } else if let Some(op) = next.downcast_ref::<BinOp>() {
+            pending.push(Pending {
+                e: next,
+                op,
+                lhs: None,
+            });
+            next = &op.lhs;
+            continue;
+        } else {
+            return Err(EvalError::Unknown(next.type_key()));
+        };
+        // Up through the operators `value` completes, to one whose right operand is
+        // next.
+        loop {
+            let Some(top) = pending.last_mut() else {
+                return Ok(value);
+            };
+            let Some(l) = top.lhs else {
+                top.lhs = Some(value);
+                next = &top.op.rhs;
+                break;
+            };
+            let e = top.e;
+            pending.pop();
+            value = apply(e, l, value)?;
+        }
+    }
+}
+
+/// The operator `e` applied to `l` and `r`.
+fn apply(e: &ObjectPtr<Expr>, l: i64, r: i64) -> Result<i64, EvalError> {
+    let out = if e.is::<Add>() {
+        l.checked_add(r)
+    } else if e.is::<Sub>() {
+        l.checked_sub(r)
+    } else if e.is::<Mul>() {
+        l.checked_mul(r)
+    } else {
+        return Err(EvalError::Unknown(e.type_key()));
+    };
+    out.ok_or(EvalError::Overflow)
 }
 
 /// Calls a function with arguments.
@@ -311,6 +379,41 @@ mod tests {
             eval(&mul(int(i64::MAX), int(2)), &Env::new()),
             Err(EvalError::Overflow)
         );
+    }
+
+    #[test]
+    fn deep_expressions_evaluate_and_print_without_recursion() {
+        // Nested on the left and on the right by turns, deeper than a test thread's
+        // stack holds frames for.
+        let x = var("x");
+        let mut e: ObjectPtr<Expr> = x.clone().upcast();
+        let mut expected = 4i64;
+        for i in 0..100_000 {
+            if i % 2 == 0 {
+                e = add(e, int(1));
+                expected += 1;
+            } else {
+                e = sub(int(2), e);
+                expected = 2 - expected;
+            }
+        }
+        assert_eq!(eval(&e, &Env::new().bind(&x, 4)), Ok(expected));
+        assert_eq!(eval(&e, &Env::new()), Err(EvalError::Unbound("x".into())));
+        let f = function(vec![x.clone()], e);
+        assert_eq!(call(&f, &[4]), Ok(expected));
+        let text = print(&f.upcast());
+        assert!(
+            text.starts_with("fn(x) { (2 - ((2 - ((2 - "),
+            "{}",
+            &text[..40]
+        );
+        assert!(
+            text.ends_with(" + 1)) + 1)) }"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+        assert!(text.contains("(2 - ((2 - (x + 1)) + 1)) + 1)"));
+        assert_eq!(text.matches('(').count(), 100_001);
     }
 
     #[test]

@@ -4,7 +4,14 @@ its `testing` module imports pytest),
 tvm-ffi's Python package, in one process and one run. The columns of a row take
 turns in each of the rounds (best of 7 each).
 
-    python object-python/bench/bench.py            # after a release install
+    MATURIN_PEP517_ARGS="--features testing" pip install ./object-python
+    python object-python/bench/bench.py
+
+It needs the extension built with the crate's `testing` feature (the `testing.*`
+globals and the plain pyo3 functions below are compiled only then; the wheel a user
+installs has none of them), as the first line does: a release build, with the
+`testing` feature in place of pyproject.toml's features (so without `live-count`'s
+atomic count of live objects, which is for the tests' leak checks).
 
 The plain pyo3 counterparts: a no-op `#[pyfunction]`, `add(i64, i64)`, a
 `#[pyclass]` with one `#[pyo3(get)]` integer field built by keyword, and a function
@@ -102,6 +109,11 @@ def tvm_ffi_rows(a):
 
 
 def main():
+    if not _native._testing:
+        sys.exit(
+            "object_python was built without the `testing` feature, which the benchmarks "
+            'call into: MATURIN_PEP517_ARGS="--features testing" pip install ./object-python'
+        )
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
     tour = op.namespace("tour")
     noop = op.get_global("testing.noop")

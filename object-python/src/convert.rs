@@ -12,12 +12,16 @@
 //! | anything with `__dlpack__` (NumPy arrays, …) | an `ffi.Tensor` sharing the memory |
 //! | any other callable | an `ffi.Function` calling it |
 //!
-//! Back, strings and bytes become `str` and `bytes`, and objects their class's
-//! instances.
+//! Lists, tuples and dicts nest to any depth: they are walked with a stack, not by
+//! recursion, and one that contains itself is refused (`ValueError`). Back, strings
+//! and bytes become `str` and `bytes`, and objects their class's instances (an `Array`
+//! or `Map` is wrapped, not copied, so nothing nested is walked).
+
+use std::collections::HashSet;
 
 use object_containers::{Array, Map};
 use object_core::{type_index, Any, AnyView, Bytes, ObjectRef};
-use pyo3::exceptions::{PyRecursionError, PyTypeError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -27,82 +31,81 @@ use crate::object::{wrap, PyObj};
 use crate::tensor::ndarray_from_dlpack;
 use crate::values::{PyDataType, PyDevice};
 
-/// How deeply Python lists, tuples and dicts may nest when converted (each level is
-/// one Rust stack frame, so the depth is bounded whatever thread converts).
-pub(crate) const MAX_NESTING: usize = 256;
+/// From this nesting on, a conversion keeps the set of the lists, tuples and dicts it
+/// is inside of, to refuse one that contains itself (which nests without end); a
+/// shallower one only keeps its stack.
+const CHECK_CYCLES_FROM: usize = 256;
 
 /// The first type whose values were converted through `__dlpack__` (NumPy's
 /// `ndarray`, usually), checked right after ints and floats: a call taking an array
 /// skips the other checks and the `__dlpack__` look-up. Held for the process.
 static DLPACK_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
-/// A Python value as an `Any`.
+/// A Python value as an `Any`. Lists, tuples and dicts nest as deep as they like: they
+/// are walked with a stack of their own, not by recursion.
+#[inline]
 pub(crate) fn py_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
-    py_to_any_nested(obj, 0)
+    match one_to_any(obj)? {
+        One::Value(v) => Ok(v),
+        One::Container => containers_to_any(obj),
+    }
 }
 
-fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
+/// What [`one_to_any`] made of a value.
+enum One {
+    Value(Any),
+    /// A list, tuple or dict, whose items are converted first.
+    Container,
+}
+
+/// A Python value as an `Any`, but for lists, tuples and dicts.
+#[inline]
+fn one_to_any(obj: &Bound<'_, PyAny>) -> PyResult<One> {
+    let value = |v: Any| Ok(One::Value(v));
     // The commonest arguments first, by exact type (one pointer compare each).
     if obj.is_exact_instance_of::<PyInt>() {
-        return Ok(Any::from(obj.extract::<i64>()?));
+        return value(Any::from(obj.extract::<i64>()?));
     }
     if obj.is_exact_instance_of::<PyFloat>() {
-        return Ok(Any::from(obj.extract::<f64>()?));
+        return value(Any::from(obj.extract::<f64>()?));
     }
     if let Some(t) = DLPACK_TYPE.get(obj.py()) {
         if obj.get_type().is(t.bind(obj.py())) {
-            return Ok(Any::from(ndarray_from_dlpack(obj)?));
+            return value(Any::from(ndarray_from_dlpack(obj)?));
         }
     }
     if let Ok(o) = obj.cast::<PyObj>() {
-        return Ok(Any::from(o.get().obj.clone()));
+        return value(Any::from(o.get().obj.clone()));
     }
     if obj.is_none() {
-        return Ok(Any::default());
+        return value(Any::default());
     }
     if obj.is_exact_instance_of::<PyBool>() {
-        return Ok(Any::from(obj.is_truthy()?));
+        return value(Any::from(obj.is_truthy()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return Ok(Any::from(obj.extract::<i64>()?));
+        return value(Any::from(obj.extract::<i64>()?));
     }
     if obj.is_instance_of::<PyFloat>() {
-        return Ok(Any::from(obj.extract::<f64>()?));
+        return value(Any::from(obj.extract::<f64>()?));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Any::from(&*s.to_cow()?));
+        return value(Any::from(&*s.to_cow()?));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(Any::from(Bytes::new(b.as_bytes())));
+        return value(Any::from(Bytes::new(b.as_bytes())));
     }
     if let Ok(d) = obj.cast::<PyDataType>() {
-        return Ok(Any::from(d.get().0));
+        return value(Any::from(d.get().0));
     }
     if let Ok(d) = obj.cast::<PyDevice>() {
-        return Ok(Any::from(d.get().0));
+        return value(Any::from(d.get().0));
     }
-    let nested = |x: Bound<'_, PyAny>| {
-        if depth >= MAX_NESTING {
-            return Err(PyRecursionError::new_err(format!(
-                "lists, tuples and dicts nested more than {MAX_NESTING} deep"
-            )));
-        }
-        py_to_any_nested(&x, depth + 1)
-    };
-    if let Ok(l) = obj.cast::<PyList>() {
-        let items = l.iter().map(nested).collect::<PyResult<Vec<Any>>>()?;
-        return Ok(Any::from(Array::<Any>::from(items)));
-    }
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        let items = t.iter().map(nested).collect::<PyResult<Vec<Any>>>()?;
-        return Ok(Any::from(Array::<Any>::from(items)));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut m: Map<Any, Any> = Map::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            m.insert(nested(k)?, nested(v)?);
-        }
-        return Ok(Any::from(m));
+    if obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.is_instance_of::<PyDict>()
+    {
+        return Ok(One::Container);
     }
     let py = obj.py();
     if obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
@@ -110,15 +113,166 @@ fn py_to_any_nested(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Any> {
         // Its type takes this branch whatever the value (every check above looks at
         // the type only): the next one of that type comes here first.
         let _ = DLPACK_TYPE.set(py, obj.get_type().unbind());
-        return Ok(Any::from(nd));
+        return value(Any::from(nd));
     }
     if obj.is_callable() {
-        return Ok(Any::from(function_from_callable(obj)));
+        return value(Any::from(function_from_callable(obj)));
     }
     Err(PyTypeError::new_err(format!(
         "cannot pass a `{}` as an object value",
         obj.get_type().name()?
     )))
+}
+
+/// A list, tuple or dict being converted.
+struct Open<'py> {
+    /// Its address (what the cycle check compares).
+    id: usize,
+    items: Items<'py>,
+    /// The items converted so far, in order (a dict's as key, value, key, …).
+    done: Vec<Any>,
+}
+
+/// The items of an [`Open`] container still to convert.
+enum Items<'py> {
+    /// A list, read by index (as it is when each item is read), from the next one.
+    List(Bound<'py, PyList>, usize),
+    Tuple(Bound<'py, PyTuple>, usize),
+    /// A dict's keys and values as they were when it was opened, so that a change to
+    /// the dict meanwhile cannot end the walk (key, value, key, …).
+    Dict(std::vec::IntoIter<Bound<'py, PyAny>>),
+}
+
+impl<'py> Items<'py> {
+    fn next(&mut self) -> Option<Bound<'py, PyAny>> {
+        match self {
+            // (The length checked first: reading past the end would make an
+            // IndexError, only to drop it.)
+            Items::List(l, i) if *i < l.len() => {
+                *i += 1;
+                l.get_item(*i - 1).ok()
+            }
+            Items::Tuple(t, i) if *i < t.len() => {
+                *i += 1;
+                t.get_item(*i - 1).ok()
+            }
+            Items::List(..) | Items::Tuple(..) => None,
+            Items::Dict(items) => items.next(),
+        }
+    }
+}
+
+impl<'py> Open<'py> {
+    fn new(obj: &Bound<'py, PyAny>) -> Self {
+        let (items, n) = if let Ok(l) = obj.cast::<PyList>() {
+            (Items::List(l.clone(), 0), l.len())
+        } else if let Ok(t) = obj.cast::<PyTuple>() {
+            (Items::Tuple(t.clone(), 0), t.len())
+        } else if let Ok(d) = obj.cast::<PyDict>() {
+            let flat: Vec<_> = d.iter().flat_map(|(k, v)| [k, v]).collect();
+            (Items::Dict(flat.into_iter()), 2 * d.len())
+        } else {
+            // (Only lists, tuples and dicts are opened.)
+            (Items::Tuple(PyTuple::empty(obj.py()), 0), 0)
+        };
+        Open {
+            id: obj.as_ptr() as usize,
+            items,
+            done: Vec::with_capacity(n),
+        }
+    }
+
+    /// Converts the items up to the next list, tuple or dict among them, which it
+    /// returns (converted next, then [`Open::done`] takes its value), or `None` once
+    /// every item is converted.
+    fn next_container(&mut self) -> PyResult<Option<Bound<'py, PyAny>>> {
+        while let Some(item) = self.items.next() {
+            match one_to_any(&item)? {
+                One::Value(v) => self.done.push(v),
+                One::Container => return Ok(Some(item)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The `ffi.Array` or `ffi.Map` of the converted items.
+    fn finish(&mut self) -> Any {
+        let done = std::mem::take(&mut self.done);
+        if !matches!(self.items, Items::Dict(_)) {
+            return Any::from(Array::<Any>::from(done));
+        }
+        let mut m: Map<Any, Any> = Map::with_capacity(done.len() / 2);
+        let mut done = done.into_iter();
+        while let (Some(k), Some(v)) = (done.next(), done.next()) {
+            m.insert(k, v);
+        }
+        Any::from(m)
+    }
+}
+
+/// The addresses of the containers a conversion is inside of, kept once it nests
+/// [`CHECK_CYCLES_FROM`] deep (a container that contains itself always gets there).
+#[derive(Default)]
+struct Path(Option<HashSet<usize>>);
+
+impl Path {
+    /// Records entering `id` inside `top`, itself inside `outer` (outermost first);
+    /// refuses a container that one of them is.
+    fn enter(&mut self, id: usize, outer: &[Open<'_>], top: &Open<'_>) -> PyResult<()> {
+        let cycle = || {
+            PyValueError::new_err("a list, tuple or dict that contains itself has no object value")
+        };
+        let set = match &mut self.0 {
+            Some(set) => set,
+            // (`id` would be at nesting `outer.len() + 2`, the root's being 1.)
+            None if outer.len() + 2 < CHECK_CYCLES_FROM => return Ok(()),
+            None => {
+                let mut set = HashSet::with_capacity(2 * CHECK_CYCLES_FROM);
+                for o in outer.iter().chain([top]) {
+                    if !set.insert(o.id) {
+                        return Err(cycle());
+                    }
+                }
+                self.0.insert(set)
+            }
+        };
+        if set.insert(id) {
+            Ok(())
+        } else {
+            Err(cycle())
+        }
+    }
+
+    fn leave(&mut self, id: usize) {
+        if let Some(set) = &mut self.0 {
+            set.remove(&id);
+        }
+    }
+}
+
+/// A list, tuple or dict as a new `ffi.Array` or `ffi.Map`, its items converted, the
+/// nested ones depth first with a stack (no recursion).
+#[cold]
+fn containers_to_any(root: &Bound<'_, PyAny>) -> PyResult<Any> {
+    let mut outer: Vec<Open<'_>> = Vec::new();
+    let mut path = Path::default();
+    let mut top = Open::new(root);
+    loop {
+        if let Some(inner) = top.next_container()? {
+            path.enter(inner.as_ptr() as usize, &outer, &top)?;
+            outer.push(std::mem::replace(&mut top, Open::new(&inner)));
+            continue;
+        }
+        path.leave(top.id);
+        let value = top.finish();
+        match outer.pop() {
+            Some(parent) => {
+                top = parent;
+                top.done.push(value);
+            }
+            None => return Ok(value),
+        }
+    }
 }
 
 /// A borrowed value as a Python value: integers, floats, bools and `None` (what a

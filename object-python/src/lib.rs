@@ -6,19 +6,19 @@
 //!
 //! | module | holds |
 //! | --- | --- |
-//! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling |
+//! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling, a `__class__` that cannot be assigned |
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
 //! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
-//! | `convert` | Python values ↔ `Any` |
+//! | `convert` | Python values ↔ `Any` (nested lists, tuples and dicts walked with a stack, not by recursion) |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
 //! | `numpy_struct` | the fast import of an exact `numpy.ndarray`: its C struct read in place, no `__dlpack__` call |
 //! | `values` | `DataType`, `Device` |
-//! | `testing` | the globals the tests and benchmarks call, and the plain pyo3 functions measured beside ours |
+//! | `testing` | only with the `testing` feature (off in the wheel a user installs, on in `scripts/python.sh`): the globals the tests and benchmarks call (`testing.*`, `tour.eval`, `tour.print`), the plain pyo3 functions measured beside ours; `_native._testing` tells whether it is in |
 //!
 //! Nothing in the workspace links this crate: it is a `cdylib` only, built with pyo3's
 //! `extension-module` feature, so `cargo build`/`cargo test --workspace` never link
@@ -63,6 +63,7 @@ mod numpy_struct;
 mod object;
 mod structural;
 mod tensor;
+#[cfg(feature = "testing")]
 mod testing;
 mod values;
 #[cfg(not(feature = "abi3"))]
@@ -72,6 +73,9 @@ mod values;
 )]
 mod vectorcall;
 
+// The tour's types (`tour.Var`, `tour.Add`, …) ship with the extension: linking the
+// crate is what registers them (nothing here names them).
+use object_examples as _;
 use pyo3::prelude::*;
 
 /// The native module, `object_python._native`.
@@ -84,7 +88,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::add_to_module(m)?;
     error::add_to_module(m)?;
     structural::add_to_module(m)?;
+    #[cfg(feature = "testing")]
     testing::add_to_module(m)?;
+    m.add("_testing", cfg!(feature = "testing"))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

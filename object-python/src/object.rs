@@ -9,7 +9,9 @@
 //! the pyo3 class with that behaviour as their base. Types registered later (plugins,
 //! `register_type`) get theirs the same way, lazily, so the Python hierarchy always
 //! follows the registry and `isinstance` is the registry's `is` (the metaclass's
-//! `__instancecheck__` also asks the registry).
+//! `__instancecheck__` also asks the registry). It stays so: `Object`'s own `__class__`
+//! descriptor refuses an assignment, which CPython would otherwise allow between
+//! classes of one layout (a `tour.Var` made a `tour.IntImm`).
 //!
 //! Wrapping an object into its class goes through the class's `__new__` with the
 //! object waiting in a thread-local slot; keyword construction (`Add(lhs=x, rhs=y)`)
@@ -215,6 +217,40 @@ impl PyObj {
         type_index::OBJECT_KEY
     }
 
+    /// The object's class, what `type(o)` gives. `Object` has this data descriptor of
+    /// its own so that an assignment (`o.__class__ = C`, and `object.__setattr__`, which
+    /// finds it first along the class's MRO as well) reaches [`PyObj::set_class`]
+    /// instead of `object`'s, which would re-class the object. (Attribute reads other
+    /// than `__class__` never look at it.)
+    #[getter(__class__)]
+    fn class<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyType> {
+        slf.get_type()
+    }
+
+    /// Refuses to re-class the object: its class stands for its registered type (a
+    /// generated class, or a Python subclass of one), so that `isinstance` is the
+    /// registry's `is`.
+    #[setter(__class__)]
+    fn set_class(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let to = match value.cast::<PyType>() {
+            Ok(t) => format!("`{}`", qualname(t)),
+            Err(_) => format!("a `{}` value", qualname(&value.get_type())),
+        };
+        Err(PyTypeError::new_err(format!(
+            "cannot change the class of a {} to {to}: an object's class is its registered \
+             type's, which `isinstance` checks",
+            Self::described(slf)
+        )))
+    }
+
+    #[deleter(__class__)]
+    fn delete_class(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Err(PyTypeError::new_err(format!(
+            "cannot delete the class of a {}",
+            Self::described(slf)
+        )))
+    }
+
     /// The object's type key (`"tour.Add"`).
     #[getter]
     fn type_key(&self) -> &'static str {
@@ -278,6 +314,23 @@ impl PyObj {
         })?;
         Ok((loader.clone_ref(py), (text,)))
     }
+}
+
+impl PyObj {
+    /// "`tour.Var` (a `tour.Var` object)", "`MyVar` (a `tour.Var` object)".
+    fn described(slf: &Bound<'_, Self>) -> String {
+        format!(
+            "`{}` (a `{}` object)",
+            qualname(&slf.get_type()),
+            slf.get().obj.type_key()
+        )
+    }
+}
+
+/// A class's `__qualname__` (`tour.Var` for a generated class).
+fn qualname(t: &Bound<'_, PyType>) -> String {
+    t.qualname()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
 }
 
 /// A reflected field, as a read-only data descriptor on its type's class.

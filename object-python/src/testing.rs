@@ -1,5 +1,8 @@
-//! What the tests, the benchmarks and the README's example call: a few Rust global
-//! functions (`testing.*`, `tour.*`) and the plain pyo3 functions measured beside ours.
+//! What the tests and the benchmarks call: a few Rust global functions (`testing.*`,
+//! `tour.*`) and the plain pyo3 functions measured beside ours.
+//!
+//! Compiled only with the crate's `testing` feature, which `scripts/python.sh` turns on
+//! for pytest (and `bench/bench.py` needs); the wheel a user installs has none of it.
 
 use std::thread;
 

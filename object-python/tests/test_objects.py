@@ -1,6 +1,7 @@
 import collections.abc
 import copy
 import pickle
+import re
 import sys
 import weakref
 
@@ -26,6 +27,77 @@ def test_isinstance_is_the_registry_check(tour):
     assert not isinstance(e, tour.Mul) and not isinstance(x, tour.BinOp)
     assert op._native._is_instance(e, tour.BinOp._type_index)
     assert not isinstance(3, tour.Expr)
+
+
+def _assign_class_every_way(o, cls):
+    """Tries each way of assigning ``o.__class__``; all must raise TypeError."""
+    name = re.escape(type(o).__qualname__)
+    with pytest.raises(TypeError, match=rf"`{name}`.* to `{re.escape(cls.__qualname__)}`"):
+        o.__class__ = cls
+    with pytest.raises(TypeError, match=rf"`{name}`"):
+        setattr(o, "__class__", cls)
+    with pytest.raises(TypeError, match=rf"`{name}`"):
+        object.__setattr__(o, "__class__", cls)
+
+
+def test_the_class_of_an_object_cannot_be_assigned(tour):
+    import numpy as np
+
+    x = tour.Var(name="x")
+    # Each of these layouts CPython would accept: `x` would become an IntImm.
+    for cls in (tour.IntImm, tour.Add, op.Object, tour.Var):
+        _assign_class_every_way(x, cls)
+    with pytest.raises(TypeError, match="a `int` value"):
+        x.__class__ = 3
+    with pytest.raises(TypeError, match="cannot delete the class of a `tour.Var`"):
+        del x.__class__
+    assert type(x) is tour.Var and x.__class__ is tour.Var and x.name == "x"
+    assert isinstance(x, tour.Var) and isinstance(x, tour.Expr)
+    assert not isinstance(x, tour.IntImm) and not op._native._is_instance(x, tour.IntImm._type_index)
+
+    # `Object` itself, containers, functions, tensors.
+    others = [
+        op.Object(),
+        op.Array([1]),
+        op.Map({"a": 1}),
+        op.Shape([2, 3]),
+        op.as_function(lambda: 1),
+        op.from_dlpack(np.arange(3)),
+        tour.IntImm(value=1),
+    ]
+    for o in others:
+        before = type(o)
+        for cls in (tour.Var, op.Object, before):
+            _assign_class_every_way(o, cls)
+        assert type(o) is before and o.__class__ is before
+        assert not isinstance(o, tour.Var)
+
+
+def test_python_subclasses_cannot_be_reclassed_either(tour):
+    class MyVar(tour.Var):
+        pass
+
+    class MyImm(tour.IntImm):
+        pass
+
+    class SlotVar(tour.Var):
+        __slots__ = ()
+
+    class SlotImm(tour.IntImm):
+        __slots__ = ()
+
+    m, s = MyVar(name="m"), SlotVar(name="s")
+    for o, targets in ((m, (MyImm, tour.IntImm, tour.Var)), (s, (SlotImm, tour.IntImm, tour.Var))):
+        for cls in targets:
+            _assign_class_every_way(o, cls)
+    # A `__class__` in the instance's dict changes nothing either.
+    m.__dict__["__class__"] = MyImm
+    assert type(m) is MyVar and m.__class__ is MyVar and type(s) is SlotVar
+    assert not isinstance(m, tour.IntImm) and not isinstance(s, tour.IntImm)
+    assert isinstance(m, tour.Var) and m.name == "m"
+    # A subclass's own attributes are still set as usual.
+    m.note = 1
+    del m.note
 
 
 def test_types_registered_later_get_classes(tour):

@@ -87,13 +87,36 @@ def test_refcounts_of_values_come_back():
     assert sys.getrefcount(s) == before
 
 
-def test_deeply_nested_lists_are_refused_not_overflowed():
-    deep = []
-    for _ in range(5000):
-        deep = [deep]
-    with pytest.raises(RecursionError):
-        echo(deep)
-    ok = []
-    for _ in range(200):
-        ok = [ok]
-    assert len(echo(ok)) == 1
+def test_lists_tuples_and_dicts_nest_to_any_depth():
+    deep = [0]
+    for i in range(20000):
+        deep = (deep, i) if i % 2 else [deep, {"i": i}]
+    back = echo(deep)
+    depth = 0
+    while len(back) == 2:
+        back, depth = back[0], depth + 1
+    assert depth == 20000 and list(back) == [0]
+
+
+def test_a_container_that_contains_itself_is_refused():
+    loop = [1]
+    loop.append(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        echo(loop)
+    d = {}
+    d["me"] = [1, (2, d)]
+    with pytest.raises(ValueError, match="contains itself"):
+        echo(d)
+    # Found however deep the cycle starts.
+    outer = loop
+    for _ in range(1000):
+        outer = [outer]
+    with pytest.raises(ValueError, match="contains itself"):
+        echo(outer)
+    # A list met again on another branch is no cycle, however deep.
+    shared = [1]
+    dag = shared
+    for _ in range(1000):
+        dag = [dag, shared]
+    back = echo(dag)
+    assert len(back) == 2 and list(back[1]) == [1]
