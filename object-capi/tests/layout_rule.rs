@@ -15,48 +15,32 @@ mod support;
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
+use object_capi::obj_type_register;
 use object_capi::ModuleLoad;
-use object_capi::{obj_object_init, obj_type_register, ObjObjectHeader};
 use object_capi_fixtures::Versioned;
 use object_containers::Module;
 use object_core::registry::LayoutOwner;
-use object_core::{make_object, Object, ObjectPtr, ObjectRef, ObjectType};
+use object_core::{make_object, ObjectPtr, ObjectRef, ObjectType};
 
-use support::{build_library, build_library_with, out_dir};
-
-static FREED: AtomicUsize = AtomicUsize::new(0);
-
-unsafe extern "C" fn free_header(obj: *mut ObjObjectHeader) {
-    // SAFETY: `obj` is the `Box<ObjObjectHeader>` made below, freed once, by its last
-    // reference.
-    drop(unsafe { Box::from_raw(obj) });
-    FREED.fetch_add(1, Ordering::Relaxed);
-}
+use support::{build_library, build_library_with, copy_plugin, header_object, HEADERS_FREED};
 
 /// The demo plugin as built normally, and against the skewed fixtures.
 fn plugins() -> (PathBuf, PathBuf) {
-    let copy = |dir: PathBuf, to: &str| {
-        let from = dir.join(format!(
-            "{}object_capi_plugin_demo{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        ));
-        let dest = out_dir().join(to);
-        std::fs::copy(&from, &dest).expect("copy the plugin");
-        dest
-    };
     // One after the other: both builds write the same file, copied at once.
-    let skewed = copy(
-        build_library_with(
+    let skewed = copy_plugin(
+        &build_library_with(
             "object-capi-plugin-demo",
             &["--features", "skew-layout"],
             &[],
         ),
         "plugin_layout_skewed.so",
     );
-    let normal = copy(build_library("object-capi-plugin-demo"), "plugin_layout.so");
+    let normal = copy_plugin(
+        &build_library("object-capi-plugin-demo"),
+        "plugin_layout.so",
+    );
     (normal, skewed)
 }
 
@@ -67,17 +51,7 @@ fn c_object(key: &CStr) -> ObjectRef {
     let rc =
         unsafe { obj_type_register(key.as_ptr(), c"ffi.Object".as_ptr(), 0, 0, 1, &mut index) };
     assert_eq!(rc, 0);
-    let raw = Box::into_raw(Box::new(ObjObjectHeader {
-        type_index: 0,
-        ref_count: 0,
-        deleter: None,
-    }));
-    // SAFETY: `raw` is a fresh, unshared 16-byte block.
-    let rc =
-        unsafe { obj_object_init(raw, size_of::<ObjObjectHeader>(), index, Some(free_header)) };
-    assert_eq!(rc, 0, "{:?}", object_containers::take_last_error());
-    // SAFETY: `obj_object_init` made a live object with one reference, which we take.
-    unsafe { ObjectRef::from_raw(raw.cast::<Object>()) }
+    header_object(index)
 }
 
 #[test]
@@ -126,5 +100,5 @@ fn plugins_whose_structs_disagree_with_the_sealed_layouts_are_refused() {
     // (Accepted, the plugins' `wide_sum` and `versioned_tail` would read past these.)
     assert_eq!(versioned.version, 7);
     drop(cnode);
-    assert_eq!(FREED.load(Ordering::Relaxed), 1);
+    assert_eq!(HEADERS_FREED.load(Ordering::Relaxed), 1);
 }

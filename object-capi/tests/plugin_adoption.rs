@@ -8,35 +8,20 @@
 mod support;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use object_capi::ModuleLoad;
-use object_capi::{obj_object_init, ObjObjectHeader};
 use object_containers::Module;
 use object_core::registry::{register_type, type_index_of, TypeSpec};
-use object_core::{Any, Object, ObjectRef};
+use object_core::Any;
 
-use support::{build_library, out_dir};
-
-static FREED: AtomicUsize = AtomicUsize::new(0);
-
-unsafe extern "C" fn free_header(obj: *mut ObjObjectHeader) {
-    // SAFETY: `obj` is the `Box<ObjObjectHeader>` made below, freed once, by its last
-    // reference.
-    drop(unsafe { Box::from_raw(obj) });
-    FREED.fetch_add(1, Ordering::Relaxed);
-}
+use support::{build_library, copy_plugin, header_object, HEADERS_FREED};
 
 fn plugin() -> PathBuf {
-    let dir = build_library("object-capi-plugin-demo");
-    let from = dir.join(format!(
-        "{}object_capi_plugin_demo{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    let dest = out_dir().join("plugin_rust_adoption.so");
-    std::fs::copy(&from, &dest).expect("copy the plugin");
-    dest
+    copy_plugin(
+        &build_library("object-capi-plugin-demo"),
+        "plugin_rust_adoption.so",
+    )
 }
 
 #[test]
@@ -46,23 +31,7 @@ fn a_plugin_type_the_host_registered_first_checks_as_itself_at_once() {
     // object of it, as C would, before the plugin is loaded.
     let spec = TypeSpec::new("plugin.Marker", "ffi.Object").final_type(true);
     let info = register_type(&spec).unwrap();
-    let raw = Box::into_raw(Box::new(ObjObjectHeader {
-        type_index: 0,
-        ref_count: 0,
-        deleter: None,
-    }));
-    // SAFETY: `raw` is a fresh, unshared header, and the type has no fields.
-    let rc = unsafe {
-        obj_object_init(
-            raw,
-            size_of::<ObjObjectHeader>(),
-            info.index(),
-            Some(free_header),
-        )
-    };
-    assert_eq!(rc, 0);
-    // SAFETY: `obj_object_init` made a live object with one reference, which we take.
-    let marker = unsafe { ObjectRef::from_raw(raw.cast::<Object>()) };
+    let marker = header_object(info.index());
     assert!(type_index_of("plugin.Square").is_err(), "not loaded yet");
 
     let m = Module::load(plugin()).unwrap();
@@ -80,5 +49,5 @@ fn a_plugin_type_the_host_registered_first_checks_as_itself_at_once() {
     let other = Any::from(object_core::String::from("not a marker"));
     assert_eq!(is_marker.call(&[other.view()]).unwrap(), Any::from(false));
     drop((arg, marker));
-    assert_eq!(FREED.load(Ordering::Relaxed), 1);
+    assert_eq!(HEADERS_FREED.load(Ordering::Relaxed), 1);
 }

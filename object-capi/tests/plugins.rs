@@ -15,24 +15,13 @@ use object_core::reflection::get_attr;
 use object_core::registry::{type_index_of, type_info};
 use object_core::{Any, ObjectRef, ObjectType};
 
-use support::{build_library, build_library_with, c_compiler, out_dir};
+use support::{build_library, build_library_with, c_compiler, copy_plugin, out_dir};
 
 struct Plugins {
     rust: PathBuf,
     rust_skewed: PathBuf,
     /// The C plugin and two skewed builds of it (minor, layout), if a C compiler exists.
     c: Option<[PathBuf; 3]>,
-}
-
-fn copy_plugin(dir: &Path, to: &str) -> PathBuf {
-    let from = dir.join(format!(
-        "{}object_capi_plugin_demo{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    let dest = out_dir().join(to);
-    std::fs::copy(&from, &dest).expect("copy the plugin");
-    dest
 }
 
 fn compile_c_plugin(cc: &Path, name: &str, defines: &[&str]) -> PathBuf {

@@ -5,7 +5,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+use object_capi::{obj_object_init, ObjObjectHeader};
+use object_core::{Object, ObjectRef};
 
 /// The C compiler (`$CC`, `cc` or `gcc`), or `None` with the reason printed. In CI
 /// (`CI` set) a missing compiler is a failure, not a skip.
@@ -88,4 +92,44 @@ pub fn run(exe: &Path) -> Output {
         None => Command::new(exe),
     };
     cmd.output().expect("run the program")
+}
+
+/// Copies the demo plugin just built into `dir` to a file of its own in the scratch
+/// directory: each copy is a separate library when loaded (its own statics), and later
+/// builds of the plugin do not change it.
+pub fn copy_plugin(dir: &Path, to: &str) -> PathBuf {
+    let from = dir.join(format!(
+        "{}object_capi_plugin_demo{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let dest = out_dir().join(to);
+    std::fs::copy(&from, &dest).expect("copy the plugin");
+    dest
+}
+
+/// How many objects made by [`header_object`] were freed.
+pub static HEADERS_FREED: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn free_header(obj: *mut ObjObjectHeader) {
+    // SAFETY: `obj` is the `Box<ObjObjectHeader>` made by `header_object`, freed once,
+    // by its last reference.
+    drop(unsafe { Box::from_raw(obj) });
+    HEADERS_FREED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A bare 16-byte object (a header only) of type `index`, made as C makes one: a block
+/// initialized by `obj_object_init`. Counted in [`HEADERS_FREED`] when freed.
+pub fn header_object(index: u32) -> ObjectRef {
+    let raw = Box::into_raw(Box::new(ObjObjectHeader {
+        type_index: 0,
+        ref_count: 0,
+        deleter: None,
+    }));
+    // SAFETY: `raw` is a fresh, unshared 16-byte block.
+    let rc =
+        unsafe { obj_object_init(raw, size_of::<ObjObjectHeader>(), index, Some(free_header)) };
+    assert_eq!(rc, 0, "{:?}", object_containers::take_last_error());
+    // SAFETY: `obj_object_init` made a live object with one reference, which we take.
+    unsafe { ObjectRef::from_raw(raw.cast::<Object>()) }
 }
