@@ -77,6 +77,11 @@ pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) ->
 
 /// Runs a program, prefixed by `$OBJECT_CAPI_C_RUNNER` if set (e.g. valgrind).
 pub fn run(exe: &Path) -> Output {
+    run_with_args(exe, &[])
+}
+
+/// As [`run`], with arguments for the program.
+pub fn run_with_args(exe: &Path, args: &[&Path]) -> Output {
     let runner = std::env::var("OBJECT_CAPI_C_RUNNER").unwrap_or_default();
     let mut words = runner.split_whitespace();
     let mut cmd = match words.next() {
@@ -87,5 +92,5 @@ pub fn run(exe: &Path) -> Output {
         }
         None => Command::new(exe),
     };
-    cmd.output().expect("run the program")
+    cmd.args(args).output().expect("run the program")
 }
