@@ -55,15 +55,27 @@ pub fn build_library(package: &str) -> PathBuf {
 }
 
 /// As [`build_library`], with extra cargo arguments and environment.
+///
+/// `OBJECT_TEST_NESTED_CARGO_ARGS` adds arguments to every such build: the
+/// ThreadSanitizer run (`scripts/tsan.sh`) builds its tests with
+/// `-Zbuild-std --target <triple>`, and the libraries they load must be built the same
+/// way (an instrumented std, the same flags), into the same target directory (with
+/// `--target`, the profile directory is `<target-dir>/<triple>/<profile>`).
 pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) -> PathBuf {
     static LOCK: Mutex<()> = Mutex::new(());
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let profile = profile_dir();
-    let target = profile.parent().expect("the target directory");
+    let nested = std::env::var("OBJECT_TEST_NESTED_CARGO_ARGS").unwrap_or_default();
+    let nested: Vec<&str> = nested.split_whitespace().collect();
+    let mut target = profile.parent().expect("the target directory");
+    if nested.contains(&"--target") {
+        target = target.parent().expect("the target directory above the triple's");
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet", "--profile", "test", "-p", package])
         .args(args)
+        .args(&nested)
         .arg("--target-dir")
         .arg(target)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
