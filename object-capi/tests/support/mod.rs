@@ -56,29 +56,41 @@ pub fn build_library(package: &str) -> PathBuf {
 
 /// As [`build_library`], with extra cargo arguments and environment.
 ///
-/// `OBJECT_TEST_NESTED_CARGO_ARGS` adds arguments to every such build: the
-/// ThreadSanitizer run (`scripts/tsan.sh`) builds its tests with
-/// `-Zbuild-std --target <triple>`, and the libraries they load must be built the same
-/// way (an instrumented std, the same flags), into the same target directory (with
-/// `--target`, the profile directory is `<target-dir>/<triple>/<profile>`).
+/// The ThreadSanitizer run (`scripts/tsan.sh`) builds its tests for an explicit target
+/// with an instrumented std (`-Zbuild-std --target <triple>`, in its own target
+/// directory); the libraries they load must be built the same way, into the same
+/// directory. It sets `OBJECT_TEST_NESTED_TARGET` to the triple (and
+/// `CARGO_TARGET_DIR`): the builds then take `-Zbuild-std --target <triple>`, and the
+/// library is in `$CARGO_TARGET_DIR/<triple>/debug`.
 pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) -> PathBuf {
     static LOCK: Mutex<()> = Mutex::new(());
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let profile = profile_dir();
-    let nested = std::env::var("OBJECT_TEST_NESTED_CARGO_ARGS").unwrap_or_default();
-    let nested: Vec<&str> = nested.split_whitespace().collect();
-    let mut target = profile.parent().expect("the target directory");
-    if nested.contains(&"--target") {
-        target = target.parent().expect("the target directory above the triple's");
-    }
+    let triple = std::env::var("OBJECT_TEST_NESTED_TARGET").ok();
+    let (target, profile) = match (&triple, std::env::var_os("CARGO_TARGET_DIR")) {
+        (Some(triple), Some(dir)) => {
+            let dir = PathBuf::from(dir);
+            let profile = dir.join(triple).join("debug");
+            (dir, profile)
+        }
+        _ => {
+            let profile = profile_dir();
+            let target = profile
+                .parent()
+                .expect("the target directory")
+                .to_path_buf();
+            (target, profile)
+        }
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet", "--profile", "test", "-p", package])
         .args(args)
-        .args(&nested)
         .arg("--target-dir")
-        .arg(target)
+        .arg(&target)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(triple) = &triple {
+        cmd.args(["-Zbuild-std", "--target", triple]);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
