@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
 use object_containers::{
-    get_global, list_globals, register_global, register_global_override, remove_global,
-    set_last_error, take_last_error, Array, ArrayObj, Error, FromArg, Function, FunctionObj, Map,
-    Module, String,
+    error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
+    set_last_error, take_error_since, take_last_error, Array, ArrayObj, Error, FromArg, Function,
+    FunctionObj, Map, Module, String,
 };
 use object_core::{make_object, Any, AnyView, Object, ObjectPtr, TypeError};
 use object_tests::{native_or_miri, scaled, DropCounter, Tracked};
@@ -1279,6 +1279,38 @@ fn error_slot_is_empty_after_handled_failures() {
     })
     .join()
     .unwrap();
+}
+
+/// `error_mark` / `take_error_since` (what a call out to C uses to tell its callee's
+/// error from a stale one) on threads that raise errors all the time: a thread's own
+/// error raised after its mark is always taken, an error of its own from before the
+/// mark never is, whatever the other threads raise meanwhile (the numbers come from one
+/// process-wide counter).
+#[test]
+fn error_marks_tell_a_threads_own_new_errors_from_stale_ones() {
+    let _guard = LeakCheck::new();
+    let rounds = scaled(20_000, 20);
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            s.spawn(move || {
+                for i in 0..rounds {
+                    // A stale error of this thread, then a mark.
+                    set_last_error(Error::new("Stale", format!("{t}/{i}")));
+                    let mark = error_mark();
+                    assert!(take_error_since(mark).is_none(), "a stale error taken");
+                    // The callee raises: taken, and the slot is empty after.
+                    let mark = error_mark();
+                    set_last_error(Error::new("Fresh", format!("{t}/{i}")));
+                    let e = take_error_since(mark).expect("the error raised after the mark");
+                    assert_eq!(
+                        (e.kind(), e.message()),
+                        ("Fresh", format!("{t}/{i}").as_str())
+                    );
+                    assert!(take_last_error().is_none());
+                }
+            });
+        }
+    });
 }
 
 /// Runs only in a child process started by [`failing_call_in_a_thread_local_destructor`]:

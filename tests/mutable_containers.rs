@@ -14,6 +14,8 @@ use object_core::{type_index as ti, Any};
 use object_tests::{native_or_miri, scaled, LeakCheck};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 #[derive(Object)]
 #[repr(C)]
@@ -202,6 +204,142 @@ fn cycles_print_compare_and_leak_until_broken() {
     l.clear();
     d.clear();
     b.clear();
+}
+
+/// An object whose `Debug` makes a dict hold itself, once: printed inside that dict,
+/// it changes the dict between the printer's counting pass and its printing pass.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "mut.SelfInserter", opaque)]
+struct SelfInserter {
+    base: Object,
+    dict: Mutex<Option<Dict<Any, Any>>>,
+}
+
+impl core::fmt::Debug for SelfInserter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let dict = self
+            .dict
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(d) = dict {
+            d.insert(Any::from("self"), Any::from(d.clone()));
+        }
+        f.write_str("inserter")
+    }
+}
+
+/// What is printed is what was counted: each container's contents are copied once per
+/// print, so a dict that comes to hold itself while it is printed is printed as it was
+/// (and as a back-reference the next time), never unfolded.
+#[test]
+fn a_dict_changed_while_printed_prints_as_counted() {
+    let _leaks = LeakCheck::new();
+    let d: Dict<Any, Any> = Dict::new();
+    let inserter = make_object(SelfInserter {
+        base: Object::new(),
+        dict: Mutex::new(Some(d.clone())),
+    });
+    d.insert(Any::from("i"), Any::from(inserter));
+    // The first print's counting pass makes the dict hold itself.
+    assert_eq!(format!("{d:?}"), r#"{"i": inserter}"#);
+    assert_eq!(d.len(), 2);
+    assert_eq!(
+        format!("{d:?}"),
+        r#"ffi.Dict #1 {"i": inserter, "self": #1}"#
+    );
+    d.clear();
+}
+
+/// An object whose `Debug` shows itself as its child from its second call on, reading
+/// its contents without `print_snapshot`: the printer's two walks see different graphs.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "mut.Shifty", opaque)]
+struct Shifty {
+    base: Object,
+    calls: AtomicU32,
+    me: Mutex<Option<ObjectRef>>,
+}
+
+impl core::fmt::Debug for Shifty {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.calls.fetch_add(1, Ordering::Relaxed) == 0 {
+            return f.write_str("shifty");
+        }
+        let me = self
+            .me
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        f.debug_list().entries(me.iter()).finish()
+    }
+}
+
+/// An object the printing walk reaches again although the counting walk saw it once
+/// (a type whose `Debug` changed its mind) is printed in full once, then elided.
+#[test]
+fn an_object_is_printed_in_full_at_most_once() {
+    let _leaks = LeakCheck::new();
+    let s = make_object(Shifty {
+        base: Object::new(),
+        calls: AtomicU32::new(0),
+        me: Mutex::new(None),
+    });
+    *s.me.lock().unwrap() = Some(s.clone().into_object_ref());
+    assert_eq!(format!("{s:?}"), "[mut.Shifty { … }]");
+    s.me.lock().unwrap().take();
+}
+
+/// Whether `text`, a print of a dict of at most `max_entries` entries that may hold
+/// itself, is consistent: the dict printed once (labelled if it holds itself, every
+/// other occurrence `#1`), and its length bounded by its entries.
+fn consistent_dict_text(text: &str, max_entries: usize) -> bool {
+    let holds_itself = text.contains(r#""self""#);
+    let label_ok = if holds_itself {
+        text.starts_with("ffi.Dict #1 {") && text.contains(r#""self": #1"#)
+    } else {
+        text.starts_with('{')
+    };
+    // An entry prints as at most `"self": #1, ` or `63: 123456789, `.
+    label_ok && text.matches("ffi.Dict").count() <= 1 && text.len() <= 16 + 32 * max_entries
+}
+
+/// Another thread makes a dict hold itself and lets go again, and grows it, while this
+/// one prints it: every text is consistent with one state of the dict (before the fix,
+/// a print whose counting pass saw the dict without itself and whose printing pass saw
+/// it with itself unfolded the dict 96 levels deep).
+#[test]
+fn printing_a_dict_another_thread_changes() {
+    let _leaks = LeakCheck::new();
+    let rounds = scaled(20_000, 20);
+    let d: Dict<Any, Any> = Dict::new();
+    let stop = AtomicBool::new(false);
+    let bad = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 0i64;
+            while !stop.load(Ordering::Relaxed) {
+                d.insert(Any::from("self"), Any::from(d.clone()));
+                d.insert(Any::from(i % 64), Any::from(i));
+                drop(d.remove("self"));
+                i += 1;
+            }
+        });
+        let bad = (0..rounds)
+            .map(|_| format!("{d:?}"))
+            .find(|text| !consistent_dict_text(text, 65));
+        stop.store(true, Ordering::Relaxed);
+        bad
+    });
+    d.clear();
+    if let Some(text) = bad {
+        panic!(
+            "an inconsistent print ({} bytes): {}…",
+            text.len(),
+            text.chars().take(300).collect::<std::string::String>()
+        );
+    }
 }
 
 #[test]

@@ -3,8 +3,8 @@
 use core::ffi::{c_char, c_void};
 
 use object_containers::{
-    get_global, list_globals, register_global, register_global_override, remove_global,
-    take_last_error, Array, Function, FunctionObj, Module, ModuleObj,
+    error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
+    take_error_since, Array, Function, FunctionObj, Module, ModuleObj,
 };
 use object_core::{Any, AnyView, Error, ObjectPtr, String};
 
@@ -45,6 +45,9 @@ impl CCallback {
         // so the callback reads the caller's array, without a copy.
         let c_args = args.as_ptr().cast::<ObjAny>();
         let mut ret = ObjAny::NONE;
+        // An error left in the slot before the call (one nobody took) is not the
+        // callback's: only one raised during the call is (read only if it fails).
+        let mark = error_mark();
         // SAFETY: the callback's contract (`ObjCFunction`): borrowed arguments valid for
         // the call (the views live for it), a return slot initialized to None.
         let rc = unsafe { (self.call)(self.ctx, c_args, n, &mut ret) };
@@ -52,7 +55,7 @@ impl CCallback {
             // An owned value written before failing is released.
             // SAFETY: the callback wrote an owned value or left None.
             let _ = unsafe { any_from_c_owned(ret) };
-            return Err(take_last_error().unwrap_or_else(|| {
+            return Err(take_error_since(mark).unwrap_or_else(|| {
                 Error::new(
                     "Error",
                     format!(

@@ -341,11 +341,13 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
     let mut module: ObjHandle = core::ptr::null_mut();
     // Never unloaded (see the module docs): the plugin's code must outlive its objects.
     core::mem::forget(lib);
+    // Only an error `init` raises is its own, not one left in the slot before.
+    let mark = object_containers::error_mark();
     // SAFETY: `init`'s contract (the plugin ABI): our table, a writable slot.
     let rc = unsafe { init(host_api(), &mut module) };
     let frame = || format!("loading plugin `{name}` from `{}`", path.display());
     if rc != 0 {
-        let e = object_containers::take_last_error().unwrap_or_else(|| {
+        let e = object_containers::take_error_since(mark).unwrap_or_else(|| {
             plugin_error(path, format_args!("`init` returned {rc} without an error"))
         });
         return Err(e.with_frame(frame()));

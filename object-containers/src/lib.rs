@@ -87,9 +87,10 @@ pub use container::{
 };
 pub use function::adopt;
 pub use function::{
-    get_global, list_globals, register_global, register_global_override, remove_global,
-    set_last_error, take_last_error, FromArg, FromRet, Function, FunctionObj, IntoArgs, IntoRet,
-    Module, ModuleBuilder, ModuleObj, PackedCall, TypedCallable, TypedFunction,
+    error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
+    set_last_error, take_error_since, take_last_error, ErrorMark, FromArg, FromRet, Function,
+    FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall, TypedCallable,
+    TypedFunction,
 };
 pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,

@@ -59,18 +59,42 @@ pub fn build_library(package: &str) -> PathBuf {
 }
 
 /// As [`build_library`], with extra cargo arguments and environment.
+///
+/// The ThreadSanitizer run (`scripts/tsan.sh`) builds its tests for an explicit target
+/// with an instrumented std (`-Zbuild-std --target <triple>`, in its own target
+/// directory); the libraries they load must be built the same way, into the same
+/// directory. It sets `OBJECT_TEST_NESTED_TARGET` to the triple (and
+/// `CARGO_TARGET_DIR`): the builds then take `-Zbuild-std --target <triple>`, and the
+/// library is in `$CARGO_TARGET_DIR/<triple>/debug`.
 pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) -> PathBuf {
     static LOCK: Mutex<()> = Mutex::new(());
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let profile = profile_dir();
-    let target = profile.parent().expect("the target directory");
+    let triple = std::env::var("OBJECT_TEST_NESTED_TARGET").ok();
+    let (target, profile) = match (&triple, std::env::var_os("CARGO_TARGET_DIR")) {
+        (Some(triple), Some(dir)) => {
+            let dir = PathBuf::from(dir);
+            let profile = dir.join(triple).join("debug");
+            (dir, profile)
+        }
+        _ => {
+            let profile = profile_dir();
+            let target = profile
+                .parent()
+                .expect("the target directory")
+                .to_path_buf();
+            (target, profile)
+        }
+    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet", "--profile", "test", "-p", package])
         .args(args)
         .arg("--target-dir")
-        .arg(target)
+        .arg(&target)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(triple) = &triple {
+        cmd.args(["-Zbuild-std", "--target", triple]);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -81,6 +105,11 @@ pub fn build_library_with(package: &str, args: &[&str], env: &[(&str, &str)]) ->
 
 /// Runs a program, prefixed by `$OBJECT_CAPI_C_RUNNER` if set (e.g. valgrind).
 pub fn run(exe: &Path) -> Output {
+    run_with_args(exe, &[])
+}
+
+/// As [`run`], with arguments for the program.
+pub fn run_with_args(exe: &Path, args: &[&Path]) -> Output {
     let runner = std::env::var("OBJECT_CAPI_C_RUNNER").unwrap_or_default();
     let mut words = runner.split_whitespace();
     let mut cmd = match words.next() {
@@ -91,7 +120,7 @@ pub fn run(exe: &Path) -> Output {
         }
         None => Command::new(exe),
     };
-    cmd.output().expect("run the program")
+    cmd.args(args).output().expect("run the program")
 }
 
 /// Copies the demo plugin just built into `dir` to a file of its own in the scratch

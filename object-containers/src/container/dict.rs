@@ -62,10 +62,11 @@ fn dict_contents<'a>(
 }
 
 /// The entries, as a map (what an `ffi.Dict` held in an `Any` prints as), copied out
-/// first so that the lock is not held while they print.
+/// first so that the lock is not held while they print, and once per print
+/// (`print_snapshot`), so the printer's two walks see the same entries.
 impl fmt::Debug for DictObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let entries = self.snapshot();
+        let entries = object_core::reflection::print_snapshot(self, || self.snapshot());
         f.debug_map()
             .entries(entries.iter().map(|(k, v)| (k.view(), v.view())))
             .finish()

@@ -61,10 +61,11 @@ fn list_contents<'a>(
 }
 
 /// The items, as a list (what an `ffi.List` held in an `Any` prints as). The items are
-/// copied out first, so the lock is not held while they print.
+/// copied out first, so the lock is not held while they print, and once per print
+/// (`print_snapshot`), so the printer's two walks see the same items.
 impl fmt::Debug for ListObj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let items = self.snapshot();
+        let items = object_core::reflection::print_snapshot(self, || self.snapshot());
         f.debug_list().entries(items.iter().map(Any::view)).finish()
     }
 }

@@ -3,10 +3,12 @@
 //! for the registry and the rules; the same build is required).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{OnceLock, RwLock};
 
 use object_core::Error;
 
+use super::last_error::ErrorMark;
 use super::Function;
 
 /// The global function table (shared as a data structure: same build on both sides).
@@ -19,6 +21,10 @@ pub struct ContainerHooks {
     pub set_last_error: fn(Error),
     /// Takes it.
     pub take_last_error: fn() -> Option<Error>,
+    /// The counter that numbers the errors the slot receives (`error_mark`).
+    pub errors_raised: &'static AtomicU64,
+    /// Takes the slot's error if it was raised since the mark (`take_error_since`).
+    pub take_error_since: fn(ErrorMark) -> Option<Error>,
     /// The host's global function table.
     pub globals: fn() -> &'static Globals,
 }
@@ -26,6 +32,8 @@ pub struct ContainerHooks {
 static HOST_HOOKS: ContainerHooks = ContainerHooks {
     set_last_error: super::last_error::set_last_error_here,
     take_last_error: super::last_error::take_last_error_here,
+    errors_raised: &super::last_error::ERRORS_RAISED,
+    take_error_since: super::last_error::take_error_since_here,
     globals: super::registry::globals_here,
 };
 

@@ -38,7 +38,7 @@ mod typed;
 pub use abi::{FastEntry, FunctionObj, PackedCall};
 pub(crate) use convert::impl_call_traits;
 pub use convert::{FromArg, FromRet, IntoRet};
-pub use last_error::{set_last_error, take_last_error};
+pub use last_error::{error_mark, set_last_error, take_error_since, take_last_error, ErrorMark};
 pub use module::{Module, ModuleBuilder, ModuleObj};
 pub use packed::Function;
 pub use registry::{

@@ -70,7 +70,7 @@ mod visit;
 pub use self::create::{create, create_from_source, FieldFeed, FieldSource};
 pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
-pub use self::print::debug_object;
+pub use self::print::{debug_object, print_snapshot};
 pub use self::raw::Reflect;
 #[doc(hidden)]
 pub use self::value::FieldLayout;

@@ -1,12 +1,20 @@
 //! The printer behind every object's `Debug`: reflected types as `key { field: value,
 //! … }`, shared objects labelled and printed once, nesting bounded.
+//!
+//! Two passes over the same graph: one counts how often each object is reached, the
+//! other prints, labelling the objects reached more than once. Both must see the same
+//! graph, so a mutable container's contents are copied once per print
+//! ([`print_snapshot`]) and the printing pass reuses the counting pass's copy.
 
+use core::any::{Any as StdAny, TypeId};
 use core::cell::RefCell;
 use core::fmt;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::{print_slot, raw, AttrVisitor, FieldInfo, Reflect};
 use crate::any::AnyView;
+use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::type_index as ti;
 
@@ -15,8 +23,13 @@ const MAX_PRINT_DEPTH: usize = 96;
 
 #[derive(Default)]
 pub(super) struct PrintState {
-    /// Objects seen in the counting pass, and how often.
+    /// Objects seen in the counting pass, and how often. The printing pass sets an
+    /// object's count to 0 once it has printed it in full without a label.
     seen: HashMap<usize, u32>,
+    /// The contents of the mutable containers met, by address and snapshot type, kept
+    /// from the counting pass to the end of the print (which also keeps every object
+    /// they hold alive, so no address in `seen` is reused by another object).
+    snapshots: HashMap<(usize, TypeId), Rc<dyn StdAny>>,
     /// Labels of shared objects already printed in full.
     labels: HashMap<usize, usize>,
     next_label: usize,
@@ -39,6 +52,25 @@ impl fmt::Write for Sink {
 /// afterwards. Nesting deeper than 96 objects is elided as `key { … }`.
 ///
 /// Every object handle's `Debug` is this.
+///
+/// # Containers that change
+///
+/// The printer walks the graph twice (counting, then printing). A mutable container
+/// (`List`, `Dict`, or any type whose `Debug` reads its contents through
+/// [`print_snapshot`]) is copied once per print, when first reached, and both walks
+/// read that copy: another thread changing the container meanwhile cannot make the
+/// text disagree with itself (a dict that comes to hold itself mid-print is printed as
+/// it was, and as `#n` inside itself from the next print on).
+///
+/// # Size of the text
+///
+/// Each object is printed in full at most once per print; every further reference is
+/// `#n` (or `key { … }` past the depth limit, or for an object whose `Debug` showed
+/// different contents in the two walks), so the text grows linearly with the number
+/// of objects and references reached, whatever the sharing or the cycles (`{:#?}`'s
+/// indentation adds at most 96 levels a line). The exception is strings and bytes:
+/// they are values, printed by content at each reference, so a string held by `n`
+/// fields or items is printed `n` times, as a `Vec<Arc<str>>`'s `Debug` would.
 ///
 /// # Errors
 ///
@@ -89,7 +121,8 @@ fn print_graph(root: &dyn fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result
 enum Reach {
     Full(Option<usize>),
     BackRef(usize),
-    TooDeep,
+    /// `key { … }`: too deep, or already printed in full without a label.
+    Elided,
 }
 
 fn reach(addr: usize) -> Reach {
@@ -98,7 +131,7 @@ fn reach(addr: usize) -> Reach {
             return Reach::Full(None);
         };
         if s.depth >= MAX_PRINT_DEPTH {
-            return Reach::TooDeep;
+            return Reach::Elided;
         }
         if s.counting {
             let n = s.seen.entry(addr).or_insert(0);
@@ -112,15 +145,83 @@ fn reach(addr: usize) -> Reach {
         if let Some(&label) = s.labels.get(&addr) {
             return Reach::BackRef(label);
         }
-        if s.seen.get(&addr).copied().unwrap_or(0) > 1 {
-            s.next_label += 1;
-            let label = s.next_label;
-            s.labels.insert(addr, label);
-            return Reach::Full(Some(label));
+        // Both walks see the same graph (containers through their kept snapshots), so
+        // an object counted once is reached once here. One reached again all the same
+        // (the `Debug` of a type of its own showed other contents the second time) is
+        // elided, so that nothing is printed in full twice.
+        match s.seen.get_mut(&addr) {
+            Some(n) if *n > 1 => {
+                s.next_label += 1;
+                let label = s.next_label;
+                s.labels.insert(addr, label);
+                Reach::Full(Some(label))
+            }
+            Some(0) => Reach::Elided,
+            Some(n) => {
+                *n = 0;
+                Reach::Full(None)
+            }
+            None => {
+                s.seen.insert(addr, 0);
+                Reach::Full(None)
+            }
         }
-        Reach::Full(None)
     })
-    .unwrap_or(Reach::TooDeep)
+    .unwrap_or(Reach::Elided)
+}
+
+/// The contents a mutable container prints, copied by `take` once per print: the
+/// printer walks the graph twice (counting shared objects, then printing), and both
+/// walks must see the same contents, also when another thread changes the container
+/// in between. The first call for `container` in a print calls `take` and keeps its
+/// result until the print ends; later calls in the same print return the kept copy.
+/// Outside a print, `take` is called every time.
+///
+/// A container whose contents can change behind a shared reference (a lock inside
+/// the object) reads them through this in its `Debug`; `List` and `Dict` do.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Mutex;
+///
+/// use object_core::prelude::*;
+/// use object_core::reflection::print_snapshot;
+/// use object_core::Any;
+///
+/// /// A mutable bag of values.
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.print.Bag", opaque)]
+/// struct Bag { base: Object, items: Mutex<Vec<Any>> }
+///
+/// impl std::fmt::Debug for Bag {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         // A copy taken under the lock (released before anything prints).
+///         let items = print_snapshot(self, || self.items.lock().unwrap().clone());
+///         f.debug_list().entries(items.iter().map(Any::view)).finish()
+///     }
+/// }
+///
+/// let bag = make_object(Bag { base: Object::new(), items: Mutex::new(vec![Any::from(1)]) });
+/// bag.items.lock().unwrap().push(Any::from(bag.clone()));
+/// assert_eq!(format!("{bag:?}"), "doc.print.Bag #1 [1, #1]");
+/// bag.items.lock().unwrap().clear(); // break the cycle
+/// ```
+pub fn print_snapshot<T: ObjectType, S: 'static>(container: &T, take: impl FnOnce() -> S) -> Rc<S> {
+    let key = (container as *const T as usize, TypeId::of::<S>());
+    let kept = print_slot::with_state(|s| s.and_then(|s| s.snapshots.get(&key).cloned()));
+    if let Some(Ok(snap)) = kept.flatten().map(Rc::downcast::<S>) {
+        return snap;
+    }
+    // Taken with the state released: `take` is the container's code.
+    let snap = Rc::new(take());
+    print_slot::with_state(|s| {
+        if let Some(s) = s {
+            s.snapshots.insert(key, snap.clone());
+        }
+    });
+    snap
 }
 
 /// Whether this is the counting pass (its output is discarded).
@@ -157,7 +258,7 @@ impl fmt::Debug for DynObject<'_> {
         }
         let label = match reach(ObjectPtr::as_ptr(obj) as usize) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
-            Reach::TooDeep => return write!(f, "{} {{ … }}", info.key()),
+            Reach::Elided => return write!(f, "{} {{ … }}", info.key()),
             Reach::Full(label) => label,
         };
         if info.index() == ti::BIG_INT && counting() {
@@ -202,7 +303,7 @@ impl<T: Reflect> fmt::Debug for StaticObject<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let label = match reach(self.0 as *const T as usize) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
-            Reach::TooDeep => return write!(f, "{} {{ … }}", self.1),
+            Reach::Elided => return write!(f, "{} {{ … }}", self.1),
             Reach::Full(label) => label,
         };
         enter();
