@@ -27,7 +27,7 @@
 //!
 //! ```no_run
 //! use object_capi::tvm::TvmFfiLibrary;
-//! use object_containers::NDArray;
+//! use object_containers::{AnyView, NDArray};
 //!
 //! let lib = TvmFfiLibrary::open("libkernels.so").unwrap();
 //! // SAFETY: the kernel reads its first argument and writes only its second.
@@ -36,7 +36,7 @@
 //! let mut y = NDArray::from_slice(&[3], &[0.0f32; 3]).unwrap();
 //! {
 //!     let out = y.lend_mut().unwrap();
-//!     add_one.call_with([(&x).into(), out.arg()]).unwrap();
+//!     add_one.call(&[AnyView::from(&x), out.arg()]).unwrap();
 //! }
 //! assert_eq!(y.as_slice::<f32>().unwrap(), &[2.0, 3.0, 4.0]);
 //! ```
