@@ -25,7 +25,11 @@
 //! - where [`TvmFfiLibrary::function_reading`] declares the parameter read-only (an
 //!   `unsafe` promise about the foreign code), any tensor.
 //!
-//! ```no_run
+//! (Not compiled here: this crate's doctests would link a second build of its
+//! dependencies that the tests' nested plugin builds leave in the target directory.
+//! `tests/tvm_ffi.rs` runs exactly this against a destination-passing kernel.)
+//!
+//! ```ignore
 //! use object_capi::tvm::TvmFfiLibrary;
 //! use object_containers::{AnyView, NDArray};
 //!
