@@ -881,7 +881,10 @@ mod tests {
 
     /// The word-at-a-time scan agrees with a byte loop: every length up to 40, the stop
     /// byte at every position, and bytes that are near the stop bytes or above 0x7f.
+    /// (Not under Miri: 40,000 scans of plain byte slices, in a crate that forbids unsafe
+    /// code and touching no object, took minutes there and could find nothing.)
     #[test]
+    #[cfg_attr(miri, ignore = "safe code over byte slices only; minutes under Miri")]
     fn string_end_agrees_with_a_byte_loop() {
         fn naive(s: &[u8]) -> Option<usize> {
             s.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)
