@@ -15,6 +15,9 @@
 #   MIRI_TARGETS="object-tests:allocation object-core:lib" scripts/miri.sh   # some targets
 #   MIRI_SKIP_TARGETS="object-tests:json_graph" scripts/miri.sh             # all but some
 #   MIRI_TREE_SKIP_TARGETS="object-tests:json_graph" scripts/miri.sh        # some: stacked only
+#   MIRI_TREE_TARGETS="object-core:lib object-capi:*" scripts/miri.sh       # only these: tree
+#
+# Target lists are words of `package:target` patterns (`*` matches anything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,17 +61,39 @@ for p in json.load(sys.stdin)["packages"]:
 ')
 fi
 
+# Whether target $1 matches one of the patterns in $2 (words; `*` matches anything).
+matches() {
+    local pattern patterns
+    read -r -a patterns <<<"$2"
+    for pattern in "${patterns[@]}"; do
+        # shellcheck disable=SC2254  # the pattern is meant to glob
+        case "$1" in $pattern) return 0 ;; esac
+    done
+    return 1
+}
+
 # Targets left out (MIRI_SKIP_TARGETS, e.g. CI's time budget): listed, never silent.
 if [ -n "${MIRI_SKIP_TARGETS:-}" ]; then
     kept=()
     for target in "${targets[@]}"; do
-        case " $MIRI_SKIP_TARGETS " in
-            *" $target "*) echo "miri: SKIPPED target $target (MIRI_SKIP_TARGETS)" ;;
-            *) kept+=("$target") ;;
-        esac
+        if matches "$target" "$MIRI_SKIP_TARGETS"; then
+            echo "miri: SKIPPED target $target (MIRI_SKIP_TARGETS)"
+        else
+            kept+=("$target")
+        fi
     done
     targets=("${kept[@]}")
 fi
+
+# Whether (model $1, target $2) runs: Tree Borrows can be cut to some targets
+# (MIRI_TREE_TARGETS) or spared some (MIRI_TREE_SKIP_TARGETS).
+runs_under() {
+    [ "$1" = tree ] || return 0
+    if [ -n "${MIRI_TREE_TARGETS:-}" ] && ! matches "$2" "$MIRI_TREE_TARGETS"; then
+        return 1
+    fi
+    ! matches "$2" "${MIRI_TREE_SKIP_TARGETS:-}"
+}
 
 echo "== miri: building the tests once (toolchain $toolchain)"
 start=$SECONDS
@@ -110,11 +135,13 @@ for target in "${targets[@]}"; do
     case " ${slow[*]} " in *" $target "*) ;; *) ordered+=("$target") ;; esac
 done
 
-# Targets left out under Tree Borrows only (MIRI_TREE_SKIP_TARGETS): listed too.
+# Targets left out under Tree Borrows only: listed too.
 case " ${models[*]} " in
     *" tree "*)
-        for target in ${MIRI_TREE_SKIP_TARGETS:-}; do
-            echo "miri: SKIPPED target $target under tree (MIRI_TREE_SKIP_TARGETS)"
+        for target in "${ordered[@]}"; do
+            if ! runs_under tree "$target"; then
+                echo "miri: SKIPPED target $target under tree (MIRI_TREE_TARGETS, MIRI_TREE_SKIP_TARGETS)"
+            fi
         done
         ;;
 esac
@@ -122,8 +149,7 @@ esac
 start=$SECONDS
 for target in "${ordered[@]}"; do
     for model in "${models[@]}"; do
-        case "$model: ${MIRI_TREE_SKIP_TARGETS:-} " in tree:*" $target "*) continue ;; esac
-        printf '%s %s\n' "$model" "$target"
+        if runs_under "$model" "$target"; then printf '%s %s\n' "$model" "$target"; fi
     done
 done | xargs -P "$jobs" -L 1 bash -c 'run_one "$0" "$1"'
 echo "== miri: ran in $((SECONDS - start)) s"

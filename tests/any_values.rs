@@ -1206,7 +1206,14 @@ fn string_handles_agree_in_both_forms() {
         failure_persistence: None,
         ..Config::default()
     };
-    let texts = prop::collection::vec(("\\PC{0,12}", "[a-c\\x00é]{0,9}"), 1..6);
+    // Under Miri, a small alphabet with one- to four-byte characters: compiling the
+    // Unicode class `\PC` took proptest's regex parser eight minutes there.
+    let any_text = if cfg!(miri) {
+        "[a-zé€😀\\x00]{0,12}"
+    } else {
+        "\\PC{0,12}"
+    };
+    let texts = prop::collection::vec((any_text, "[a-c\\x00é]{0,9}"), 1..6);
     let hasher = std::collections::hash_map::RandomState::new();
     let result = TestRunner::new(config).run(&texts, |pairs| {
         for (a, b) in pairs {
