@@ -22,11 +22,9 @@ export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 
 "$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
 # The same command a user types (`pip install ./object-python`), with maturin already in
-# the venv (no isolated build environment), the test globals, and cargo's `test` profile
-# (debug assertions, opt-level 1): the profile of `cargo test --workspace`, whose build
-# of the library crates this one then reuses instead of building the tree again.
+# the venv (no isolated build environment), a dev-profile build and the test globals.
 # (The features named replace pyproject.toml's, so `live-count` is named again.)
-MATURIN_PEP517_ARGS="--profile test --features live-count,testing" \
+MATURIN_PEP517_ARGS="--profile dev --features live-count,testing" \
     "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./object-python
 
 # The wheel's own configuration (no `abi3`: the vectorcall entry and the buffer-protocol
@@ -40,7 +38,7 @@ done
 # The extension as a user installs it (pyproject.toml's features, no `testing`), for
 # tests/test_shipped.py, which loads it in a separate interpreter.
 OBJECT_PYTHON_SHIPPED="$(
-    PYO3_PYTHON="$py" cargo build --quiet --profile test --message-format=json-render-diagnostics \
+    PYO3_PYTHON="$py" cargo build --quiet --message-format=json-render-diagnostics \
         -p object-python --no-default-features --features live-count |
         "$py" -c 'import json, sys
 for line in sys.stdin:
