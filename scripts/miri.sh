@@ -7,8 +7,8 @@
 # some thousand times slower than native code). The tests are built once; then each
 # (model, test target) pair runs as its own job, MIRI_JOBS at a time (Miri interprets a
 # program on one core), slowest first: on 2 cores, both models over every target take
-# about half an hour, CI's selection (see .ci/run) about 19 minutes. Needs a nightly toolchain with the `miri` and `rust-src` components
-# (`.ci/run` installs them).
+# the better part of an hour; CI runs a selection (see .ci/run). Needs a nightly
+# toolchain with the `miri` and `rust-src` components (`.ci/run` installs them).
 #
 #   scripts/miri.sh                 # both models
 #   scripts/miri.sh tree            # one model
