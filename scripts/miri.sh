@@ -124,9 +124,11 @@ export common toolchain logs
 
 # The slowest targets first (longest-first scheduling: the long runs overlap each other
 # instead of ending the run alone), in both models; then the rest in workspace order.
-slow=(object-json:lib object-tests:json_graph object-examples:frontend object-tests:reflection
-    object-tests:structural object-tests:transform object-tests:ndarray
-    object-tests:containers object-tests:views)
+slow=(object-tests:json_graph object-examples:frontend object-tests:structural
+    object-tests:ndarray object-tests:deep_graphs object-tests:functions object-tests:first_use
+    object-tests:any_values object-tests:reflection object-tests:transform
+    object-tests:concurrency object-tests:containers object-tests:constructors
+    object-json:lib object-tests:views object-tests:allocation)
 ordered=()
 for target in "${slow[@]}"; do
     case " ${targets[*]} " in *" $target "*) ordered+=("$target") ;; esac
