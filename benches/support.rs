@@ -1,5 +1,5 @@
 //! What the benches share: the optional bridge to tvm-ffi's C++ runtime
-//! ([`tvm_ffi_cpp`]: its `String`, its packed call and its exact type check, built when
+//! (`tvm_ffi_cpp`: its `String`, its packed call and its exact type check, built when
 //! `TVM_FFI_ROOT` is set; see `build.rs`), and the optimization barriers the
 //! self-timed loops put where the C++ loops put `asm volatile("" : "+r"(p))`
 //! ([`opaque_ptr`], [`opaque_i64`]) or `asm("" : "+r"(p) : "r"(i))` ([`opaque_at`]).

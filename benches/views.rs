@@ -30,6 +30,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use object_core::{object_view, Object, ObjectPtr};
 
+/// The benchmark family's abstract base.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Expr", abstract, slots = 4)]
@@ -37,6 +38,7 @@ pub struct Expr {
     base: Object,
 }
 
+/// A constant.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.IntImm", parent = Expr, final)]
@@ -45,6 +47,7 @@ pub struct IntImm {
     value: i64,
 }
 
+/// A variable.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Var", parent = Expr, final)]
@@ -53,6 +56,7 @@ pub struct Var {
     id: i64,
 }
 
+/// The abstract base of the binary operators.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.BinOp", parent = Expr, abstract)]
@@ -62,6 +66,7 @@ pub struct BinOp {
     b: i64,
 }
 
+/// An addition.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Add", parent = BinOp, final)]
@@ -69,6 +74,7 @@ pub struct Add {
     base: BinOp,
 }
 
+/// A subtraction.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Sub", parent = BinOp, final)]
@@ -76,6 +82,7 @@ pub struct Sub {
     base: BinOp,
 }
 
+/// A multiplication.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Mul", parent = BinOp, final)]
@@ -83,6 +90,7 @@ pub struct Mul {
     base: BinOp,
 }
 
+/// A negation.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "bench.view.Neg", parent = Expr, final)]

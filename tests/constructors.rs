@@ -7,6 +7,7 @@ use object_core::{make_object_as, Any, Object, ObjectPtr, ObjectRef, ObjectType}
 use object_examples::expr::{self, BinOp, Expr, IntImm, Var};
 
 // A child declared before its parent in the same module.
+/// The leaf of a three-level family: parameters root-most first.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Leaf", parent = Mid, final)]
@@ -15,6 +16,7 @@ pub struct Leaf {
     tag: i64,
 }
 
+/// The middle level: a defaulted and a skipped field.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Mid", parent = Root, slots = 2)]
@@ -27,6 +29,7 @@ pub struct Mid {
     cache: u64,
 }
 
+/// The abstract root: no constructor of its own.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Root", abstract)]
@@ -37,6 +40,7 @@ pub struct Root {
 }
 
 // A child of a type from another crate (whose own parent is there too).
+/// A child of `object-examples`' `BinOp`, with a bare `default`.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Pow", parent = BinOp, final)]
@@ -47,6 +51,7 @@ pub struct Pow {
 }
 
 // Through a path, not an import.
+/// A child whose parent is named by a path.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Neg", parent = object_examples::expr::Expr, final)]
@@ -56,6 +61,7 @@ pub struct Neg {
 }
 
 // A type that has a `new` of its own.
+/// A type with a `new` of its own (`constructor = false`).
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Counter", constructor = false)]
@@ -65,6 +71,7 @@ pub struct Counter {
 }
 
 impl Counter {
+    /// The type's own `new`, which the derive leaves alone.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         Counter::make_zero()
@@ -77,6 +84,7 @@ impl Counter {
     }
 }
 
+/// A type whose constructor is renamed (`build`).
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Named", constructor = "build")]
@@ -242,6 +250,7 @@ fn abstract_types_are_refused_by_create_and_the_loader() {
     assert_eq!(made.type_key(), "test.ctor.RtBinOp");
 }
 
+/// Fields of the primitive types the constructor takes as they are.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.ctor.Flags")]

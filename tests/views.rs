@@ -5,6 +5,7 @@
 use object_core::registry::{register_type, TypeSpec};
 use object_core::{make_object_as, object_view, Object, ObjectPtr, ObjectType};
 
+/// The family's abstract base, with two reserved slots.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.view.Expr", abstract, slots = 2)]
@@ -12,6 +13,7 @@ pub struct Expr {
     base: Object,
 }
 
+/// A listed leaf.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.view.Int", parent = Expr, final)]
@@ -20,6 +22,7 @@ pub struct Int {
     value: i64,
 }
 
+/// A listed base with subtypes of its own.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.view.BinOp", parent = Expr, slots = 1)]
@@ -29,6 +32,7 @@ pub struct BinOp {
     rhs: ObjectPtr<Expr>,
 }
 
+/// A listed subtype of a listed base: the most derived listed type wins.
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.view.Add", parent = BinOp, final)]
@@ -36,6 +40,7 @@ pub struct Add {
     base: BinOp,
 }
 
+/// A listed subtype under a variant name of its own (`Product`).
 #[derive(Object)]
 #[repr(C)]
 #[object(key = "test.view.Mul", parent = BinOp)]

@@ -75,6 +75,14 @@ impl<T: ObjectType> Unpin for ObjectPtr<T> {}
 
 impl<T: ObjectType> ObjectPtr<T> {
     /// Allocates `value` as an object with the global allocator (`make_object`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Object, ObjectPtr};
+    /// let o = ObjectPtr::new(Object::new());
+    /// assert_eq!((o.type_key(), ObjectPtr::strong_count(&o)), ("ffi.Object", 1));
+    /// ```
     #[inline]
     pub fn new(value: T) -> Self {
         crate::alloc::make_object(value)
@@ -87,6 +95,18 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// `ptr` must point to a live object whose header was initialized by an allocator,
     /// whose dynamic type is `T` or a subtype, and the caller must own one strong
     /// reference to it (e.g. from [`ObjectPtr::into_raw`]), which this handle now owns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let raw = ObjectPtr::into_raw(a.clone()); // a reference, held as a pointer
+    /// // SAFETY: `raw` carries the reference `into_raw` gave up, taken over once here.
+    /// let b = unsafe { ObjectPtr::from_raw(raw) };
+    /// assert!(ObjectPtr::ptr_eq(&a, &b));
+    /// assert_eq!(ObjectPtr::strong_count(&a), 2);
+    /// ```
     #[inline]
     pub unsafe fn from_raw(ptr: *mut T) -> Self {
         // SAFETY: the caller guarantees `ptr` is a live object, hence non-null.
@@ -103,6 +123,18 @@ impl<T: ObjectType> ObjectPtr<T> {
     ///
     /// As [`ObjectPtr::from_raw`], except that the caller need not own a reference: the
     /// object must merely be alive for the duration of this call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// // SAFETY: `a` keeps the object alive during the call.
+    /// let b = unsafe { ObjectPtr::clone_from_raw(ObjectPtr::as_ptr(&a)) };
+    /// assert_eq!(ObjectPtr::strong_count(&a), 2);
+    /// drop(b);
+    /// assert_eq!(ObjectPtr::strong_count(&a), 1);
+    /// ```
     #[inline]
     pub unsafe fn clone_from_raw(ptr: *const T) -> Self {
         // SAFETY: the caller guarantees `ptr` is a live object of type `T`.
@@ -114,6 +146,19 @@ impl<T: ObjectType> ObjectPtr<T> {
 
     /// Gives up the handle without decrementing, returning the raw pointer. Pair with
     /// [`ObjectPtr::from_raw`] (or the C ABI) to avoid leaking.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let raw = ObjectPtr::into_raw(a.clone());
+    /// assert_eq!(ObjectPtr::strong_count(&a), 2); // the raw pointer still holds one
+    /// // SAFETY: `raw` carries the reference `into_raw` gave up; dropping `b` releases it.
+    /// let b = unsafe { ObjectPtr::from_raw(raw) };
+    /// drop(b);
+    /// assert_eq!(ObjectPtr::strong_count(&a), 1);
+    /// ```
     #[inline]
     pub fn into_raw(this: Self) -> *mut T {
         let p = this.ptr.as_ptr();
@@ -132,12 +177,30 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// The raw pointer, without giving up the handle.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// assert_eq!(ObjectPtr::as_ptr(&a), ObjectPtr::as_ptr(&a.clone()));
+    /// assert_eq!(ObjectPtr::strong_count(&a), 1); // the handle kept its reference
+    /// ```
     #[inline]
     pub fn as_ptr(this: &Self) -> *const T {
         this.ptr.as_ptr()
     }
 
     /// The object's header.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// assert_eq!(a.header().type_index(), a.type_index());
+    /// assert_eq!(a.header().type_key(), "ffi.Object");
+    /// ```
     #[inline]
     pub fn header(&self) -> &Object {
         // SAFETY: `T` starts with its parent chain down to the header (ObjectType's
@@ -146,6 +209,16 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Whether two handles (of any types) point to the same object.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let b = a.clone();
+    /// assert!(ObjectPtr::ptr_eq(&a, &b));
+    /// assert!(!ObjectPtr::ptr_eq(&a, &make_object(Object::new())));
+    /// ```
     #[inline]
     pub fn ptr_eq<U: ObjectType>(this: &Self, other: &ObjectPtr<U>) -> bool {
         this.ptr.as_ptr() as *const u8 == other.ptr.as_ptr() as *const u8
@@ -157,6 +230,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// identity, and it reads the same everywhere. (A method, unlike
     /// [`ptr_eq`](Self::ptr_eq), so it can shadow a `same_as` of `T`'s: name that one
     /// through `(*ptr).same_as(…)`.)
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::{make_object, Object, ObjectRef};
@@ -171,24 +246,62 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// The number of strong references (a snapshot).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+    /// let a: ObjectRef = make_object(Object::new());
+    /// let b = a.clone();
+    /// assert_eq!(ObjectPtr::strong_count(&a), 2);
+    /// drop(b);
+    /// assert_eq!(ObjectPtr::strong_count(&a), 1);
+    /// ```
     #[inline]
     pub fn strong_count(this: &Self) -> u32 {
         this.header().strong_count()
     }
 
     /// The dynamic type index of the object.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef, String};
+    /// let o: ObjectRef = make_object(Object::new());
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// assert_eq!((o.type_index(), s.type_index()), (64, 65)); // tvm-ffi's numbers
+    /// ```
     #[inline]
     pub fn type_index(&self) -> u32 {
         self.header().type_index()
     }
 
     /// The dynamic type key of the object.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{ObjectRef, String};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// assert_eq!(s.type_key(), "ffi.String"); // the dynamic type, whatever the handle says
+    /// ```
     #[inline]
     pub fn type_key(&self) -> &'static str {
         self.header().type_key()
     }
 
     /// The registry entry of the object's dynamic type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{ObjectRef, String};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// let info = s.type_info();
+    /// assert_eq!((info.key(), info.index(), info.depth()), ("ffi.String", 65, 1));
+    /// assert_eq!(info.parent().map(|p| p.key()), Some("ffi.Object"));
+    /// ```
     pub fn type_info(&self) -> &'static TypeInfo {
         match crate::registry::type_info(self.type_index()) {
             Some(info) => info,
@@ -198,6 +311,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Whether the object is a `U` (or a subtype of `U`). O(1), lock-free.
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::{make_object, Object, ObjectRef};
@@ -210,6 +325,17 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Borrows the object as a `U` if it is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{make_object, Object, ObjectRef, String, StringObj};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// let text = s.downcast_ref::<StringObj>().map(StringObj::as_str);
+    /// assert_eq!(text, Some("long enough to be an object"));
+    /// let o: ObjectRef = make_object(Object::new());
+    /// assert!(o.downcast_ref::<StringObj>().is_none());
+    /// ```
     #[inline(always)]
     pub fn downcast_ref<U: ObjectType>(&self) -> Option<&U> {
         if self.is::<U>() {
@@ -226,6 +352,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// # Errors
     ///
     /// The handle, back, if the object is not a `U`.
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::{make_object, Object, ObjectRef, String, StringObj};
@@ -249,6 +377,8 @@ impl<T: ObjectType> ObjectPtr<T> {
 
     /// Converts the handle to an ancestor type, for free (checked at compile time).
     ///
+    /// # Examples
+    ///
     /// ```
     /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
     /// let o: ObjectPtr<Object> = make_object(Object::new());
@@ -267,6 +397,17 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Views the handle as a handle to an ancestor type, without touching the count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Object, ObjectPtr, ObjectRef, String, StringObj};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// let s: ObjectPtr<StringObj> = s.downcast().unwrap();
+    /// let r: &ObjectRef = s.upcast_ref::<Object>();
+    /// assert_eq!(r.type_key(), "ffi.String");
+    /// assert_eq!(ObjectPtr::strong_count(&s), 1); // borrowed: no new handle
+    /// ```
     #[inline(always)]
     pub fn upcast_ref<U: ObjectType>(&self) -> &ObjectPtr<U>
     where
@@ -279,6 +420,8 @@ impl<T: ObjectType> ObjectPtr<T> {
 
     /// Views the handle as a handle to `U` if the object is a `U` (or a subtype),
     /// without touching the count: the borrowed form of [`downcast`](Self::downcast).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::{make_object, Object, ObjectPtr, ObjectRef};
@@ -327,6 +470,16 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Erases the static type: `ObjectPtr<T>` → [`ObjectRef`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{ObjectPtr, ObjectRef, String, StringObj};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// let s: ObjectPtr<StringObj> = s.downcast().unwrap();
+    /// let r: ObjectRef = s.into_object_ref();
+    /// assert!(r.is::<StringObj>()); // still the same object
+    /// ```
     #[inline(always)]
     pub fn into_object_ref(self) -> ObjectRef {
         let p = Self::into_raw(self) as *mut Object;
@@ -335,6 +488,18 @@ impl<T: ObjectType> ObjectPtr<T> {
     }
 
     /// Borrows the handle as an [`ObjectRef`], without touching the count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{ObjectPtr, ObjectRef, String, StringObj};
+    /// let s: ObjectRef = String::from("long enough to be an object").into();
+    /// let s: ObjectPtr<StringObj> = s.downcast().unwrap();
+    /// fn key(o: &ObjectRef) -> &'static str {
+    ///     o.type_key()
+    /// }
+    /// assert_eq!(key(s.as_object_ref()), "ffi.String");
+    /// ```
     #[inline(always)]
     pub fn as_object_ref(&self) -> &ObjectRef {
         // SAFETY: same representation; every object is an `Object`.
@@ -347,6 +512,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// moved or swapped.
     ///
     /// `None` when other handles exist (the object is shared).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::prelude::*;
@@ -385,6 +552,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// # Errors
     ///
     /// [`NotUniqueReason::Shared`] when other handles exist.
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::prelude::*;
@@ -429,6 +598,34 @@ impl<T: ObjectType> ObjectPtr<T> {
     ///
     /// [`NotUniqueReason::SharedSubtype`], with the number of handles and the dynamic
     /// type's key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::NotUniqueReason;
+    ///
+    /// #[derive(Object, Clone)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Shape")]
+    /// struct Shape { base: Object, sides: u32 }
+    ///
+    /// #[derive(Object, Clone)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Square", parent = Shape)]
+    /// struct Square { base: Shape }
+    ///
+    /// let mut s: ObjectPtr<Shape> = Shape::new(3);
+    /// let keep = s.clone();
+    /// *ObjectPtr::try_make_mut(&mut s).unwrap().sides = 5; // copies: `keep` is shared
+    /// assert_eq!((s.sides, keep.sides), (5, 3));
+    ///
+    /// let square = Square::new(4);
+    /// let mut s: ObjectPtr<Shape> = square.clone().upcast();
+    /// let e = ObjectPtr::try_make_mut(&mut s).unwrap_err(); // a copy of the `Shape` part
+    /// assert_eq!(e.reason(), NotUniqueReason::SharedSubtype); // would not be a square
+    /// assert_eq!(e.type_key(), "doc.ptr.Square");
+    /// ```
     pub fn try_make_mut(this: &mut Self) -> Result<T::Mut<'_>, NotUnique>
     where
         T: FieldsMut + Clone,
@@ -452,6 +649,8 @@ impl<T: ObjectType> ObjectPtr<T> {
     ///
     /// Returns `None` only when the object is shared *and* its dynamic type is a strict
     /// subtype of `T`: cloning just the `T` part would silently change its type.
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_core::prelude::*;
@@ -480,6 +679,23 @@ impl<T: ObjectType> ObjectPtr<T> {
     ///
     /// The copy becomes a fresh object with a fresh header, so nothing `copy` returns can
     /// affect the shared object.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    ///
+    /// #[derive(Object)] // not `Clone`
+    /// #[repr(C)]
+    /// #[object(key = "doc.ptr.Hits")]
+    /// struct Hits { base: Object, n: u64 }
+    ///
+    /// let mut a = Hits::new(1);
+    /// let b = a.clone();
+    /// let copy = |h: &Hits| Hits::new_value(h.n);
+    /// *ObjectPtr::make_mut_with(&mut a, copy).unwrap().n += 1;
+    /// assert_eq!((a.n, b.n), (2, 1));
+    /// ```
     pub fn make_mut_with(this: &mut Self, copy: impl FnOnce(&T) -> T) -> Option<T::Mut<'_>>
     where
         T: FieldsMut,

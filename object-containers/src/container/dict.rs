@@ -127,11 +127,27 @@ pub struct Dict<K: AnyItem = Any, V: AnyItem = Any> {
 
 impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// An empty dict.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = Dict::new();
+    /// assert!(d.is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::with_capacity(0)
     }
 
     /// An empty dict with room for `n` entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = Dict::with_capacity(8);
+    /// assert_eq!(d.len(), 0);
+    /// ```
     pub fn with_capacity(n: usize) -> Self {
         Self::from_obj(new_obj(MapInner::with_capacity(n)))
     }
@@ -144,11 +160,29 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     }
 
     /// The number of entries now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = [(1, 10), (2, 20)].into_iter().collect();
+    /// assert_eq!(d.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.obj.read().len()
     }
 
     /// Whether the dict is empty now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = Dict::new();
+    /// assert!(d.is_empty());
+    /// d.insert(1, 10);
+    /// assert!(!d.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -159,6 +193,17 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for a value that is not a `V` (stored through another view).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Dict, String};
+    /// let d: Dict<String, i64> = Dict::new();
+    /// d.insert(String::from("one"), 1);
+    /// assert_eq!(d.get("one"), Ok(Some(1)));
+    /// assert_eq!(d.get(&String::from("one")), Ok(Some(1))); // strings compare by text
+    /// assert_eq!(d.get("two"), Ok(None));
+    /// ```
     pub fn get<'k>(&self, key: impl Into<AnyView<'k>>) -> Result<Option<V>, TypeError> {
         let key = key.into();
         let value = {
@@ -172,6 +217,15 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     }
 
     /// Whether `key` is present now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = [(1, 10)].into_iter().collect();
+    /// assert!(d.contains_key(1));
+    /// assert!(!d.contains_key(2));
+    /// ```
     pub fn contains_key<'k>(&self, key: impl Into<AnyView<'k>>) -> bool {
         self.obj.read().find(key.into()).is_some()
     }
@@ -180,6 +234,17 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// keeps its place in the order). (When the key is there already, the `key` given
     /// is dropped under the lock, which runs no code of anyone's: an equal key is the
     /// same object, or a string or number.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let d: Dict<i64, i64> = Dict::new();
+    /// let alias = d.clone(); // `insert` takes `&self`: every handle sees it
+    /// assert_eq!(d.insert(1, 10), None);
+    /// assert_eq!(d.insert(1, 11), Some(Any::from(10)));
+    /// assert_eq!(alias.get(1), Ok(Some(11)));
+    /// ```
     pub fn insert(&self, key: K, value: V) -> Option<Any> {
         let (key, value) = (key.into_any(), value.into_any());
         let old = self.obj.write().insert(key, value);
@@ -188,6 +253,16 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
 
     /// Removes `key`; returns its value as it was stored. (The stored key comes out of
     /// the lock with the value and is released after it, as everything removed here.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let d: Dict<i64, i64> = [(1, 10), (2, 20)].into_iter().collect();
+    /// assert_eq!(d.remove(1), Some(Any::from(10)));
+    /// assert_eq!(d.remove(1), None);
+    /// assert_eq!(d.len(), 1);
+    /// ```
     pub fn remove<'k>(&self, key: impl Into<AnyView<'k>>) -> Option<Any> {
         let key = key.into();
         let old = self.obj.write().remove_entry(key);
@@ -195,6 +270,16 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     }
 
     /// Removes every entry (released after the lock is).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let d: Dict<i64, Any> = Dict::new();
+    /// d.insert(0, Any::from(d.clone())); // a dict that holds itself leaks...
+    /// d.clear(); // ...until the cycle is broken
+    /// assert!(d.is_empty());
+    /// ```
     pub fn clear(&self) {
         let old = core::mem::take(&mut *self.obj.write());
         drop(old);
@@ -205,6 +290,15 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first key or value of another type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let d: Dict<i64, i64> = [(2, 20), (1, 10)].into_iter().collect();
+    /// d.insert(2, 21); // a replaced value keeps its place
+    /// assert_eq!(d.to_vec().unwrap(), [(2, 21), (1, 10)]);
+    /// ```
     pub fn to_vec(&self) -> Result<Vec<(K, V)>, TypeError> {
         self.obj
             .snapshot()
@@ -214,6 +308,17 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     }
 
     /// The entries now, as an immutable [`Map`] (a copy).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let d: Dict<i64, i64> = [(1, 10)].into_iter().collect();
+    /// let frozen = d.to_map();
+    /// d.insert(2, 20);
+    /// assert_eq!((frozen.len(), d.len()), (1, 2));
+    /// assert_eq!(frozen.get(1), Some(&Any::from(10)));
+    /// ```
     pub fn to_map(&self) -> Map<Any, Any> {
         self.obj.snapshot().into_iter().collect()
     }
@@ -224,12 +329,35 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first key or value that does not fit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let any: Dict<Any, Any> = [(Any::from(1), Any::from(10))].into_iter().collect();
+    /// let ints: Dict<i64, i64> = any.cast().unwrap();
+    /// assert_eq!(ints.get(1), Ok(Some(10)));
+    /// any.insert(Any::from(2), Any::from("twenty"));
+    /// let e = any.cast::<i64, i64>().unwrap_err();
+    /// assert_eq!(e.to_string(), "expected int value, got ffi.String");
+    /// ```
     pub fn cast<K2: AnyItem, V2: AnyItem>(&self) -> Result<Dict<K2, V2>, TypeError> {
         check_entries::<K2, V2>(&self.obj)?;
         Ok(Dict::from_obj(self.obj.clone()))
     }
 
     /// Whether two handles are the same dict, whatever their key and value types.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Dict;
+    /// let a: Dict<i64, i64> = [(1, 10)].into_iter().collect();
+    /// let b: Dict<i64, i64> = [(1, 10)].into_iter().collect();
+    /// assert!(Dict::ptr_eq(&a, &a.clone()));
+    /// assert!(!Dict::ptr_eq(&a, &b));
+    /// assert_eq!(a, b); // `==` compares the entries
+    /// ```
     #[inline]
     pub fn ptr_eq<K2: AnyItem, V2: AnyItem>(this: &Self, other: &Dict<K2, V2>) -> bool {
         ObjectPtr::ptr_eq(&this.obj, &other.obj)
@@ -252,6 +380,16 @@ impl<K: AnyItem, V: AnyItem> Dict<K, V> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first key or value that does not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, Dict};
+    /// let d: Dict<i64, Any> = [(1, Any::from("one"))].into_iter().collect();
+    /// let obj = d.into_object_ptr();
+    /// assert!(Dict::<i64, i64>::from_object_ptr(obj.clone()).is_err());
+    /// assert_eq!(Dict::<i64, Any>::from_object_ptr(obj).unwrap().len(), 1);
+    /// ```
     pub fn from_object_ptr(obj: ObjectPtr<DictObj>) -> Result<Self, TypeError> {
         Dict::<Any, Any>::from_obj(obj).cast()
     }

@@ -133,11 +133,27 @@ fn new_obj(items: Vec<Any>) -> ObjectPtr<ListObj> {
 
 impl<T: AnyItem> List<T> {
     /// An empty list.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = List::new();
+    /// assert!(l.is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::from_obj(new_obj(Vec::new()))
     }
 
     /// An empty list with room for `n` items.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = List::with_capacity(8);
+    /// assert_eq!(l.len(), 0);
+    /// ```
     pub fn with_capacity(n: usize) -> Self {
         Self::from_obj(new_obj(Vec::with_capacity(n)))
     }
@@ -154,11 +170,29 @@ impl<T: AnyItem> List<T> {
     }
 
     /// The number of items now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = [1, 2, 3].into_iter().collect();
+    /// assert_eq!(l.len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.obj.read().len()
     }
 
     /// Whether the list is empty now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = List::new();
+    /// assert!(l.is_empty());
+    /// l.push(1);
+    /// assert!(!l.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -169,6 +203,8 @@ impl<T: AnyItem> List<T> {
     ///
     /// [`ArrayError::OutOfRange`] past the end, [`ArrayError::WrongType`] for an item
     /// that is not a `T` (stored through another view).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_containers::{ArrayError, List};
@@ -193,12 +229,32 @@ impl<T: AnyItem> List<T> {
     }
 
     /// Appends an item.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = List::new();
+    /// let alias = l.clone(); // `push` takes `&self`: every handle sees it
+    /// l.push(1);
+    /// assert_eq!(alias.to_vec().unwrap(), [1]);
+    /// ```
     pub fn push(&self, value: T) {
         let value = value.into_any();
         self.obj.write().push(value);
     }
 
     /// Removes and returns the last item, as it was stored (`None` when empty).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<i64> = [1, 2].into_iter().collect();
+    /// assert_eq!(l.pop(), Some(Any::from(2)));
+    /// assert_eq!(l.pop(), Some(Any::from(1)));
+    /// assert_eq!(l.pop(), None);
+    /// ```
     pub fn pop(&self) -> Option<Any> {
         let last = self.obj.write().pop();
         last
@@ -210,6 +266,16 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] past the end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<i64> = [1, 2].into_iter().collect();
+    /// assert_eq!(l.set(0, 10), Ok(Any::from(1)));
+    /// assert_eq!(l.to_vec().unwrap(), [10, 2]);
+    /// assert!(l.set(2, 30).is_err());
+    /// ```
     pub fn set(&self, index: usize, value: T) -> Result<Any, ArrayError> {
         let value = value.into_any();
         let mut items = self.obj.write();
@@ -225,6 +291,17 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] for an index past `len`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let l: List<i64> = [1, 3].into_iter().collect();
+    /// l.insert(1, 2).unwrap();
+    /// l.insert(3, 4).unwrap(); // at the end
+    /// assert_eq!(l.to_vec().unwrap(), [1, 2, 3, 4]);
+    /// assert!(l.insert(9, 0).is_err());
+    /// ```
     pub fn insert(&self, index: usize, value: T) -> Result<(), ArrayError> {
         let value = value.into_any();
         let mut items = self.obj.write();
@@ -243,6 +320,15 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// [`ArrayError::OutOfRange`] past the end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<i64> = [1, 2, 3].into_iter().collect();
+    /// assert_eq!(l.remove(1), Ok(Any::from(2)));
+    /// assert_eq!(l.to_vec().unwrap(), [1, 3]);
+    /// ```
     pub fn remove(&self, index: usize) -> Result<Any, ArrayError> {
         let mut items = self.obj.write();
         if index >= items.len() {
@@ -255,6 +341,16 @@ impl<T: AnyItem> List<T> {
     }
 
     /// Removes every item (they are released after the lock is).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<Any> = List::new();
+    /// l.push(Any::from(l.clone())); // a list that holds itself leaks...
+    /// l.clear(); // ...until the cycle is broken
+    /// assert!(l.is_empty());
+    /// ```
     pub fn clear(&self) {
         let old = core::mem::take(&mut *self.obj.write());
         drop(old);
@@ -265,6 +361,16 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// [`ArrayError::WrongType`] for the first item that is not a `T`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<i64> = [1, 2].into_iter().collect();
+    /// assert_eq!(l.to_vec().unwrap(), [1, 2]);
+    /// l.cast::<Any>().unwrap().push(Any::from("three"));
+    /// assert!(l.to_vec().is_err()); // another view stored a string
+    /// ```
     pub fn to_vec(&self) -> Result<Vec<T>, ArrayError> {
         self.obj
             .snapshot()
@@ -275,6 +381,8 @@ impl<T: AnyItem> List<T> {
     }
 
     /// The items now, as an immutable [`Array`] (a copy of the slots).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use object_containers::List;
@@ -293,6 +401,17 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first item that is not a `U`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let any: List<Any> = vec![Any::from(1), Any::from(2)].into();
+    /// let ints: List<i64> = any.cast().unwrap();
+    /// assert_eq!(ints.get(1), Ok(2));
+    /// any.push(Any::from("x"));
+    /// assert!(any.cast::<i64>().is_err());
+    /// ```
     pub fn cast<U: AnyItem>(&self) -> Result<List<U>, TypeError> {
         // Checked on a snapshot: `matches` of a nested list takes that list's lock,
         // which may be this one.
@@ -305,6 +424,17 @@ impl<T: AnyItem> List<T> {
     }
 
     /// Whether two handles are the same list, whatever their item types.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::List;
+    /// let a: List<i64> = [1].into_iter().collect();
+    /// let b: List<i64> = [1].into_iter().collect();
+    /// assert!(List::ptr_eq(&a, &a.clone()));
+    /// assert!(!List::ptr_eq(&a, &b));
+    /// assert_eq!(a, b); // `==` compares the items
+    /// ```
     #[inline]
     pub fn ptr_eq<U: AnyItem>(this: &Self, other: &List<U>) -> bool {
         ObjectPtr::ptr_eq(&this.obj, &other.obj)
@@ -327,6 +457,16 @@ impl<T: AnyItem> List<T> {
     /// # Errors
     ///
     /// A [`TypeError`] for the first item that is not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Any, List};
+    /// let l: List<Any> = vec![Any::from(1), Any::from("two")].into();
+    /// let obj = l.into_object_ptr();
+    /// assert!(List::<i64>::from_object_ptr(obj.clone()).is_err());
+    /// assert_eq!(List::<Any>::from_object_ptr(obj).unwrap().len(), 2);
+    /// ```
     pub fn from_object_ptr(obj: ObjectPtr<ListObj>) -> Result<Self, TypeError> {
         List::<Any>::from_obj(obj).cast()
     }

@@ -58,16 +58,47 @@ pub struct ModuleBuilder {
 
 impl ModuleBuilder {
     /// Adds (or replaces) a function.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Function, Module};
+    /// let m = Module::builder("m")
+    ///     .function("one", Function::from_typed(|| 1i64))
+    ///     .function("one", Function::from_typed(|| 2i64)) // replaces the first
+    ///     .build();
+    /// let one = m.get_function("one", false).unwrap();
+    /// assert_eq!(one.typed::<(), i64>().call(()).unwrap(), 2);
+    /// ```
     pub fn function(mut self, name: &str, f: Function) -> Self {
         self.functions.insert(name.to_owned(), f);
         self
     }
     /// Adds an import, searched after this module's own functions, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Function, Module};
+    /// let a = Module::builder("a").function("f", Function::from_typed(|| 1i64)).build();
+    /// let b = Module::builder("b").function("f", Function::from_typed(|| 2i64)).build();
+    /// let app = Module::builder("app").import(a).import(b).build();
+    /// let f = app.get_function("f", true).unwrap(); // `a`'s: imports are searched in order
+    /// assert_eq!(f.typed::<(), i64>().call(()).unwrap(), 1);
+    /// ```
     pub fn import(mut self, m: Module) -> Self {
         self.imports.push(m);
         self
     }
     /// The module.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Module;
+    /// let m = Module::builder("empty").build();
+    /// assert_eq!((m.name(), m.function_names().count()), ("empty", 0));
+    /// ```
     pub fn build(self) -> Module {
         Module(make_object(ModuleObj {
             base: Object::new(),
@@ -80,6 +111,16 @@ impl ModuleBuilder {
 
 impl Module {
     /// A builder for a module called `name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Function, Module};
+    /// let m = Module::builder("math")
+    ///     .function("neg", Function::from_typed(|x: i64| -x))
+    ///     .build();
+    /// assert_eq!(m.name(), "math");
+    /// ```
     pub fn builder(name: &str) -> ModuleBuilder {
         ModuleBuilder {
             name: name.to_owned(),
@@ -88,14 +129,44 @@ impl Module {
         }
     }
     /// The module's name.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Module;
+    /// assert_eq!(Module::builder("math").build().name(), "math");
+    /// ```
     pub fn name(&self) -> &str {
         &self.0.name
     }
     /// The names of the module's own functions, sorted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Function, Module};
+    /// let m = Module::builder("m")
+    ///     .function("sub", Function::from_typed(|a: i64, b: i64| a - b))
+    ///     .function("add", Function::from_typed(|a: i64, b: i64| a + b))
+    ///     .build();
+    /// assert_eq!(m.function_names().collect::<Vec<_>>(), ["add", "sub"]);
+    /// ```
     pub fn function_names(&self) -> impl Iterator<Item = &str> {
         self.0.functions.keys().map(|k| k.as_str())
     }
     /// The imported modules, in search order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::Module;
+    /// let app = Module::builder("app")
+    ///     .import(Module::builder("io").build())
+    ///     .import(Module::builder("math").build())
+    ///     .build();
+    /// let names: Vec<&str> = app.imports().iter().map(Module::name).collect();
+    /// assert_eq!(names, ["io", "math"]);
+    /// ```
     pub fn imports(&self) -> &[Module] {
         &self.0.imports
     }
@@ -107,6 +178,18 @@ impl Module {
     /// ("diamond") imports cost one visit each, and the search keeps an explicit work
     /// list instead of recursing, so a chain of imports of any depth cannot overflow the
     /// stack.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_containers::{Function, Module};
+    /// let math = Module::builder("math").function("neg", Function::from_typed(|x: i64| -x)).build();
+    /// let app = Module::builder("app").import(math).build();
+    /// assert!(app.get_function("neg", false).is_none()); // not its own
+    /// let neg = app.get_function("neg", true).unwrap();
+    /// assert_eq!(neg.typed::<(i64,), i64>().call((5,)).unwrap(), -5);
+    /// assert!(app.get_function("missing", true).is_none());
+    /// ```
     pub fn get_function(&self, name: &str, query_imports: bool) -> Option<Function> {
         if let Some(f) = self.0.functions.get(name) {
             return Some(f.clone());

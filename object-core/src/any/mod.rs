@@ -85,40 +85,110 @@ fn small_str_payload(s: &[u8]) -> [u8; 8] {
 
 impl Any {
     /// The value's type key (`"int"`, `"ffi.SmallStr"`, `"ffi.String"`, `"my.Node"`, …).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, String};
+    /// assert_eq!(Any::from(1).type_key(), "int");
+    /// assert_eq!(Any::from("short").type_key(), "ffi.SmallStr");
+    /// assert_eq!(Any::from(String::from("a longer string")).type_key(), "ffi.String");
+    /// assert_eq!(Any::NONE.type_key(), "None");
+    /// ```
     pub fn type_key(&self) -> &'static str {
         key_of(self.type_index())
     }
 
     /// Whether the value is `None`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// assert!(Any::from(()).is_none());
+    /// assert!(Any::from(None::<i64>).is_none());
+    /// assert!(!Any::from(0).is_none());
+    /// ```
     #[inline]
     pub fn is_none(&self) -> bool {
         self.type_index() == ti::NONE
     }
 
     /// The integer, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// assert_eq!(Any::from(7).as_int(), Some(7));
+    /// assert_eq!(Any::from(7.0).as_int(), None); // floats do not narrow
+    /// ```
     #[inline]
     pub fn as_int(&self) -> Option<i64> {
         self.view().as_int()
     }
     /// The boolean, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// assert_eq!(Any::from(true).as_bool(), Some(true));
+    /// assert_eq!(Any::from(1).as_bool(), None);
+    /// ```
     #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         self.view().as_bool()
     }
     /// The float, if the value is one (integers widen).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// assert_eq!(Any::from(0.5).as_float(), Some(0.5));
+    /// assert_eq!(Any::from(2).as_float(), Some(2.0));
+    /// assert_eq!(Any::from("2").as_float(), None);
+    /// ```
     #[inline]
     pub fn as_float(&self) -> Option<f64> {
         self.view().as_float()
     }
     /// The data type, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, DataType};
+    /// assert_eq!(Any::from(DataType::float(32)).as_data_type(), Some(DataType::float(32)));
+    /// assert_eq!(Any::from(32).as_data_type(), None);
+    /// ```
     pub fn as_data_type(&self) -> Option<DataType> {
         self.view().as_data_type()
     }
     /// The device, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, Device};
+    /// assert_eq!(Any::from(Device::cpu()).as_device(), Some(Device::cpu()));
+    /// assert_eq!(Any::NONE.as_device(), None);
+    /// ```
     pub fn as_device(&self) -> Option<Device> {
         self.view().as_device()
     }
     /// The opaque pointer, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// let mut state = 0u64;
+    /// let p = (&mut state as *mut u64).cast::<core::ffi::c_void>();
+    /// assert_eq!(Any::opaque_ptr(p).as_opaque_ptr(), Some(p)); // never dereferenced
+    /// assert_eq!(Any::from(0).as_opaque_ptr(), None);
+    /// ```
     pub fn as_opaque_ptr(&self) -> Option<*mut core::ffi::c_void> {
         self.view().as_opaque_ptr()
     }
@@ -201,11 +271,29 @@ impl fmt::Debug for Any {
 
 impl AnyView<'_> {
     /// The value's type key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, AnyView};
+    /// assert_eq!(AnyView::from("borrowed").type_key(), "const char*");
+    /// assert_eq!(Any::from("owned").view().type_key(), "ffi.SmallStr");
+    /// assert_eq!(AnyView::from(1.5).type_key(), "float");
+    /// ```
     #[inline]
     pub fn type_key(&self) -> &'static str {
         key_of(self.type_index())
     }
     /// Whether the value is `None`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::AnyView;
+    /// assert!(AnyView::NONE.is_none());
+    /// assert!(AnyView::from(None::<&str>).is_none());
+    /// assert!(!AnyView::from("").is_none());
+    /// ```
     #[inline]
     pub fn is_none(&self) -> bool {
         self.type_index() == ti::NONE

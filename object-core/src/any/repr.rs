@@ -64,6 +64,17 @@ macro_rules! borrowed_accessors {
         }
 
         /// The object, if the value is one (borrowed: no count change).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use object_core::{Any, ObjectPtr, String};
+        /// let a = Any::from(String::from("long enough to be an object"));
+        /// let o = a.as_object().unwrap();
+        /// assert_eq!((o.type_key(), ObjectPtr::strong_count(o)), ("ffi.String", 1));
+        /// assert!(a.view().as_object().is_some());
+        /// assert!(Any::from(1).as_object().is_none());
+        /// ```
         #[inline]
         pub fn as_object(&self) -> Option<&ObjectRef> {
             if self.is_object() {
@@ -77,6 +88,15 @@ macro_rules! borrowed_accessors {
         }
 
         /// The object as a `T` handle, if the value is a `T` (or a subtype).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use object_core::{make_object, Any, Object, StringObj};
+        /// let a = Any::from(make_object(Object::new()));
+        /// assert!(a.as_object_of::<Object>().is_some());
+        /// assert!(a.view().as_object_of::<StringObj>().is_none());
+        /// ```
         #[inline]
         pub fn as_object_of<T: ObjectType>(&self) -> Option<&ObjectPtr<T>> {
             if self.is_object() && is_instance::<T>(self.type_index) {
@@ -89,18 +109,44 @@ macro_rules! borrowed_accessors {
         }
 
         /// Borrows the object as a `T`, if the value is one.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use object_core::{Any, String, StringObj};
+        /// let a = Any::from(String::from("long enough to be an object"));
+        /// let s: &StringObj = a.downcast_ref().unwrap();
+        /// assert_eq!(s.as_str(), "long enough to be an object");
+        /// assert!(a.view().downcast_ref::<StringObj>().is_some());
+        /// ```
         #[inline]
         pub fn downcast_ref<T: ObjectType>(&self) -> Option<&T> {
             self.as_object_of::<T>().map(|p| &**p)
         }
 
         /// The value's type index (a value kind below 64, or the object's type).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use object_core::{Any, String};
+        /// assert_eq!(Any::from(1).type_index(), 1); // `int`
+        /// assert_eq!(Any::from(String::from("an ffi.String object")).view().type_index(), 65);
+        /// ```
         #[inline]
         pub fn type_index(&self) -> u32 {
             self.type_index
         }
 
         /// Whether the value is an object.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use object_core::{Any, String};
+        /// assert!(Any::from(String::from("an ffi.String object")).is_object());
+        /// assert!(!Any::from("short").view().is_object()); // stored inline
+        /// ```
         #[inline]
         pub fn is_object(&self) -> bool {
             self.type_index >= ti::STATIC_OBJECT_BEGIN
@@ -192,6 +238,15 @@ impl Any {
     }
 
     /// An opaque pointer (never dereferenced or freed by the `Any`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::Any;
+    /// let p = core::ptr::null_mut::<core::ffi::c_void>();
+    /// let a = Any::opaque_ptr(p);
+    /// assert_eq!((a.type_key(), a.as_opaque_ptr()), ("void*", Some(p)));
+    /// ```
     pub fn opaque_ptr(p: *mut c_void) -> Any {
         Any::pod(ti::OPAQUE_PTR, Payload { ptr: p })
     }
@@ -316,6 +371,16 @@ impl Any {
     }
 
     /// Borrows the value as a view.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, AnyView};
+    /// let a = Any::from("text");
+    /// let v: AnyView<'_> = a.view(); // 16 bytes copied, no count change
+    /// assert_eq!(v, AnyView::from("text"));
+    /// assert_eq!(v.as_str(), Some("text"));
+    /// ```
     #[inline]
     pub fn view(&self) -> AnyView<'_> {
         AnyView {
@@ -327,6 +392,15 @@ impl Any {
     }
 
     /// The text, if the value is a string (inline or an `ffi.String` object).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, String};
+    /// assert_eq!(Any::from("inline").as_str(), Some("inline"));
+    /// assert_eq!(Any::from(String::from("an ffi.String object")).as_str(), Some("an ffi.String object"));
+    /// assert_eq!(Any::from(1).as_str(), None);
+    /// ```
     #[inline]
     pub fn as_str(&self) -> Option<&str> {
         self.stored_str()
@@ -490,6 +564,14 @@ impl<'a> AnyView<'a> {
     }
 
     /// The integer, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::AnyView;
+    /// assert_eq!(AnyView::from(7).as_int(), Some(7));
+    /// assert_eq!(AnyView::from(true).as_int(), None);
+    /// ```
     #[inline]
     pub fn as_int(&self) -> Option<i64> {
         if self.type_index == ti::INT {
@@ -500,6 +582,14 @@ impl<'a> AnyView<'a> {
         }
     }
     /// The boolean, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::AnyView;
+    /// assert_eq!(AnyView::from(false).as_bool(), Some(false));
+    /// assert_eq!(AnyView::from(0).as_bool(), None);
+    /// ```
     #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         if self.type_index == ti::BOOL {
@@ -510,6 +600,14 @@ impl<'a> AnyView<'a> {
         }
     }
     /// The float, if the value is one (integers widen).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::AnyView;
+    /// assert_eq!(AnyView::from(0.25).as_float(), Some(0.25));
+    /// assert_eq!(AnyView::from(3).as_float(), Some(3.0));
+    /// ```
     #[inline]
     pub fn as_float(&self) -> Option<f64> {
         match self.type_index {
@@ -521,6 +619,14 @@ impl<'a> AnyView<'a> {
         }
     }
     /// The data type, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{AnyView, DataType};
+    /// assert_eq!(AnyView::from(DataType::int(8)).as_data_type(), Some(DataType::int(8)));
+    /// assert_eq!(AnyView::from(8).as_data_type(), None);
+    /// ```
     pub fn as_data_type(&self) -> Option<DataType> {
         if self.type_index == ti::DATA_TYPE {
             // SAFETY: `dtype` is the active field for DATA_TYPE.
@@ -530,6 +636,14 @@ impl<'a> AnyView<'a> {
         }
     }
     /// The device, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{AnyView, Device};
+    /// assert_eq!(AnyView::from(Device::cpu()).as_device(), Some(Device::cpu()));
+    /// assert_eq!(AnyView::NONE.as_device(), None);
+    /// ```
     pub fn as_device(&self) -> Option<Device> {
         if self.type_index == ti::DEVICE {
             // SAFETY: `device` is the active field for DEVICE.
@@ -539,6 +653,16 @@ impl<'a> AnyView<'a> {
         }
     }
     /// The opaque pointer, if the value is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, AnyView};
+    /// let p = core::ptr::null_mut::<core::ffi::c_void>();
+    /// let a = Any::opaque_ptr(p);
+    /// assert_eq!(a.view().as_opaque_ptr(), Some(p));
+    /// assert_eq!(AnyView::from(0).as_opaque_ptr(), None);
+    /// ```
     pub fn as_opaque_ptr(&self) -> Option<*mut c_void> {
         if self.type_index == ti::OPAQUE_PTR {
             // SAFETY: `ptr` is the active field for OPAQUE_PTR.
@@ -579,6 +703,16 @@ impl<'a> AnyView<'a> {
     }
 
     /// The text, if the value is a string (borrowed, inline, or an `ffi.String`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, AnyView};
+    /// let text = std::string::String::from("a borrowed Rust string");
+    /// assert_eq!(AnyView::from(text.as_str()).as_str(), Some("a borrowed Rust string"));
+    /// assert_eq!(Any::from("inline").view().as_str(), Some("inline"));
+    /// assert_eq!(AnyView::from(1).as_str(), None);
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         if self.type_index == ti::RAW_STR {
             // SAFETY: RAW_STR views are made from `&'a str` only: `cstr` points at
@@ -610,6 +744,18 @@ impl<'a> AnyView<'a> {
     /// views of that kind are trusted to be valid): its address is kept as an opaque
     /// pointer (`void*`), which nothing dereferences. To keep the tensor, copy it into
     /// an `NDArray` (`object_containers::TensorView::to_ndarray`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use object_core::{Any, AnyView, ObjectPtr, String};
+    /// let owned = AnyView::from("a borrowed str, copied").to_any();
+    /// assert_eq!((owned.type_key(), owned.as_str()), ("ffi.String", Some("a borrowed str, copied")));
+    /// let s = String::from("an ffi.String object");
+    /// let a = Any::from(s.clone());
+    /// let again = a.view().to_any(); // a new reference to the same object
+    /// assert_eq!(ObjectPtr::strong_count(again.as_object().unwrap()), 3);
+    /// ```
     pub fn to_any(&self) -> Any {
         if self.type_index == ti::RAW_STR {
             return self.as_str().map_or(Any::NONE, Any::from);

@@ -1,6 +1,8 @@
 //! The field table: what `#[derive(Object)]` records about each field ([`FieldInfo`]:
 //! name, offset, [`FieldKind`], static type key, [`FieldFlags`]) and about each type
 //! ([`TypeReflection`]), as plain data a foreign reader can use without calling Rust.
+//! A field's declared default (`#[object(default)]`) is in its entry too
+//! ([`FieldInfo::default_value`]).
 
 use core::fmt;
 

@@ -3,7 +3,7 @@
 //!
 //! - Every object type has a static **field table** ([`FieldInfo`]: name, `offset_of!`
 //!   offset, [`FieldKind`], static type key, [`FieldFlags`]), the parent's fields first,
-//!   reachable from its [`TypeInfo`](crate::registry::TypeInfo) through [`TypeInfo::reflection`](crate::registry::TypeInfo::reflection). The table is
+//!   reachable from its [`TypeInfo`] through [`TypeInfo::reflection`]. The table is
 //!   plain data: a foreign front-end reads a field from its offset and kind without
 //!   calling Rust.
 //! - Rust passes (the printer, JSON graph, structural comparisons) walk an object with

@@ -12,6 +12,10 @@
 //! - the safe entry points the rest of reflection uses, each of which pairs an object
 //!   with the table of its own run-time type (or a `&T` with `T::FIELDS`), so the
 //!   pairing is right by construction.
+//!
+//! In the public API this access is `reflection::get_field` (a value),
+//! `reflection::field_ref` (borrowed) and the per-type `reflection::FieldReader` that
+//! serializers keep.
 
 use core::cell::Cell;
 use core::fmt;

@@ -3,6 +3,27 @@
 //! continues deeper subtrees on a work stack (equality: of pairs; hashing: of visits
 //! and combines, with a stack of child hashes), in the same order. Neither recurses in
 //! proportion to depth: the deepest graph costs heap, and a bounded amount of stack.
+//!
+//! Both walk the field tables. Fields of the layouts `reflection::value::FieldLayout`
+//! names (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers) are read in place, the
+//! others through their table entry.
+//!
+//! # Tree types
+//!
+//! Equality without paths, and hashing without a subtree cache, take objects of a *tree
+//! type*, one whose compared fields all have those layouts (held once, outside
+//! definitions; a type made only of integers, such as `IntImm`, held any number of
+//! times), through `reflection::raw::TreeType`, a per-type list of offsets, found per
+//! object through a per-thread table (`TreeSlot`), in a loop over a stack of the pairs
+//! (`TreePair`) or objects (`TreeFields`) it is inside of, kept in place
+//! (`InPlaceStack`, [`TREE_FRAMES`] deep, then a step), with no step or prelude per
+//! object.
+//!
+//! # The subtree cache
+//!
+//! [`SubtreeHashes`], behind `StructuralHashCache`, keeps the hashes of objects that
+//! depend on nothing but the object, by address with a handle to the object, so that
+//! keying every subexpression of a program costs O(n).
 
 use core::cell::Cell;
 use core::marker::PhantomData;

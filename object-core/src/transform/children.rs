@@ -1,5 +1,9 @@
 //! Enumerating a node's child objects: its reflected fields that hold objects, or a
 //! container's items through its [`ContainerHooks`](super::ContainerHooks).
+//!
+//! Which entries of a type's table can hold objects is worked out once per type (its
+//! *plan*, from the child fields kept in its table), then found in a per-thread table
+//! by type index.
 
 use core::cell::Cell;
 

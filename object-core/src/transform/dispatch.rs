@@ -1,5 +1,6 @@
 //! [`TypeDispatch`]: a per-type function table (TVM's `NodeFunctor`), for code that
 //! cannot be an exhaustive `match`, such as passes that must accept plugin node types.
+//! Each table keeps a per-type-index cache of its nearest-ancestor resolutions.
 
 use core::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,5 +1,6 @@
 //! The generic mutator: [`Rewriter`], [`mutate`], and [`RewriteTable`] (per-type
-//! rewrites on a [`TypeDispatch`]).
+//! rewrites on a [`TypeDispatch`]). [`mutate`] recurses a bounded number of levels,
+//! then continues on an explicit stack; [`map_children`] rewrites one node's children.
 
 use core::fmt;
 

@@ -14,6 +14,7 @@ use object_containers::{
 use object_core::prelude::*;
 use object_core::reflection;
 use object_core::registry::{self, register_type, TypeSpec};
+use object_core::structural::{first_mismatch, structural_equal, structural_hash};
 use object_core::{make_object_as, Any, AnyView, ObjectPool};
 use object_examples::expr::{
     add, call, count_distinct, eval, fold_constants, function, int, mul, print, sub, var, Add,
@@ -25,9 +26,31 @@ fn section(title: &str) {
     println!("\n== {title}");
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("A tour of the unified object protocol: an expression language built from objects.");
+/// What a section returns: `?` turns any of the errors the sections meet into the box.
+type Result<T = (), E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
+/// The tour: one function per section, in order; `x` and `f` are the objects the
+/// first section builds and the later ones use.
+fn main() -> Result {
+    println!("A tour of the unified object protocol: an expression language built from objects.");
+    let (x, f) = objects_and_handles();
+    matching_on_run_time_types(&f)?;
+    base_type_checks(&x, &f);
+    type_registry()?;
+    rewriting(&x)?;
+    pooled_allocation();
+    containers(&x, &f);
+    packed_functions()?;
+    reflection_and_json(&f)?;
+    ndarray_and_dlpack()?;
+    structural_equality();
+    println!("\nDone.");
+    Ok(())
+}
+
+/// Builds `fn(x, y) { (x + 3) * (y - x) }` and returns `x` and the function, which the
+/// later sections use.
+fn objects_and_handles() -> (ObjectPtr<Var>, ObjectPtr<Function>) {
     section("1. Objects and handles");
     println!(
         "Every object starts with a {}-byte header (type index, atomic count, deleter);",
@@ -47,12 +70,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "`x` is one object: the local, the parameter list and both uses hold {} handles to it",
         ObjectPtr::strong_count(&x)
     );
+    (x, f)
+}
 
+fn matching_on_run_time_types(f: &ObjectPtr<Function>) -> Result {
     section("2. Matching on run-time types with downcast_ref");
     println!("print and eval are chains of `if let Some(n) = e.downcast_ref::<Var>() …`");
-    println!("f(2, 10) = {}", call(&f, &[2, 10])?);
-    println!("f(2)     = {}", call(&f, &[2]).unwrap_err());
+    println!("f(2, 10) = {}", call(f, &[2, 10])?);
+    println!("f(2)     = {}", call(f, &[2]).unwrap_err());
+    Ok(())
+}
 
+fn base_type_checks(x: &ObjectPtr<Var>, f: &ObjectPtr<Function>) {
     section("3. Checks against intermediate base types, without Rust's Any");
     let nodes: Vec<ObjectRef> = vec![
         int(7).into_object_ref(),
@@ -74,7 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             n.is::<IntImm>()
         );
     }
+}
 
+fn type_registry() -> Result {
     section("4. The type registry: every subtree is one index range");
     for info in [
         Expr::type_info(),
@@ -134,7 +165,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(e) => println!("and misuse is an error, not a panic: {e}"),
     }
     println!("{} types are registered in all.", registry::types().len());
+    Ok(())
+}
 
+fn rewriting(x: &ObjectPtr<Var>) -> Result {
     section("5. Rewriting: shared sub-trees stay shared, unique objects change in place");
     let e = add(mul(int(2), int(3)), x.clone());
     let folded = fold_constants(&e);
@@ -160,7 +194,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "a shared one is copied on write: the copy says {}, the original still {}",
         c.value, keep.value
     );
+    Ok(())
+}
 
+fn pooled_allocation() {
     section("6. Allocators pick the deleter: a pool of same-size chunks");
     let pool = ObjectPool::<IntImm>::new();
     let mut total = 0;
@@ -181,7 +218,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "sum of pooled constants over three rounds: {total}; chunks were reused, not reallocated"
     );
+}
 
+fn containers(x: &ObjectPtr<Var>, f: &ObjectPtr<Function>) {
     section("7. One set of containers for AST nodes and runtime values");
     let mut attrs: Map<String, Any> = Map::new();
     attrs.insert(String::from("name"), Any::from("f"));
@@ -231,7 +270,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         copy.len(),
         changed.len()
     );
+}
 
+fn packed_functions() -> Result {
     section("8. Packed functions: one C ABI for every callable");
     register_global(
         "tour.add",
@@ -323,7 +364,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     remove_global("tour.add");
     remove_global("tour.make_adder");
+    Ok(())
+}
 
+fn reflection_and_json(f: &ObjectPtr<Function>) -> Result {
     section("9. Reflection and the JSON graph: any object graph, no per-type code");
     let info = Function::type_info();
     println!(
@@ -382,29 +426,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         e.node(),
         e.field()
     );
-
-    section("10. NDArray and DLPack");
-    ndarray_and_dlpack()?;
-
-    section("11. Structural equality and hashing, from the derive's declarations");
-    {
-        use object_core::structural::{first_mismatch, structural_equal, structural_hash};
-        let (x, y) = (var("x"), var("y"));
-        let f = function([x.clone()], object_examples::expr::add(x.clone(), int(1)));
-        let g = function([y.clone()], object_examples::expr::add(y.clone(), int(1)));
-        let h = function([y.clone()], object_examples::expr::add(x.clone(), int(1)));
-        println!(
-            "fn(x) {{ x + 1 }} == fn(y) {{ y + 1 }}: {} (hashes equal: {})",
-            structural_equal(&f, &g),
-            structural_hash(&f) == structural_hash(&g)
-        );
-        let (at, _) = first_mismatch(&f, &h).expect("they differ");
-        println!("fn(x) {{ x + 1 }} vs fn(y) {{ x + 1 }} first differ at {at}");
-        println!("(see the `cse` example for StructuralKey in a HashMap)");
-    }
-
-    println!("\nDone.");
     Ok(())
+}
+
+fn structural_equality() {
+    section("11. Structural equality and hashing, from the derive's declarations");
+    let (x, y) = (var("x"), var("y"));
+    let f = function([x.clone()], add(x.clone(), int(1)));
+    let g = function([y.clone()], add(y.clone(), int(1)));
+    let h = function([y.clone()], add(x.clone(), int(1)));
+    println!(
+        "fn(x) {{ x + 1 }} == fn(y) {{ y + 1 }}: {} (hashes equal: {})",
+        structural_equal(&f, &g),
+        structural_hash(&f) == structural_hash(&g)
+    );
+    let (at, _) = first_mismatch(&f, &h).expect("they differ");
+    println!("fn(x) {{ x + 1 }} vs fn(y) {{ x + 1 }} first differ at {at}");
+    println!("(see the `cse` example for StructuralKey in a HashMap)");
 }
 
 /// A stand-in for a DLPack consumer in another library (NumPy's `from_dlpack`, say):
@@ -424,7 +462,8 @@ fn foreign_consumer_sum(managed: *mut DLManagedTensorVersioned) -> f32 {
     }
 }
 
-fn ndarray_and_dlpack() -> Result<(), Box<dyn std::error::Error>> {
+fn ndarray_and_dlpack() -> Result {
+    section("10. NDArray and DLPack");
     let weights = NDArray::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
     println!(
         "{weights:?}: an object ({}, index {}) whose DLTensor sits {} bytes after its address; data 64-byte aligned: {}",

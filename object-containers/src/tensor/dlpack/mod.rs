@@ -10,10 +10,11 @@
 //!
 //! # Ownership
 //!
-//! - **Export** ([`NDArray::to_dlpack_versioned`], [`NDArray::to_dlpack`]) allocates one
-//!   small block holding the managed struct and a handle to the NDArray: the NDArray stays
-//!   alive, and its memory shared, until the consumer calls the deleter (once, from any
-//!   thread). Nothing is copied; `shape` and `strides` point into the NDArray's object.
+//! - **Export** ([`NDArray::to_dlpack_versioned`], [`NDArray::into_dlpack_versioned`],
+//!   [`NDArray::into_dlpack`]) allocates one small block holding the managed struct and
+//!   a handle to the NDArray: the NDArray stays alive, and its memory shared, until the
+//!   consumer calls the deleter (once, from any thread). Nothing is copied; `shape` and
+//!   `strides` point into the NDArray's object.
 //! - **Import** ([`NDArray::from_dlpack_versioned`], [`NDArray::from_dlpack`]) takes
 //!   ownership of the managed tensor **only when it succeeds**: then the producer's
 //!   deleter is called exactly once, when the last handle to the NDArray (and to every
