@@ -20,16 +20,16 @@ export OBJECT_SIZE_CLASS_POOL="${OBJECT_SIZE_CLASS_POOL:-0}"
 # memcheck too, with the same settings: the test prefixes each run with this.
 export OBJECT_CAPI_C_RUNNER="valgrind --quiet --leak-check=full --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible --error-exitcode=1 --suppressions=$PWD/scripts/valgrind.supp"
 
-# Build once and collect the test executables cargo reports. The package selection is
-# the README's test command's (`--workspace`), so that the features cargo unifies are the
-# same and its build is reused: leaving a package out changes the features of shared
-# dependencies (syn's, through pyo3) and rebuilds the whole tree. object-derive's tests
-# (a proc-macro's) are left out below, and object-python is only the extension module
-# (no test binary; its Python tests run under scripts/python.sh). A build failure stops
-# here, never a shorter list.
+# Build once and collect the test executables cargo reports. The command is the README's
+# test command's (`cargo test --workspace`), so that its build is reused: leaving a
+# package out changes the features of shared dependencies (syn's, through pyo3) and
+# rebuilds the whole tree, and naming `--lib` asks for object-python's test harness, which
+# needs libpython (it is only the extension module, `test = false`; its Python tests run
+# under scripts/python.sh). object-derive's tests (a proc-macro's) are left out below. A
+# build failure stops here, never a shorter list.
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
-if ! cargo test --workspace --tests --lib --no-run --message-format=json >"$artifacts"; then
+if ! cargo test --workspace --no-run --message-format=json >"$artifacts"; then
     echo "valgrind.sh: building the tests failed" >&2
     exit 1
 fi
