@@ -128,7 +128,8 @@ slow=(object-tests:json_graph object-examples:frontend object-tests:structural
     object-tests:ndarray object-tests:deep_graphs object-tests:functions object-tests:first_use
     object-tests:any_values object-tests:reflection object-tests:transform
     object-tests:concurrency object-tests:containers object-tests:constructors
-    object-json:lib object-tests:views object-tests:allocation)
+    object-json:lib object-tests:views object-tests:mutable_containers object-examples:lib
+    object-tests:allocation)
 ordered=()
 for target in "${slow[@]}"; do
     case " ${targets[*]} " in *" $target "*) ordered+=("$target") ;; esac
