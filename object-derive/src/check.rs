@@ -119,12 +119,15 @@ fn check_key(input: &Input<'_>, errors: &mut Errors) {
 /// A `final` type has no descendants to reserve `slots` for.
 fn check_final_without_slots(a: &ContainerAttrs, errors: &mut Errors) {
     if let (Some(f), Some(s)) = (&a.is_final, &a.slots) {
-        let mut e = Error::new_spanned(
-            &s.value,
-            "a `final` type cannot reserve `slots`: it has no descendants",
+        push_with_note(
+            errors,
+            Error::new_spanned(
+                &s.value,
+                "a `final` type cannot reserve `slots`: it has no descendants",
+            ),
+            f.span,
+            "declared `final` here",
         );
-        e.combine(Error::new(f.span, "declared `final` here"));
-        errors.push(e);
     }
 }
 
@@ -170,12 +173,15 @@ fn check_structural_kind(a: &ContainerAttrs, errors: &mut Errors) {
 /// An `abstract` type needs subtypes, which a `final` type cannot have.
 fn check_abstract_not_final(a: &ContainerAttrs, errors: &mut Errors) {
     if let (Some(ab), Some(f)) = (&a.is_abstract, &a.is_final) {
-        let mut e = Error::new(
-            ab.span,
-            "an `abstract` type is only instantiated through its subtypes, which a `final` type cannot have",
+        push_with_note(
+            errors,
+            Error::new(
+                ab.span,
+                "an `abstract` type is only instantiated through its subtypes, which a `final` type cannot have",
+            ),
+            f.span,
+            "declared `final` here",
         );
-        e.combine(Error::new(f.span, "declared `final` here"));
-        errors.push(e);
     }
 }
 
@@ -196,7 +202,7 @@ fn check_abstract_constructor(a: &ContainerAttrs, errors: &mut Errors) {
     let (Some(c), Some(ab)) = (&a.constructor, &a.is_abstract) else {
         return;
     };
-    let mut e = match &c.value {
+    let e = match &c.value {
         Constructor::Named(name) => {
             Error::new_spanned(name, "an `abstract` type has no constructor to name")
         }
@@ -205,19 +211,21 @@ fn check_abstract_constructor(a: &ContainerAttrs, errors: &mut Errors) {
         }
         Constructor::Enabled(_) => return,
     };
-    e.combine(Error::new(ab.span, "declared `abstract` here"));
-    errors.push(e);
+    push_with_note(errors, e, ab.span, "declared `abstract` here");
 }
 
 /// An `opaque` type's fields are not reflected, so it gets no generated constructor.
 fn check_opaque_constructor(a: &ContainerAttrs, errors: &mut Errors) {
     if let (Some(c), Some(o)) = (&a.constructor, &a.opaque) {
-        let mut e = Error::new(
-            c.span,
-            "an `opaque` type has no generated constructor (its fields are not reflected)",
+        push_with_note(
+            errors,
+            Error::new(
+                c.span,
+                "an `opaque` type has no generated constructor (its fields are not reflected)",
+            ),
+            o.span,
+            "declared `opaque` here",
         );
-        e.combine(Error::new(o.span, "declared `opaque` here"));
-        errors.push(e);
     }
 }
 
@@ -270,32 +278,41 @@ fn check_field_reflection_attrs(a: &ContainerAttrs, f: &FieldInfo<'_>, errors: &
     if let Some(o) = &a.opaque {
         let first = fa.skip.as_ref().map(|s| s.span).or(named.first().copied());
         if let Some(span) = first {
-            let mut e = Error::new(
-                span,
-                "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+            push_with_note(
+                errors,
+                Error::new(
+                    span,
+                    "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+                ),
+                o.span,
+                "declared `opaque` here",
             );
-            e.combine(Error::new(o.span, "declared `opaque` here"));
-            errors.push(e);
         }
     } else if let (Some(s), Some(&span)) = (&fa.skip, named.first()) {
-        let mut e = Error::new(
-            span,
-            "a skipped field is not reflected, so it cannot be renamed or flagged",
+        push_with_note(
+            errors,
+            Error::new(
+                span,
+                "a skipped field is not reflected, so it cannot be renamed or flagged",
+            ),
+            s.span,
+            "skipped here",
         );
-        e.combine(Error::new(s.span, "skipped here"));
-        errors.push(e);
     }
 }
 
 /// A definition site (`def`) takes part in structural equality (no `no_eq`).
 fn check_def_not_no_eq(f: &FieldInfo<'_>, errors: &mut Errors) {
     if let (Some(d), Some(n)) = (&f.attrs.def, &f.attrs.no_eq) {
-        let mut e = Error::new(
-            d.span,
-            "a definition site must take part in structural equality: `def` and `no_eq` exclude each other",
+        push_with_note(
+            errors,
+            Error::new(
+                d.span,
+                "a definition site must take part in structural equality: `def` and `no_eq` exclude each other",
+            ),
+            n.span,
+            "`no_eq` here",
         );
-        e.combine(Error::new(n.span, "`no_eq` here"));
-        errors.push(e);
     }
 }
 
@@ -303,24 +320,30 @@ fn check_def_not_no_eq(f: &FieldInfo<'_>, errors: &mut Errors) {
 /// reflected fields. (An `opaque` type's fields: [`check_default_not_opaque`].)
 fn check_default_not_skipped(a: &ContainerAttrs, f: &FieldInfo<'_>, errors: &mut Errors) {
     if let (Some(d), Some(s), None) = (&f.attrs.default, &f.attrs.skip, &a.opaque) {
-        let mut e = Error::new(
-            d.span,
-            "a skipped field is always built with `Default::default()`; `default` is for reflected fields, which `create` and the JSON graph may leave out",
+        push_with_note(
+            errors,
+            Error::new(
+                d.span,
+                "a skipped field is always built with `Default::default()`; `default` is for reflected fields, which `create` and the JSON graph may leave out",
+            ),
+            s.span,
+            "skipped here",
         );
-        e.combine(Error::new(s.span, "skipped here"));
-        errors.push(e);
     }
 }
 
 /// An `opaque` type's fields are not reflected, so they declare no `default`.
 fn check_default_not_opaque(a: &ContainerAttrs, f: &FieldInfo<'_>, errors: &mut Errors) {
     if let (Some(d), Some(o)) = (&f.attrs.default, &a.opaque) {
-        let mut e = Error::new(
-            d.span,
-            "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+        push_with_note(
+            errors,
+            Error::new(
+                d.span,
+                "an `opaque` type reflects no fields, so its fields take no reflection attributes",
+            ),
+            o.span,
+            "declared `opaque` here",
         );
-        e.combine(Error::new(o.span, "declared `opaque` here"));
-        errors.push(e);
     }
 }
 
@@ -342,6 +365,12 @@ fn check_unique_field_names(input: &Input<'_>, errors: &mut Errors) {
             }
         }
     }
+}
+
+/// Reports `e`, with a note at `other` (the attribute it conflicts with).
+fn push_with_note(errors: &mut Errors, mut e: Error, other: Span, note: &str) {
+    e.combine(Error::new(other, note));
+    errors.push(e);
 }
 
 fn parse_u32(lit: Option<&syn::LitInt>, errors: &mut Errors) -> Option<u32> {

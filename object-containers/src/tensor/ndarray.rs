@@ -521,10 +521,10 @@ impl NDArray {
             layout::readable(self.as_dl_tensor(), T::DTYPE)?;
             return Err(NDArrayError::NotContiguous);
         }
-        // SAFETY: our NDArrays are checked at construction and keep their data alive
-        // while the handle is borrowed; writes need `&mut` to the only handle, or a
-        // lease (checked above: none now, and none can start while `self` is borrowed,
-        // since a lease needs the only handle borrowed mutably).
+        // No lease now (checked above), and none can start while `self` is borrowed:
+        // a lease needs the only handle borrowed mutably.
+        // SAFETY: checked at construction, data alive while the handle is borrowed;
+        // writes need `&mut` to the only handle, or a lease (none, as above).
         unsafe { typed_slice(self.as_dl_tensor(), self.numel()) }
     }
 
