@@ -64,6 +64,7 @@ extern crate self as object_core;
 #[allow(unsafe_code)]
 pub mod alloc;
 mod any;
+pub mod builtin;
 mod dtype;
 mod error;
 mod handle;

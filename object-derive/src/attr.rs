@@ -19,7 +19,7 @@ pub const CRATE: &str = "crate";
 pub const OPAQUE: &str = "opaque";
 pub const CUSTOM_DEBUG: &str = "custom_debug";
 pub const STRUCTURAL: &str = "structural";
-pub const STRUCTURAL_HOOKS: &str = "structural_hooks";
+pub const BUILTIN: &str = "builtin";
 pub const ABSTRACT: &str = "abstract";
 pub const CONSTRUCTOR: &str = "constructor";
 /// The values `structural = "…"` accepts.
@@ -35,7 +35,7 @@ const CONTAINER_KEYS: &[&str] = &[
     OPAQUE,
     CUSTOM_DEBUG,
     STRUCTURAL,
-    STRUCTURAL_HOOKS,
+    BUILTIN,
     ABSTRACT,
     CONSTRUCTOR,
 ];
@@ -82,7 +82,7 @@ pub struct ContainerAttrs {
     pub custom_debug: Option<Located<()>>,
     /// `structural = "tree" | "dag" | "var" | "identity"` (checked in `check.rs`).
     pub structural: Option<Located<LitStr>>,
-    pub structural_hooks: Option<Located<Path>>,
+    pub builtin: Option<Located<Path>>,
     /// `abstract`: never instantiated itself.
     pub is_abstract: Option<Located<()>>,
     /// `constructor = false` (no constructor) or `constructor = "name"` (renamed).
@@ -206,9 +206,9 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
             } else if path.is_ident(STRUCTURAL) {
                 let s: LitStr = meta.value()?.parse()?;
                 set(&mut out.structural, s, path, errors);
-            } else if path.is_ident(STRUCTURAL_HOOKS) {
+            } else if path.is_ident(BUILTIN) {
                 let p: Path = meta.value()?.parse()?;
-                set(&mut out.structural_hooks, p, path, errors);
+                set(&mut out.builtin, p, path, errors);
             } else if path.is_ident(ABSTRACT) {
                 set(&mut out.is_abstract, (), path, errors);
             } else if path.is_ident(CONSTRUCTOR) {

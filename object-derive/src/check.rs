@@ -37,6 +37,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
     check_constructor_name(a, e);
     check_abstract_constructor(a, e);
     check_opaque_constructor(a, e);
+    check_builtin_opaque(a, e);
 
     check_parent_field_present(input, e);
     if let Some(parent) = input.fields.first() {
@@ -226,6 +227,17 @@ fn check_opaque_constructor(a: &ContainerAttrs, errors: &mut Errors) {
             o.span,
             "declared `opaque` here",
         );
+    }
+}
+
+/// A built-in shows its contents through its hooks instead of reflected fields, so it
+/// must be `opaque`.
+fn check_builtin_opaque(a: &ContainerAttrs, errors: &mut Errors) {
+    if let (Some(b), None) = (&a.builtin, &a.opaque) {
+        errors.push(Error::new(
+            b.span,
+            "a `builtin` type shows its contents through its hooks, not reflected fields: add `opaque`",
+        ));
     }
 }
 

@@ -381,11 +381,11 @@ fn reflection(
             parent_span,
         ),
     };
-    let hooks = match &a.structural_hooks {
+    let hooks = match &a.builtin {
         Some(p) => {
             let p = &p.value;
             // Spanned at the path, so a wrong static is reported there.
-            let hooks_ty = quote!(&'static #krate::structural::StructuralHooks);
+            let hooks_ty = quote!(&'static #krate::builtin::BuiltinHooks);
             respan(
                 quote!(::core::option::Option::Some({ let __hooks: #hooks_ty = &#p; __hooks })),
                 p.span(),

@@ -22,7 +22,7 @@
 //! | `opaque` | no reflected fields, no `create`, no generated `Debug` (built-ins with a form of their own) |
 //! | `custom_debug` | the type writes its own `Debug`, which the printer then uses too |
 //! | `structural = "…"` | how structural equality and hashing treat the type: `"tree"` (by fields, the default), `"dag"` (sharing must correspond), `"var"` (a variable, by binding), `"identity"` (only the same object); a subtype takes its parent's unless it says otherwise |
-//! | `structural_hooks = PATH` | a `static object_core::structural::StructuralHooks` showing an `opaque` built-in's contents to structural equality |
+//! | `builtin = PATH` | a `static object_core::builtin::BuiltinHooks`: what an `opaque` built-in holds (items, entries, text, a tensor …) and how one is built, read by structural equality, the transform walkers, the printer, the JSON graph and Python |
 //! | `abstract` | a base that is never instantiated itself: no generated constructor, `create` and the JSON graph loader refuse it (`ReflectErrorKind::Abstract`, `GraphErrorKind::Abstract`), `TypeInfo::is_abstract` says so; its subtypes (link-time or run-time) are instantiated as usual |
 //! | `constructor = false` | no generated constructor (for a type with a `new` of another meaning) |
 //! | `constructor = "name"` | the constructor is `name` (and `name_value`, `name_all`) instead of `new` |

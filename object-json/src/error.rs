@@ -155,6 +155,26 @@ impl GraphError {
         self
     }
 
+    /// A built-in's error (see `object_core::builtin`), as a graph error of `kind`
+    /// (its message prefixed by `context`, if any): it converts into the `Error` the
+    /// built-in's does, and its source is the container's own error where there is
+    /// one.
+    pub(crate) fn builtin(
+        kind: GraphErrorKind,
+        context: Option<String>,
+        mut e: object_core::builtin::BuiltinError,
+    ) -> Self {
+        let cause = e.take_cause();
+        let message = match context {
+            Some(c) => format!("{c}{}", e.message()),
+            None => e.message().to_owned(),
+        };
+        let mut g = GraphError::wrap(kind, Error::from(e));
+        g.0.message = message;
+        g.0.source = cause;
+        g
+    }
+
     /// The same error, in node `node` (whose `type` is `type_key`, when it has one):
     /// the message gets the prefix ``node 3 (`tour.Add`): ``.
     pub(crate) fn in_node(mut self, node: usize, type_key: Option<&str>) -> Self {

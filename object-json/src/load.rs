@@ -15,12 +15,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
-use object_containers::{Array, BigInt, Dict, List, Map, Shape};
+use object_core::builtin::{BuiltinError, BuiltinErrorKind, BuiltinHooks, BuiltinShape, Parts};
 use object_core::reflection::{
     self, FieldFeed, FieldInfo, FieldSource, ReflectError, ReflectErrorKind,
 };
 use object_core::registry::{self, TypeInfo};
-use object_core::{Any, Bytes, Error};
+use object_core::{Any, Error};
 
 use crate::data::{inline_value, read_data_type, read_device, read_ints, Style, B64};
 use crate::error::{GraphError, GraphErrorKind};
@@ -177,7 +177,8 @@ enum State {
     Done,
 }
 
-/// What a node is, decided once when it is first reached.
+/// What a node is, decided once when it is first reached: one of the data model's
+/// scalars, a built-in of some shape, or a reflected object.
 #[derive(Clone, Copy)]
 enum Kind {
     None,
@@ -186,16 +187,23 @@ enum Kind {
     Float,
     DataType,
     Device,
-    Str,
-    Bytes,
-    Array,
-    Map,
-    List,
-    Dict,
-    Shape,
-    BigInt,
-    Tensor,
+    Builtin(&'static TypeInfo, &'static BuiltinHooks),
     Object(&'static TypeInfo),
+}
+
+impl Kind {
+    /// Whether the node's data lists child node indices (items, or keys and values).
+    #[inline]
+    fn has_children(self) -> Option<BuiltinShape> {
+        match self {
+            Kind::Builtin(_, h)
+                if matches!(h.shape, BuiltinShape::Items | BuiltinShape::Entries) =>
+            {
+                Some(h.shape)
+            }
+            _ => None,
+        }
+    }
 }
 
 struct Frame {
@@ -654,14 +662,14 @@ impl<'d, 'a> Loader<'d, 'a> {
     /// As the node's data requires; the caller names the node.
     fn children(&mut self, kind: Kind, data: Option<&Json<'_>>) -> Result<(), GraphError> {
         match kind {
-            Kind::Array | Kind::Map | Kind::List | Kind::Dict => {
+            _ if kind.has_children().is_some() => {
                 let Some(Json::Array(items)) = data else {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must be an array of node indices",
                     ));
                 };
-                if matches!(kind, Kind::Map | Kind::Dict) && items.len() % 2 != 0 {
+                if kind.has_children() == Some(BuiltinShape::Entries) && items.len() % 2 != 0 {
                     return Err(GraphError::new(
                         GraphErrorKind::Data,
                         "`data` must list keys and values in pairs (an even count)",
@@ -733,16 +741,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             "float" => Kind::Float,
             "DataType" => Kind::DataType,
             "Device" => Kind::Device,
-            "ffi.String" => Kind::Str,
-            "ffi.Bytes" => Kind::Bytes,
-            "ffi.Array" => Kind::Array,
-            "ffi.Map" => Kind::Map,
-            "ffi.List" => Kind::List,
-            "ffi.Dict" => Kind::Dict,
-            "ffi.Shape" => Kind::Shape,
-            "ffi.BigInt" => Kind::BigInt,
-            "ffi.Tensor" => Kind::Tensor,
-            _ => Kind::Object(loadable_type(key).map_err(|e| e.in_node(i, None))?),
+            _ => loadable_type(key).map_err(|e| e.in_node(i, None))?,
         };
         if let Cow::Borrowed(key) = cow {
             self.types.insert(key, kind);
@@ -775,49 +774,54 @@ impl<'d, 'a> Loader<'d, 'a> {
             Kind::None | Kind::Int | Kind::Bool | Kind::Float | Kind::DataType | Kind::Device => {
                 build_literal(kind, data)
             }
-            Kind::Str | Kind::Bytes => build_text(kind, data),
-            Kind::Shape => build_shape(data),
-            Kind::BigInt => build_big_int(data),
-            Kind::Tensor => read_tensor(data).map(Any::from),
-            Kind::Array => Ok(self.build_array(start)),
-            Kind::Map => Ok(self.build_map(start)),
-            Kind::List => Ok(self.build_list(start)),
-            Kind::Dict => Ok(self.build_dict(start)),
+            Kind::Builtin(info, hooks) => self.build_builtin(info, hooks, data, start),
             Kind::Object(info) => self.build_object(info, data, start),
         }
         .map_err(|e| self.in_node(i, e))
     }
 
-    /// An `ffi.Array` of the children listed from `start`.
-    fn build_array(&self, start: usize) -> Any {
-        let items: Vec<Any> = self.arena[start..].iter().map(|&c| self.child(c)).collect();
-        Any::from(Array::<Any>::from(items))
-    }
-
-    /// An `ffi.Map` of the children listed from `start`, keys and values in turn.
-    fn build_map(&self, start: usize) -> Any {
+    /// A built-in of type `info` from its data (of the shape its hooks say), with its
+    /// children (items, or keys and values in turn) listed from `start`.
+    fn build_builtin(
+        &self,
+        info: &'static TypeInfo,
+        hooks: &'static BuiltinHooks,
+        data: Option<&Json<'_>>,
+        start: usize,
+    ) -> Result<Any, GraphError> {
         let kids = &self.arena[start..];
-        let mut m = Map::<Any, Any>::with_capacity(kids.len() / 2);
-        for pair in kids.chunks_exact(2) {
-            m.insert(self.child(pair[0]), self.child(pair[1]));
-        }
-        Any::from(m)
-    }
-
-    /// An `ffi.List` of the children listed from `start`.
-    fn build_list(&self, start: usize) -> Any {
-        let items: List<Any> = self.arena[start..].iter().map(|&c| self.child(c)).collect();
-        Any::from(items)
-    }
-
-    /// An `ffi.Dict` of the children listed from `start`, keys and values in turn.
-    fn build_dict(&self, start: usize) -> Any {
-        let kids = &self.arena[start..];
-        let d: Dict<Any, Any> = kids
-            .chunks_exact(2)
-            .map(|pair| (self.child(pair[0]), self.child(pair[1])))
-            .collect();
-        Any::from(d)
+        let parts = match hooks.shape {
+            BuiltinShape::Items => Parts::Items(kids.iter().map(|&c| self.child(c)).collect()),
+            BuiltinShape::Entries => Parts::Entries(
+                kids.chunks_exact(2)
+                    .map(|pair| (self.child(pair[0]), self.child(pair[1])))
+                    .collect(),
+            ),
+            BuiltinShape::Ints => Parts::Ints(Cow::Owned(
+                data.and_then(read_ints)
+                    .ok_or_else(|| bad_data("an array of integers", data))?,
+            )),
+            BuiltinShape::Text => match data {
+                Some(Json::Str(s)) => Parts::Text(Cow::Borrowed(s)),
+                _ => return Err(bad_data("a string", data)),
+            },
+            BuiltinShape::Bytes => match data {
+                Some(Json::Str(s)) => {
+                    Parts::Bytes(Cow::Owned(B64.decode(s.as_bytes()).map_err(|e| {
+                        GraphError::new(GraphErrorKind::Data, format!("bad base64: {e}"))
+                            .with_source(e)
+                    })?))
+                }
+                _ => return Err(bad_data("a base64 string", data)),
+            },
+            BuiltinShape::Integer => match data {
+                Some(Json::Str(s)) => Parts::Integer(Cow::Borrowed(s)),
+                _ => return Err(bad_data("a decimal integer string", data)),
+            },
+            BuiltinShape::Tensor => Parts::Tensor(read_tensor(data, info.key())?),
+            _ => return Err(cannot_load(info.key())),
+        };
+        (hooks.build)(parts).map_err(|e| built_error(info.key(), hooks.shape, e))
     }
 
     /// A reflected object of type `info` from its `{field: value}` data, with its
@@ -872,7 +876,7 @@ impl<'d, 'a> Loader<'d, 'a> {
 /// [`Unsupported`](GraphErrorKind::Unsupported) for a type that cannot be built from
 /// fields (functions, modules, errors, opaque types), [`Abstract`](GraphErrorKind::Abstract)
 /// for an `#[object(abstract)]` type; the caller names the node.
-fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
+fn loadable_type(key: &str) -> Result<Kind, GraphError> {
     let Some(info) = registry::type_info_by_key(key) else {
         return Err(GraphError::new(
             GraphErrorKind::UnknownType,
@@ -881,12 +885,11 @@ fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
         .with_type_key(key));
     };
     let refl = info.reflection();
+    if let (true, Some(hooks)) = (info.is_object(), refl.builtin()) {
+        return Ok(Kind::Builtin(info, hooks));
+    }
     if !info.is_object() || refl.is_opaque() || !refl.can_create() {
-        return Err(GraphError::new(
-            GraphErrorKind::Unsupported,
-            format!("`{key}` cannot be loaded from a JSON graph"),
-        )
-        .with_type_key(key));
+        return Err(cannot_load(key));
     }
     if info.is_abstract() {
         return Err(GraphError::new(
@@ -895,7 +898,31 @@ fn loadable_type(key: &str) -> Result<&'static TypeInfo, GraphError> {
         )
         .with_type_key(key));
     }
-    Ok(info)
+    Ok(Kind::Object(info))
+}
+
+/// `` `{key}` cannot be loaded from a JSON graph ``.
+fn cannot_load(key: &str) -> GraphError {
+    GraphError::new(
+        GraphErrorKind::Unsupported,
+        format!("`{key}` cannot be loaded from a JSON graph"),
+    )
+    .with_type_key(key)
+}
+
+/// A built-in's refusal of its parts, as a graph error: memory as memory, parts it
+/// cannot hold as data (``bad `ffi.BigInt` text: …``).
+fn built_error(key: &str, shape: BuiltinShape, e: BuiltinError) -> GraphError {
+    let kind = match e.kind() {
+        BuiltinErrorKind::Memory => GraphErrorKind::Memory,
+        BuiltinErrorKind::Unsupported | BuiltinErrorKind::NotBuiltin => GraphErrorKind::Unsupported,
+        _ => GraphErrorKind::Data,
+    };
+    let what = match shape {
+        BuiltinShape::Integer | BuiltinShape::Text => "text",
+        _ => "data",
+    };
+    GraphError::builtin(kind, Some(format!("bad `{key}` {what}: ")), e)
 }
 
 /// `` `data` must be {what}, got {kind} ``.
@@ -928,42 +955,6 @@ fn build_literal(kind: Kind, data: Option<&Json<'_>>) -> Result<Any, GraphError>
         ),
         _ => unreachable!("build_literal is called for literal kinds only"),
     })
-}
-
-/// The node of an `ffi.String` (text) or `ffi.Bytes` (base64).
-fn build_text(kind: Kind, data: Option<&Json<'_>>) -> Result<Any, GraphError> {
-    match (kind, data) {
-        // Always an `ffi.String` object, even when short: typed views
-        // (`Map<String, _>`, `Array<String>`) take only objects, not inline strings.
-        (Kind::Str, Some(Json::Str(s))) => Ok(Any::from(object_core::String::new(s))),
-        (Kind::Str, _) => Err(bad_data("a string", data)),
-        (_, Some(Json::Str(s))) => {
-            let b = B64.decode(s.as_bytes()).map_err(|e| {
-                GraphError::new(GraphErrorKind::Data, format!("bad base64: {e}")).with_source(e)
-            })?;
-            Ok(Any::from(Bytes::from(b)))
-        }
-        (_, _) => Err(bad_data("a base64 string", data)),
-    }
-}
-
-/// The node of an `ffi.Shape`: an array of integers.
-fn build_shape(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
-    let dims = data
-        .and_then(read_ints)
-        .ok_or_else(|| bad_data("an array of integers", data))?;
-    Ok(Any::from(Shape::new(&dims)))
-}
-
-/// The node of an `ffi.BigInt`: its decimal text.
-fn build_big_int(data: Option<&Json<'_>>) -> Result<Any, GraphError> {
-    let Some(Json::Str(s)) = data else {
-        return Err(bad_data("a decimal integer string", data));
-    };
-    let b = s.parse::<BigInt>().map_err(|e| {
-        GraphError::new(GraphErrorKind::Data, format!("bad `ffi.BigInt` text: {e}")).with_source(e)
-    })?;
-    Ok(Any::from(b))
 }
 
 /// `` `{type}` has no field `{name}` ``.

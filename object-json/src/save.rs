@@ -2,10 +2,11 @@
 //! numbers every distinct value once, children before parents, and writes each node's
 //! line as soon as its children have indices.
 
-use object_containers::{Array, ArrayObj, BigInt, Dict, List, Map, MapObj, NDArray, Shape};
+use object_containers::Map;
+use object_core::builtin::{self, BuiltinHooks, BuiltinShape, Contents};
 use object_core::reflection::{self, FieldInfo, FieldKind, FieldReader, ReflectError, ValueRef};
 use object_core::type_index as ti;
-use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ObjectPtr, ObjectRef, TypeError};
+use object_core::{Any, AnyView, DataType, Device, Error, ObjectPtr, ObjectRef};
 
 use crate::data::{
     data_type_text, graph_key, write_device, write_inline, write_ints, write_literal, Style, B64,
@@ -315,15 +316,6 @@ impl<'r> Val<'r> {
         }
     }
 
-    #[inline]
-    fn type_index(&self) -> u32 {
-        match self {
-            Val::Obj(o) => o.type_index(),
-            Val::Any(a) => a.type_index(),
-            Val::Own(a) => a.type_index(),
-        }
-    }
-
     fn type_key(&self) -> &'static str {
         self.view().type_key()
     }
@@ -433,6 +425,8 @@ struct Saver<'r> {
     /// yet; type indices are dense, so a table beats a hash map here).
     forms: Vec<TypeForm>,
     form_index: Vec<u32>,
+    /// The built-ins met, by position (`BUILTIN | position` in `form_index`).
+    builtins: Vec<&'static BuiltinHooks>,
     count: usize,
     /// The slot whose children are being entered (its value is out of the slot
     /// meanwhile, see `visit_slot`), else `NONE_ENTERING`.
@@ -453,6 +447,7 @@ impl Saver<'_> {
             frames: Vec::new(),
             forms: Vec::new(),
             form_index: Vec::new(),
+            builtins: Vec::new(),
             count: 0,
             entering: NONE_ENTERING,
         }
@@ -464,9 +459,7 @@ impl Saver<'_> {
 fn hash_value(hasher: &foldhash::fast::FixedState, v: AnyView<'_>) -> u64 {
     use std::hash::BuildHasher as _;
     match v.as_object() {
-        Some(o) if !matches!(v.type_index(), ti::STRING | ti::BYTES) => {
-            hasher.hash_one(ObjectPtr::as_ptr(o) as usize)
-        }
+        Some(o) if !builtin::is_value_object(o) => hasher.hash_one(ObjectPtr::as_ptr(o) as usize),
         _ => hasher.hash_one(v),
     }
 }
@@ -474,10 +467,7 @@ fn hash_value(hasher: &foldhash::fast::FixedState, v: AnyView<'_>) -> u64 {
 /// `Any`'s equality, with a shortcut for objects compared by identity.
 fn same_value(a: AnyView<'_>, b: AnyView<'_>) -> bool {
     match (a.as_object(), b.as_object()) {
-        (Some(x), Some(y))
-            if !matches!(a.type_index(), ti::STRING | ti::BYTES)
-                && !matches!(b.type_index(), ti::STRING | ti::BYTES) =>
-        {
+        (Some(x), Some(y)) if !builtin::is_value_object(x) && !builtin::is_value_object(y) => {
             ObjectPtr::as_ptr(x) == ObjectPtr::as_ptr(y)
         }
         _ => a == b,
@@ -500,8 +490,12 @@ fn form_of(
 }
 
 /// In `form_index`: no form made yet for that type index (and in a task: a value that
-/// is not a reflected object).
+/// is not an object).
 const NO_FORM: u32 = u32::MAX;
+
+/// In `form_index` and a task, with a position in `Saver::builtins`: a built-in (no
+/// entry with this bit is a form's position; `NO_FORM` has it too).
+const BUILTIN: u32 = 1 << 31;
 
 /// Makes the form of `obj`'s reflected type and enters it in `index` (see `form_of`).
 #[cold]
@@ -604,7 +598,7 @@ impl<'r> Saver<'r> {
     ) -> Result<(), GraphError> {
         let start = self.arena.len();
         let known = match self.form_index.get(obj.type_index() as usize) {
-            Some(&index) if index != NO_FORM => Some(index as usize),
+            Some(&index) if index & BUILTIN == 0 => Some(index as usize),
             _ => None,
         };
         if let Some(leaf) = known.filter(|&index| self.forms[index].kids.is_empty()) {
@@ -840,83 +834,106 @@ impl<'r> Saver<'r> {
         v: &Val<'r>,
         tasks: &mut Vec<Task<'r>>,
     ) -> Result<u32, GraphError> {
-        match v.type_index() {
-            ti::NONE
-            | ti::INT
-            | ti::BOOL
-            | ti::FLOAT
-            | ti::DATA_TYPE
-            | ti::DEVICE
-            | ti::SMALL_STR
-            | ti::STRING
-            | ti::BYTES
-            | ti::SHAPE
-            | ti::BIG_INT
-            | ti::TENSOR => Ok(NO_FORM),
-            ti::ARRAY => {
-                if let Some(array) = v.lent_object().and_then(|o| o.downcast_ref::<ArrayObj>()) {
-                    for item in array.as_slots().iter().rev() {
+        // Not an object: a scalar (or a string held in the handle), with no children.
+        let Some(obj) = v.object() else {
+            return Ok(NO_FORM);
+        };
+        let entry = match self.form_index.get(obj.type_index() as usize) {
+            Some(&e) if e != NO_FORM => e,
+            _ => self.classify(obj)?,
+        };
+        if entry & BUILTIN != 0 {
+            let hooks = self.builtins[(entry & !BUILTIN) as usize];
+            if matches!(hooks.shape, BuiltinShape::Items | BuiltinShape::Entries) {
+                self.enter_values(v, hooks, tasks);
+            }
+            return Ok(entry);
+        }
+        match v.lent_object() {
+            Some(obj) => self.enter_fields(obj, entry as usize, tasks, Val::Obj),
+            None => self.enter_fields(obj, entry as usize, tasks, |o| {
+                Val::Own(Any::from(o.clone()))
+            }),
+        }
+    }
+
+    /// What `obj`'s type is to the saver (see `form_index`): a built-in, entered in
+    /// `builtins`, or a reflected type, whose form is made.
+    #[cold]
+    fn classify(&mut self, obj: &ObjectRef) -> Result<u32, GraphError> {
+        let Some(hooks) = BuiltinHooks::of_object(obj) else {
+            return form_of(&mut self.forms, &mut self.form_index, obj, self.style)
+                .map(|i| i as u32);
+        };
+        let entry = BUILTIN | self.builtins.len() as u32;
+        self.builtins.push(hooks);
+        let at = obj.type_index() as usize;
+        if self.form_index.len() <= at {
+            self.form_index.resize(at + 1, NO_FORM);
+        }
+        self.form_index[at] = entry;
+        Ok(entry)
+    }
+
+    /// Enters the values a built-in container holds (items; entries' keys and values in
+    /// turn), last to first: borrowed if the container is, else copies. A mutable
+    /// container's are its values as they are now (a snapshot, so the node is written
+    /// with the children listed here even if another thread changes it meanwhile).
+    fn enter_values(
+        &mut self,
+        v: &Val<'r>,
+        hooks: &'static BuiltinHooks,
+        tasks: &mut Vec<Task<'r>>,
+    ) {
+        if let Some(lent) = v.lent_object() {
+            match (hooks.contents)(lent) {
+                Contents::Items(items) => {
+                    for item in items.iter().rev() {
                         self.enter(Val::Any(item), tasks);
                     }
-                } else {
-                    let a = v.with_any(|a| {
-                        Array::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
-                    })?;
-                    for item in a.as_slots().iter().rev() {
-                        self.enter(Val::Own(item.clone()), tasks);
-                    }
                 }
-                Ok(NO_FORM)
-            }
-            ti::MAP => {
-                if let Some(map) = v.lent_object().and_then(|o| o.downcast_ref::<MapObj>()) {
-                    for (k, val) in map.iter().rev() {
+                Contents::Entries(entries) => {
+                    for (k, val) in entries.rev() {
                         self.enter(Val::Any(val), tasks);
                         self.enter(Val::Any(k), tasks);
                     }
-                } else {
-                    let m = v.with_any(|a| {
-                        Map::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
-                    })?;
-                    for (k, val) in m.iter().rev() {
-                        self.enter(Val::Own(val.clone()), tasks);
-                        self.enter(Val::Own(k.clone()), tasks);
-                    }
                 }
-                Ok(NO_FORM)
+                other => self.enter_owned(other, tasks),
             }
-            // The mutable containers: their items as they are now (a snapshot, so the
-            // node is written with the children listed here even if another thread
-            // changes the container meanwhile).
-            ti::LIST => {
-                let l =
-                    v.with_any(|a| List::<Any>::try_from(a.clone()).map_err(|e| mismatch(a, e)))?;
-                for item in l.to_array().as_slots().iter().rev() {
+            return;
+        }
+        let Some(obj) = v.object() else { return };
+        match (hooks.contents)(obj) {
+            Contents::Items(items) => {
+                for item in items.iter().rev() {
                     self.enter(Val::Own(item.clone()), tasks);
                 }
-                Ok(NO_FORM)
             }
-            ti::DICT => {
-                let d = v.with_any(|a| {
-                    Dict::<Any, Any>::try_from(a.clone()).map_err(|e| mismatch(a, e))
-                })?;
-                for (k, val) in d.to_map().iter().rev() {
+            Contents::Entries(entries) => {
+                for (k, val) in entries.rev() {
                     self.enter(Val::Own(val.clone()), tasks);
                     self.enter(Val::Own(k.clone()), tasks);
                 }
-                Ok(NO_FORM)
             }
-            _ => match v.lent_object() {
-                Some(obj) => {
-                    let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
-                    self.enter_fields(obj, index, tasks, Val::Obj)
+            other => self.enter_owned(other, tasks),
+        }
+    }
+
+    /// Enters a snapshot's values, last to first (see `enter_values`).
+    fn enter_owned(&mut self, contents: Contents<'_>, tasks: &mut Vec<Task<'r>>) {
+        match contents {
+            Contents::SnapshotItems(items) => {
+                for item in items.into_iter().rev() {
+                    self.enter(Val::Own(item), tasks);
                 }
-                None => {
-                    let obj = v.object().ok_or_else(|| cannot_save(v.type_key()))?;
-                    let index = form_of(&mut self.forms, &mut self.form_index, obj, self.style)?;
-                    self.enter_fields(obj, index, tasks, |o| Val::Own(Any::from(o.clone())))
+            }
+            Contents::SnapshotEntries(entries) => {
+                for (k, val) in entries.into_iter().rev() {
+                    self.enter(Val::Own(val), tasks);
+                    self.enter(Val::Own(k), tasks);
                 }
-            },
+            }
+            _ => {}
         }
     }
 
@@ -964,7 +981,11 @@ impl<'r> Saver<'r> {
         match (self.forms.get(form as usize), v.object()) {
             // A reflected object (the form was made when it was visited).
             (Some(form), Some(obj)) => self.emit_object(out, obj, kids, form),
-            _ => v.with_any(|v| self.emit_value(out, v, kids)),
+            (None, Some(obj)) if form & BUILTIN != 0 && form != NO_FORM => {
+                let hooks = self.builtins[(form & !BUILTIN) as usize];
+                self.emit_builtin(out, obj, hooks, kids)
+            }
+            _ => v.with_any(|v| self.emit_value(out, v)),
         }
     }
 
@@ -1021,9 +1042,52 @@ impl<'r> Saver<'r> {
         out.push_str("}}");
         Ok(())
     }
-    /// The rest of the node of a value that is not a reflected object: its type and
-    /// data (node indices of `kids` for arrays and maps).
-    fn emit_value(&self, out: &mut String, v: &Any, kids: &[usize]) -> Result<(), GraphError> {
+    /// The node of a built-in: its type, and its data by its shape (node indices of
+    /// `kids` for items and entries).
+    fn emit_builtin(
+        &self,
+        out: &mut String,
+        obj: &ObjectRef,
+        hooks: &'static BuiltinHooks,
+        kids: &[usize],
+    ) -> Result<(), GraphError> {
+        let key = obj.type_key();
+        if self.count > 0 {
+            out.push(',');
+        }
+        out.push_str(self.style.node_type);
+        json::write_str(out, key);
+        out.push_str(self.style.data);
+        if let BuiltinShape::Items | BuiltinShape::Entries = hooks.shape {
+            // Items, or keys and values in turn (the contents were read when the
+            // children were entered: a mutable container is not read again).
+            out.push('[');
+            // (The children's entries are last to first.)
+            for (i, &kid) in kids.iter().rev().enumerate() {
+                if i > 0 {
+                    out.push_str(self.style.comma);
+                }
+                push_u64(out, self.node_of(kid)? as u64);
+            }
+            out.push(']');
+        } else {
+            match (hooks.contents)(obj) {
+                Contents::Ints(ints) => write_ints(out, ints, self.style),
+                Contents::Bytes(bytes) => json::write_str(out, &B64.encode(bytes)),
+                // (Decimal digits for an integer, as tvm-ffi writes a `BigInt`.)
+                Contents::Text(text) => json::write_str(out, text),
+                Contents::Integer(digits) => json::write_str(out, &digits),
+                Contents::Tensor(t) => write_tensor(out, &t, key, self.style)?,
+                _ => return Err(cannot_save(key)),
+            }
+        }
+        out.push('}');
+        Ok(())
+    }
+
+    /// The node of a value that is not an object (a scalar, or a string held in the
+    /// handle): its type and data.
+    fn emit_value(&self, out: &mut String, v: &Any) -> Result<(), GraphError> {
         if self.count > 0 {
             out.push(',');
         }
@@ -1044,36 +1108,7 @@ impl<'r> Saver<'r> {
                 json::write_str(out, &data_type_text(d)?);
             }
             ti::DEVICE => write_device(out, v.as_device().unwrap_or(Device::cpu()), self.style),
-            ti::SMALL_STR | ti::STRING => json::write_str(out, v.as_str().unwrap_or("")),
-            ti::BYTES => {
-                let b = Bytes::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                json::write_str(out, &B64.encode(b.as_bytes()));
-            }
-            ti::ARRAY | ti::MAP | ti::LIST | ti::DICT => {
-                // Array and list items, or map and dict keys and values in turn.
-                out.push('[');
-                // (The children's entries are last to first.)
-                for (i, &kid) in kids.iter().rev().enumerate() {
-                    if i > 0 {
-                        out.push_str(self.style.comma);
-                    }
-                    push_u64(out, self.node_of(kid)? as u64);
-                }
-                out.push(']');
-            }
-            ti::SHAPE => {
-                let s = Shape::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                write_ints(out, s.as_slice(), self.style);
-            }
-            ti::BIG_INT => {
-                // Decimal text, as tvm-ffi writes it.
-                let b = BigInt::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                json::write_str(out, &b.to_string());
-            }
-            ti::TENSOR => {
-                let a = NDArray::try_from(v.clone()).map_err(|e| mismatch(v, e))?;
-                write_tensor(out, &a, self.style)?;
-            }
+            ti::SMALL_STR => json::write_str(out, v.as_str().unwrap_or("")),
             _ => return Err(cannot_save(v.type_key())),
         }
         out.push('}');
@@ -1120,7 +1155,7 @@ fn read_field(obj: &ObjectRef, field: &'static FieldInfo) -> Result<Any, GraphEr
 /// Whether `obj` is a string or bytes: values the table holds by content.
 #[inline(always)]
 fn is_text(obj: &ObjectRef) -> bool {
-    matches!(obj.type_index(), ti::STRING | ti::BYTES)
+    builtin::is_value_object(obj)
 }
 
 /// The error for a node whose children are not what its visit entered: a field with
@@ -1167,12 +1202,4 @@ fn cannot_save(key: &'static str) -> GraphError {
         format!("cannot save a `{key}` as a JSON graph"),
     )
     .with_type_key(key)
-}
-
-/// A value whose type index says one type and whose conversion says another (which a
-/// well-formed value never is).
-fn mismatch(v: &Any, e: TypeError) -> GraphError {
-    GraphError::new(GraphErrorKind::Unsupported, e.to_string())
-        .with_type_key(v.type_key())
-        .with_source(e)
 }

@@ -1,23 +1,23 @@
-//! The `data` of an `ffi.Tensor` node (an [`NDArray`]): `{"dtype": …, "shape": […],
+//! The `data` of an `ffi.Tensor` node (an `NDArray`): `{"dtype": …, "shape": […],
 //! "device": [type, id], "data": base64}`, the bytes contiguous, row-major,
 //! little-endian — the one node kind the C++ peer has no form for.
 //!
 //! The bytes are a host copy (only host-readable arrays — `cpu`, `cuda_host`,
 //! `rocm_host`, any device id — give them), and loading makes a CPU array of them, as
-//! [`NDArray::deep_copy`] does; so the device written is `cpu:0`, whatever the array's,
+//! `NDArray::deep_copy` does; so the device written is `cpu:0`, whatever the array's,
 //! and saving what was loaded writes the same text.
 
 use base64::Engine as _;
-use object_containers::{NDArray, NDArrayError};
-use object_core::{DataType, Device, Error};
+use std::borrow::Cow;
+
+use object_core::builtin::{BuiltinError, BuiltinErrorKind, TensorContents, TensorParts};
+use object_core::{DataType, Device};
 
 use crate::data::{data_type_text, read_device, read_ints, write_device, write_ints, Style, B64};
 use crate::error::{GraphError, GraphErrorKind};
 use crate::json::{self, Json};
 
 /// The type key of tensor nodes.
-const TENSOR: &str = "ffi.Tensor";
-
 /// Writes `a`'s node data.
 ///
 /// # Errors
@@ -25,21 +25,26 @@ const TENSOR: &str = "ffi.Tensor";
 /// [`Unsupported`](GraphErrorKind::Unsupported) for an array the host cannot read, a
 /// data type without a text, or a big-endian target; [`Memory`](GraphErrorKind::Memory)
 /// when the copy of the bytes or the text cannot be allocated.
-pub(crate) fn write_tensor(out: &mut String, a: &NDArray, style: Style) -> Result<(), GraphError> {
+pub(crate) fn write_tensor(
+    out: &mut String,
+    a: &TensorContents<'_>,
+    key: &'static str,
+    style: Style,
+) -> Result<(), GraphError> {
     if cfg!(target_endian = "big") {
         return Err(GraphError::new(
             GraphErrorKind::Unsupported,
             "saving an ffi.Tensor writes little-endian bytes, which this big-endian target does not have",
         )
-        .with_type_key(TENSOR));
+        .with_type_key(key));
     }
-    let bytes = a.to_bytes().map_err(saving_error)?;
+    let bytes = a.bytes().map_err(|e| saving_error(e, key))?;
     out.push('{');
     style.key(out, "dtype");
-    json::write_str(out, &data_type_text(a.dtype())?);
+    json::write_str(out, &data_type_text(a.dtype)?);
     out.push_str(style.comma);
     style.key(out, "shape");
-    write_ints(out, a.shape(), style);
+    write_ints(out, a.shape, style);
     out.push_str(style.comma);
     style.key(out, "device");
     write_device(out, Device::cpu(), style);
@@ -47,12 +52,13 @@ pub(crate) fn write_tensor(out: &mut String, a: &NDArray, style: Style) -> Resul
     style.key(out, "data");
     // Base64 (no character of it needs escaping) straight into the text, after asking
     // for the room without aborting: the size comes from the array's shape.
+    let too_large =
+        |what: String| saving_error(BuiltinError::new(BuiltinErrorKind::Memory, what), key);
     let room = base64::encoded_len(bytes.len(), true)
         .and_then(|n| n.checked_add(2))
-        .ok_or(NDArrayError::TooLarge)
-        .map_err(saving_error)?;
+        .ok_or_else(|| too_large("the tensor is too large to save".into()))?;
     out.try_reserve(room)
-        .map_err(|_| saving_error(NDArrayError::AllocationFailed { bytes: room }))?;
+        .map_err(|_| too_large(format!("cannot allocate {room} bytes")))?;
     out.push('"');
     B64.encode_string(&bytes, out);
     out.push('"');
@@ -63,28 +69,18 @@ pub(crate) fn write_tensor(out: &mut String, a: &NDArray, style: Style) -> Resul
 /// An array's error while saving: [`Memory`](GraphErrorKind::Memory) for a copy that
 /// cannot be allocated, else [`Unsupported`](GraphErrorKind::Unsupported); it converts
 /// into the `Error` the array's error converts into.
-fn saving_error(e: NDArrayError) -> GraphError {
-    let kind = match e {
-        NDArrayError::AllocationFailed { .. } | NDArrayError::TooLarge => GraphErrorKind::Memory,
+fn saving_error(e: BuiltinError, key: &'static str) -> GraphError {
+    let kind = match e.kind() {
+        BuiltinErrorKind::Memory => GraphErrorKind::Memory,
         _ => GraphErrorKind::Unsupported,
     };
-    GraphError::wrap(kind, Error::from(e.clone()))
-        .with_source(e)
-        .with_type_key(TENSOR)
+    GraphError::builtin(kind, None, e).with_type_key(key)
 }
 
-/// An array from its node data (see [`write_tensor`]): a new CPU array. Any
-/// host-readable device (`cpu`, `cuda_host` or `rocm_host`, any id) loads as `cpu:0`
-/// (texts saved before the device written was always `cpu:0` may name one); any other
-/// device, or a negative id, is an error.
-///
-/// # Errors
-///
-/// [`Data`](GraphErrorKind::Data) for data of another form (members missing, extra or
-/// of the wrong kind, bad base64, bytes that do not fit the shape and data type, a
-/// device the host cannot read); [`Memory`](GraphErrorKind::Memory) when the array
-/// cannot be allocated. The caller names the node.
-pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError> {
+pub(crate) fn read_tensor<'t>(
+    data: Option<&'t Json<'_>>,
+    key: &'static str,
+) -> Result<TensorParts<'t>, GraphError> {
     let bad = |message: String| GraphError::new(GraphErrorKind::Data, message);
     let Some(data @ Json::Object(members)) = data else {
         return Err(bad(format!(
@@ -99,7 +95,7 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
         return Err(bad(format!("unknown tensor member `{k}`")));
     }
     if let Some(name) = crate::json::first_duplicate(members.iter().map(|(k, _)| k.as_ref())) {
-        return Err(GraphError::duplicate_member(name, "a tensor's data").with_type_key(TENSOR));
+        return Err(GraphError::duplicate_member(name, "a tensor's data").with_type_key(key));
     }
     let dtype = match data.get("dtype") {
         Some(Json::Str(s)) => s.parse::<DataType>().map_err(|e| {
@@ -126,16 +122,10 @@ pub(crate) fn read_tensor(data: Option<&Json<'_>>) -> Result<NDArray, GraphError
                 .into(),
         ));
     }
-    let device = if device.is_host_accessible() && device.device_id >= 0 {
-        Device::cpu()
-    } else {
-        device // refused by `from_bytes`, with the device in the message
-    };
-    NDArray::from_bytes(&shape, dtype, device, &bytes).map_err(|e| {
-        let kind = match e {
-            NDArrayError::AllocationFailed { .. } => GraphErrorKind::Memory,
-            _ => GraphErrorKind::Data,
-        };
-        GraphError::new(kind, e.to_string()).with_source(e)
+    Ok(TensorParts {
+        dtype,
+        shape: Cow::Owned(shape),
+        device,
+        bytes: Cow::Owned(bytes),
     })
 }

@@ -1,81 +1,154 @@
-//! `Array` and `Shape` as read-only sequences and `Map` as a read-only mapping.
+//! The classes of built-ins, by the shape of what they hold (see
+//! `object_core::builtin`): items as a read-only sequence (`ArrayBase`, the base of
+//! `ffi.Array`'s class), entries as a read-only mapping (`MapBase`), integers as a
+//! read-only sequence of ints (`ShapeBase`). Each reads its object's contents through
+//! the type's built-in hooks and builds a new one through them, so a built-in added
+//! later gets its class with no change here.
 
-use object_containers::{Array, ArrayObj, Map, MapObj, Shape, ShapeObj};
-use object_core::ObjectPtr;
+use object_containers::Map;
+use object_core::builtin::{BuiltinHooks, BuiltinShape, Contents, Parts};
+use object_core::registry;
 use object_core::{Any, AnyView, ObjectRef};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple, PyType};
 
 use crate::convert::{any_to_py, py_to_any};
-use crate::object::{take_pending, PyObj};
+use crate::object::{class_type_index, take_pending, PyObj};
 
-/// The base of `ffi.Array`'s class: a read-only sequence.
-#[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "ArrayBase")]
-pub(crate) struct PyArray {
-    arr: Array<Any>,
+/// The class a built-in's Python class derives from, by its shape: `None` for a
+/// shape with no class of its own (the object's class then derives from `Object`).
+pub(crate) fn builtin_base<'py>(
+    py: Python<'py>,
+    hooks: &'static BuiltinHooks,
+) -> Option<Bound<'py, PyType>> {
+    match (hooks.shape, hooks.mutable) {
+        (BuiltinShape::Items, false) => Some(py.get_type::<PyArray>()),
+        (BuiltinShape::Entries, false) => Some(py.get_type::<PyMap>()),
+        (BuiltinShape::Ints, false) => Some(py.get_type::<PyShape>()),
+        (BuiltinShape::Tensor, _) => Some(py.get_type::<crate::tensor::PyNDArray>()),
+        _ => None,
+    }
 }
 
-fn object_ref<T: object_core::ObjectType>(p: &object_core::ObjectPtr<T>) -> ObjectRef {
-    p.clone().into_object_ref()
+/// The built-in hooks of `obj`'s type, if they are of `shape` (and not mutable).
+fn hooks_of(obj: &ObjectRef, shape: BuiltinShape) -> PyResult<&'static BuiltinHooks> {
+    BuiltinHooks::of_object(obj)
+        .filter(|h| h.shape == shape && !h.mutable)
+        .ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "a `{}` does not hold {}",
+                obj.type_key(),
+                shape.name()
+            ))
+        })
+}
+
+/// The object being wrapped (see `object::wrap`), or a new one of `cls`'s type built
+/// from `parts` (of `shape`) through its hooks.
+fn pending_or_built(
+    cls: &Bound<'_, PyType>,
+    shape: BuiltinShape,
+    parts: Option<Parts<'_>>,
+) -> PyResult<(ObjectRef, &'static BuiltinHooks)> {
+    let obj = match (parts, take_pending()) {
+        (None, Some(obj)) => obj,
+        (parts, _) => {
+            let index = class_type_index(cls)?;
+            let hooks = registry::type_info(index)
+                .and_then(|i| i.reflection().builtin())
+                .filter(|h| h.shape == shape && !h.mutable)
+                .ok_or_else(|| {
+                    PyTypeError::new_err(format!(
+                        "{} is not the class of a built-in holding {}",
+                        cls.name()
+                            .map_or_else(|_| "this".to_owned(), |n| n.to_string()),
+                        shape.name()
+                    ))
+                })?;
+            let parts = parts.unwrap_or(match shape {
+                BuiltinShape::Entries => Parts::Entries(Vec::new()),
+                BuiltinShape::Ints => Parts::Ints(Vec::new().into()),
+                _ => Parts::Items(Vec::new()),
+            });
+            let built = (hooks.build)(parts).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            ObjectRef::try_from(built).map_err(|e| PyTypeError::new_err(e.to_string()))?
+        }
+    };
+    let hooks = hooks_of(&obj, shape)?;
+    Ok((obj, hooks))
+}
+
+/// The base of the classes of built-ins holding items (`ffi.Array`'s): a read-only
+/// sequence.
+#[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "ArrayBase")]
+pub(crate) struct PyArray {
+    obj: ObjectRef,
+    hooks: &'static BuiltinHooks,
+}
+
+impl PyArray {
+    /// The items, lent by the object.
+    fn items(&self) -> &[Any] {
+        match (self.hooks.contents)(&self.obj) {
+            Contents::Items(items) => items,
+            _ => &[],
+        }
+    }
 }
 
 #[pymethods]
 impl PyArray {
     #[new]
+    #[classmethod]
     #[pyo3(signature = (items = None))]
-    fn new(items: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
-        let arr = match items {
-            None => match take_pending() {
-                Some(obj) => {
-                    let p = obj
-                        .downcast::<ArrayObj>()
-                        .map_err(|o| PyTypeError::new_err(format!("not an array: {o:?}")))?;
-                    Array::<Any>::from_object_ptr(p)
-                        .map_err(|e| PyTypeError::new_err(e.to_string()))?
-                }
-                None => Array::new(),
-            },
-            Some(seq) => seq
-                .try_iter()?
-                .map(|x| py_to_any(&x?))
-                .collect::<PyResult<Array<Any>>>()?,
+    fn new(
+        cls: &Bound<'_, PyType>,
+        items: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let parts = match items {
+            None => None,
+            Some(seq) => Some(Parts::Items(
+                seq.try_iter()?
+                    .map(|x| py_to_any(&x?))
+                    .collect::<PyResult<Vec<Any>>>()?,
+            )),
         };
-        let base = PyObj {
-            obj: object_ref(arr.as_object_ptr()),
-        };
-        Ok(PyClassInitializer::from(base).add_subclass(PyArray { arr }))
+        let (obj, hooks) = pending_or_built(cls, BuiltinShape::Items, parts)?;
+        let base = PyObj { obj: obj.clone() };
+        Ok(PyClassInitializer::from(base).add_subclass(PyArray { obj, hooks }))
     }
 
     fn __len__(&self) -> usize {
-        self.arr.len()
+        self.items().len()
     }
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let arr = self.items();
         if let Ok(slice) = index.cast::<PySlice>() {
-            let ix = slice.indices(self.arr.len() as isize)?;
+            let ix = slice.indices(arr.len() as isize)?;
             let mut items = Vec::with_capacity(ix.slicelength);
             let mut i = ix.start;
             for _ in 0..ix.slicelength {
-                items.push(any_to_py(py, self.arr[i as usize].clone())?);
+                items.push(any_to_py(py, arr[i as usize].clone())?);
                 i += ix.step;
             }
             return Ok(PyList::new(py, items)?.into_any().unbind());
         }
         let i: isize = index.extract()?;
-        let n = self.arr.len() as isize;
+        let n = arr.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n {
             return Err(PyIndexError::new_err(format!(
                 "index {i} out of range for an array of length {n}"
             )));
         }
-        any_to_py(py, self.arr[j as usize].clone())
+        any_to_py(py, arr[j as usize].clone())
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let items = self
-            .arr
+            .items()
             .iter()
             .map(|v| any_to_py(py, v.clone()))
             .collect::<PyResult<Vec<_>>>()?;
@@ -83,57 +156,80 @@ impl PyArray {
     }
 }
 
-/// The base of `ffi.Map`'s class: a read-only mapping.
+/// The base of the classes of built-ins holding entries (`ffi.Map`'s): a read-only
+/// mapping.
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "MapBase")]
 pub(crate) struct PyMap {
-    map: Map<Any, Any>,
+    obj: ObjectRef,
+    hooks: &'static BuiltinHooks,
+    /// The object as a `Map`, for look-ups by hash, if it is one (any other built-in
+    /// of entries is searched in order).
+    map: Option<Map<Any, Any>>,
+}
+
+impl PyMap {
+    /// The entries, lent by the object (no entries for contents of another shape).
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (&Any, &Any)> + '_ {
+        match (self.hooks.contents)(&self.obj) {
+            Contents::Entries(entries) => Some(entries),
+            _ => None,
+        }
+        .into_iter()
+        .flatten()
+    }
+
+    /// The value of `key`.
+    fn lookup(&self, key: &Any) -> Option<Any> {
+        match &self.map {
+            Some(m) => m.get(AnyView::from(key)).cloned(),
+            None => self
+                .entries()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.clone()),
+        }
+    }
 }
 
 #[pymethods]
 impl PyMap {
     #[new]
+    #[classmethod]
     #[pyo3(signature = (items = None))]
-    fn new(items: Option<&Bound<'_, PyDict>>) -> PyResult<PyClassInitializer<Self>> {
-        let map = match items {
-            None => match take_pending() {
-                Some(obj) => {
-                    let p = obj
-                        .downcast::<MapObj>()
-                        .map_err(|o| PyTypeError::new_err(format!("not a map: {o:?}")))?;
-                    Map::<Any, Any>::from_object_ptr(p)
-                        .map_err(|e| PyTypeError::new_err(e.to_string()))?
-                }
-                None => Map::new(),
-            },
+    fn new(
+        cls: &Bound<'_, PyType>,
+        items: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let parts = match items {
+            None => None,
             Some(d) => {
-                let mut m = Map::with_capacity(d.len());
+                let mut entries = Vec::with_capacity(d.len());
                 for (k, v) in d.iter() {
-                    m.insert(py_to_any(&k)?, py_to_any(&v)?);
+                    entries.push((py_to_any(&k)?, py_to_any(&v)?));
                 }
-                m
+                Some(Parts::Entries(entries))
             }
         };
-        let base = PyObj {
-            obj: object_ref(map.as_object_ptr()),
-        };
-        Ok(PyClassInitializer::from(base).add_subclass(PyMap { map }))
+        let (obj, hooks) = pending_or_built(cls, BuiltinShape::Entries, parts)?;
+        let map = Map::<Any, Any>::try_from(Any::from(obj.clone())).ok();
+        let base = PyObj { obj: obj.clone() };
+        Ok(PyClassInitializer::from(base).add_subclass(PyMap { obj, hooks, map }))
     }
 
     fn __len__(&self) -> usize {
-        self.map.len()
+        (self.hooks.contents)(&self.obj).len()
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let k = py_to_any(key)?;
-        match self.map.get(AnyView::from(&k)) {
-            Some(v) => any_to_py(py, v.clone()),
+        match self.lookup(&k) {
+            Some(v) => any_to_py(py, v),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let k = py_to_any(key)?;
-        Ok(self.map.contains_key(AnyView::from(&k)))
+        Ok(self.lookup(&k).is_some())
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -143,9 +239,8 @@ impl PyMap {
     /// The keys, in the map's order.
     fn keys(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
         let items = self
-            .map
-            .keys()
-            .map(|k| any_to_py(py, k.clone()))
+            .entries()
+            .map(|(k, _)| any_to_py(py, k.clone()))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(PyList::new(py, items)?.unbind())
     }
@@ -153,9 +248,8 @@ impl PyMap {
     /// The values, in the map's order.
     fn values(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
         let items = self
-            .map
-            .values()
-            .map(|v| any_to_py(py, v.clone()))
+            .entries()
+            .map(|(_, v)| any_to_py(py, v.clone()))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(PyList::new(py, items)?.unbind())
     }
@@ -163,8 +257,7 @@ impl PyMap {
     /// The `(key, value)` pairs, in the map's order.
     fn items(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
         let items = self
-            .map
-            .iter()
+            .entries()
             .map(|(k, v)| {
                 let pair = [any_to_py(py, k.clone())?, any_to_py(py, v.clone())?];
                 PyTuple::new(py, pair)
@@ -181,49 +274,51 @@ impl PyMap {
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let k = py_to_any(key)?;
-        match self.map.get(AnyView::from(&k)) {
-            Some(v) => any_to_py(py, v.clone()),
+        match self.lookup(&k) {
+            Some(v) => any_to_py(py, v),
             None => Ok(default.unwrap_or_else(|| py.None())),
         }
     }
 }
 
-/// The base of `ffi.Shape`'s class: a read-only sequence of ints.
+/// The base of the classes of built-ins holding integers (`ffi.Shape`'s): a read-only
+/// sequence of ints.
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "ShapeBase")]
 pub(crate) struct PyShape {
-    shape: ObjectPtr<ShapeObj>,
+    obj: ObjectRef,
+    hooks: &'static BuiltinHooks,
 }
 
 impl PyShape {
     fn dims(&self) -> &[i64] {
-        ObjectPtr::items(&self.shape)
+        match (self.hooks.contents)(&self.obj) {
+            Contents::Ints(dims) => dims,
+            _ => &[],
+        }
     }
 }
 
 #[pymethods]
 impl PyShape {
     #[new]
+    #[classmethod]
     #[pyo3(signature = (dims = None))]
-    fn new(dims: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
-        let shape = match dims {
-            None => match take_pending() {
-                Some(obj) => obj
-                    .downcast::<ShapeObj>()
-                    .map_err(|o| PyTypeError::new_err(format!("not a shape: {o:?}")))?,
-                None => Shape::new(&[]).into_object_ptr(),
-            },
-            Some(seq) => {
-                let dims = seq
-                    .try_iter()?
+    fn new(
+        cls: &Bound<'_, PyType>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let parts = match dims {
+            None => None,
+            Some(seq) => Some(Parts::Ints(
+                seq.try_iter()?
                     .map(|x| x?.extract::<i64>())
-                    .collect::<PyResult<Vec<i64>>>()?;
-                Shape::new(&dims).into_object_ptr()
-            }
+                    .collect::<PyResult<Vec<i64>>>()?
+                    .into(),
+            )),
         };
-        let base = PyObj {
-            obj: object_ref(&shape),
-        };
-        Ok(PyClassInitializer::from(base).add_subclass(PyShape { shape }))
+        let (obj, hooks) = pending_or_built(cls, BuiltinShape::Ints, parts)?;
+        let base = PyObj { obj: obj.clone() };
+        Ok(PyClassInitializer::from(base).add_subclass(PyShape { obj, hooks }))
     }
 
     fn __len__(&self) -> usize {

@@ -20,6 +20,7 @@
 use std::collections::HashSet;
 
 use object_containers::{Array, Map};
+use object_core::builtin::{BuiltinHooks, Contents};
 use object_core::{type_index, Any, AnyView, Bytes, ObjectRef};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -335,10 +336,6 @@ pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
                 return Ok((p as usize).into_pyobject(py)?.into_any().unbind());
             }
         }
-        type_index::BYTES => {
-            let b = Bytes::try_from(v).map_err(|e| PyTypeError::new_err(e.to_string()))?;
-            return Ok(PyBytes::new(py, b.as_bytes()).into_any().unbind());
-        }
         _ => {}
     }
     if let Some(s) = v.as_str() {
@@ -346,6 +343,15 @@ pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
     }
     if v.is_object() {
         let obj = ObjectRef::try_from(v).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        // A built-in that holds text or bytes is a Python value (`str`, `bytes`);
+        // any other object is wrapped in its class.
+        if let Some(hooks) = BuiltinHooks::of_object(&obj).filter(|h| h.is_value()) {
+            match (hooks.contents)(&obj) {
+                Contents::Bytes(b) => return Ok(PyBytes::new(py, b).into_any().unbind()),
+                Contents::Text(t) => return Ok(PyString::new(py, t).into_any().unbind()),
+                _ => {}
+            }
+        }
         return wrap(py, obj);
     }
     Err(PyTypeError::new_err(format!(

@@ -32,11 +32,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
-use crate::containers::{PyArray, PyMap, PyShape};
 use crate::convert::{any_to_py, py_to_any, view_to_py};
 use crate::error::error_to_pyerr;
 use crate::function::PyFunction;
-use crate::tensor::PyNDArray;
 
 /// The base of every object class: one strong reference to the object.
 #[pyclass(frozen, subclass, weakref, module = "object_python", name = "Object")]
@@ -482,20 +480,21 @@ fn make_class<'py>(
     index: u32,
     parent: Option<&Bound<'py, PyType>>,
 ) -> PyResult<Bound<'py, PyType>> {
-    let base = match index {
-        type_index::OBJECT => return Ok(py.get_type::<PyObj>()),
-        type_index::ARRAY => py.get_type::<PyArray>(),
-        type_index::MAP => py.get_type::<PyMap>(),
-        type_index::SHAPE => py.get_type::<PyShape>(),
-        type_index::FUNCTION => py.get_type::<PyFunction>(),
-        type_index::TENSOR => py.get_type::<PyNDArray>(),
+    let info = registry::type_info(index)
+        .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
+    // A built-in's class derives from its shape's (a sequence for items, a mapping for
+    // entries …); functions' from `Function`, which calls them.
+    let base = match (index, info.reflection().builtin()) {
+        (type_index::OBJECT, _) => return Ok(py.get_type::<PyObj>()),
+        (type_index::FUNCTION, _) => py.get_type::<PyFunction>(),
+        (_, Some(hooks)) => crate::containers::builtin_base(py, hooks)
+            .or_else(|| parent.cloned())
+            .unwrap_or_else(|| py.get_type::<PyObj>()),
         _ => match parent {
             Some(p) => p.clone(),
             None => py.get_type::<PyObj>(),
         },
     };
-    let info = registry::type_info(index)
-        .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
     let key = info.key();
     let name = key.rsplit('.').next().unwrap_or(key);
     let ns = PyDict::new(py);

@@ -13,7 +13,7 @@ use object_core::{
 /// `Debug`, which only has `&self`), length, capacity, then the `Any` slots.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Array", index = 71, final, opaque, structural_hooks = ARRAY_HOOKS)]
+#[object(key = "ffi.Array", index = 71, final, opaque, builtin = ARRAY_HOOKS)]
 pub struct ArrayObj {
     base: Object,
     data: *const Any,
@@ -819,54 +819,19 @@ super::view_field_value!(Array<T>, "ffi.Array");
 
 crate::function::impl_call_traits!(impl<T: AnyItem> Array<T>);
 
-/// Structural equality sees an array as its items, in order.
-static ARRAY_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
-        contents: array_contents,
-    };
-
-fn array_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    _: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    match obj.downcast_ptr_ref::<ArrayObj>() {
-        Some(p) => object_core::structural::Contents::Items(ObjectPtr::items(p)),
-        None => object_core::structural::Contents::Identity,
-    }
-}
-
-// The `transform` walkers see an array's object items as its children, in order.
-inventory::submit! {
-    object_core::transform::ContainerHooks {
-        type_index: object_core::type_index::ARRAY,
-        children: array_children,
-        rebuild: array_rebuild,
-    }
-}
-
-fn array_children<'a>(
-    obj: &'a object_core::ObjectRef,
-    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
-) {
-    if let Some(p) = obj.downcast_ptr_ref::<ArrayObj>() {
-        for item in ObjectPtr::items(p) {
-            if let Some(o) = super::item_child(item) {
-                f(object_core::transform::ChildRef::Borrowed(o));
-            }
-        }
-    }
-}
-
-fn array_rebuild(
-    obj: &object_core::ObjectRef,
-    children: &mut object_core::transform::Children<'_>,
-) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
-    let items = obj
-        .downcast_ptr_ref::<ArrayObj>()
-        .map_or(&[][..], ObjectPtr::items);
-    let new = items
-        .iter()
-        .map(|item| super::rebuild_item(item, children, "ffi.Array"))
-        .collect::<Result<Array<Any>, _>>()?;
-    Ok(new.into_object_ptr().into_object_ref())
-}
+/// An array is a built-in of shape items: lent in place, built from a `Vec` of them.
+static ARRAY_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Items,
+    mutable: false,
+    contents: |obj| match obj.downcast_ptr_ref::<ArrayObj>() {
+        Some(p) => object_core::builtin::Contents::Items(ObjectPtr::items(p)),
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Items(items) => Ok(Any::from(Array::<Any>::from(items))),
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Items,
+            &other,
+        )),
+    },
+};

@@ -38,8 +38,8 @@ use core::str::FromStr;
 use std::borrow::Cow;
 
 use dashu_int::{IBig, Sign, UBig};
-use object_core::structural::{Contents, StructuralHooks, StructuralOptions};
-use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+use object_core::builtin::{BuiltinError, BuiltinHooks, BuiltinShape, Contents, Parts};
+use object_core::{make_object, Object, ObjectPtr};
 
 /// The object behind [`BigInt`].
 #[derive(object_core::Object)]
@@ -49,7 +49,7 @@ use object_core::{make_object, Object, ObjectPtr, ObjectRef};
     index = 78,
     final,
     opaque,
-    structural_hooks = BIG_INT_HOOKS
+    builtin = BIG_INT_HOOKS
 )]
 pub struct BigIntObj {
     base: Object,
@@ -256,29 +256,20 @@ impl Ord for BigInt {
 crate::handle::object_handle!(BigInt, BigIntObj, "ffi.BigInt");
 crate::function::impl_call_traits!(BigInt);
 
-/// Structural equality and hashing see a `BigInt` as its value.
-static BIG_INT_HOOKS: StructuralHooks = StructuralHooks {
-    contents: big_int_contents,
-};
-
-fn big_int_contents<'a>(obj: &'a ObjectRef, _: &StructuralOptions) -> Contents<'a> {
-    match obj.downcast_ref::<BigIntObj>() {
-        Some(b) => Contents::Bytes(Cow::Owned(sign_magnitude_bytes(&b.value))),
+/// A `BigInt` is a built-in of shape integer: its decimal text (as tvm-ffi writes it),
+/// built by parsing such text.
+static BIG_INT_HOOKS: BuiltinHooks = BuiltinHooks {
+    shape: BuiltinShape::Integer,
+    mutable: false,
+    contents: |obj| match obj.downcast_ref::<BigIntObj>() {
+        Some(b) => Contents::Integer(Cow::Owned(b.value.to_string())),
         None => Contents::Identity,
-    }
-}
-
-/// One byte for the sign (1 if negative), then the magnitude's bytes, least significant
-/// first, without high zero bytes: one byte string per value, whatever the word size.
-fn sign_magnitude_bytes(value: &IBig) -> Vec<u8> {
-    let (sign, words) = value.as_sign_words();
-    let mut out = Vec::with_capacity(1 + core::mem::size_of_val(words));
-    out.push(u8::from(sign == Sign::Negative));
-    for w in words {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    while out.len() > 1 && out.last() == Some(&0) {
-        out.pop();
-    }
-    out
-}
+    },
+    build: |parts| match parts {
+        Parts::Integer(text) => text
+            .parse::<BigInt>()
+            .map(object_core::Any::from)
+            .map_err(|e| BuiltinError::data(e.to_string())),
+        other => Err(BuiltinError::wrong_shape(BuiltinShape::Integer, &other)),
+    },
+};

@@ -17,7 +17,7 @@ use super::Map;
 /// code outside this module runs.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Dict", index = 76, final, opaque, structural_hooks = DICT_HOOKS)]
+#[object(key = "ffi.Dict", index = 76, final, opaque, builtin = DICT_HOOKS)]
 pub struct DictObj {
     base: Object,
     inner: RwLock<MapInner>,
@@ -41,23 +41,6 @@ impl DictObj {
             .iter()
             .map(|e| (e.key.clone(), e.value.clone()))
             .collect()
-    }
-}
-
-/// Structural equality sees a dict as a snapshot of its entries, taken under the lock
-/// (so none is held while they are compared), compared as a `Map`'s: in any order.
-static DICT_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
-        contents: dict_contents,
-    };
-
-fn dict_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    _: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    match obj.downcast_ref::<DictObj>() {
-        Some(d) => object_core::structural::Contents::SnapshotEntries(d.snapshot()),
-        None => object_core::structural::Contents::Identity,
     }
 }
 
@@ -532,51 +515,27 @@ super::view_field_value!(Dict<K, V>, "ffi.Dict");
 
 crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Dict<K, V>);
 
-// The `transform` walkers see a dict's object keys and values as its children, key
-// then value, in insertion order, from a snapshot (see `List`'s hooks). A rebuilt dict
-// is a new dict; new keys that collide keep the last entry.
-inventory::submit! {
-    object_core::transform::ContainerHooks {
-        type_index: object_core::type_index::DICT,
-        children: dict_children,
-        rebuild: dict_rebuild,
-    }
-}
-
-fn dict_children<'a>(
-    obj: &'a object_core::ObjectRef,
-    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
-) {
-    if let Some(d) = obj.downcast_ref::<DictObj>() {
-        for (k, v) in &d.snapshot() {
-            for item in [k, v] {
-                if let Some(o) = super::item_child(item) {
-                    f(object_core::transform::ChildRef::Owned(o.clone()));
-                }
+/// A dict is a mutable built-in of shape entries: walkers read a snapshot of its
+/// entries taken under the lock; one is built as a new dict (a later equal key
+/// replaces an earlier one's value).
+static DICT_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Entries,
+    mutable: true,
+    contents: |obj| match obj.downcast_ref::<DictObj>() {
+        Some(d) => object_core::builtin::Contents::SnapshotEntries(d.snapshot()),
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Entries(entries) => {
+            let d = Dict::<Any, Any>::new();
+            for (k, v) in entries {
+                d.insert(k, v);
             }
+            Ok(Any::from(d))
         }
-    }
-}
-
-fn dict_rebuild(
-    obj: &object_core::ObjectRef,
-    children: &mut object_core::transform::Children<'_>,
-) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
-    let entries = obj
-        .downcast_ref::<DictObj>()
-        .map(DictObj::snapshot)
-        .unwrap_or_default();
-    let new = Dict::<Any, Any>::new();
-    for (k, v) in &entries {
-        let k = super::rebuild_item(k, children, "ffi.Dict")?;
-        let v = super::rebuild_item(v, children, "ffi.Dict")?;
-        new.insert(k, v);
-    }
-    if children.remaining() != 0 {
-        return Err(object_core::transform::TransformError::item_type(
-            "ffi.Dict",
-            object_core::TypeError::new("the entries the walk saw", "a dict changed meanwhile"),
-        ));
-    }
-    Ok(new.into_object_ptr().into_object_ref())
-}
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Entries,
+            &other,
+        )),
+    },
+};

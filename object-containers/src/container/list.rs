@@ -19,7 +19,7 @@ use super::{Array, ArrayError};
 /// itself does not re-enter the lock.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.List", index = 75, final, opaque, structural_hooks = LIST_HOOKS)]
+#[object(key = "ffi.List", index = 75, final, opaque, builtin = LIST_HOOKS)]
 pub struct ListObj {
     base: Object,
     items: RwLock<Vec<Any>>,
@@ -40,23 +40,6 @@ impl ListObj {
     /// A copy of the items (each a new reference), taken under the lock.
     fn snapshot(&self) -> Vec<Any> {
         self.read().clone()
-    }
-}
-
-/// Structural equality sees a list as a snapshot of its items, in order, taken under
-/// the lock (so none is held while the items are compared).
-static LIST_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
-        contents: list_contents,
-    };
-
-fn list_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    _: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    match obj.downcast_ref::<ListObj>() {
-        Some(l) => object_core::structural::Contents::SnapshotItems(l.snapshot()),
-        None => object_core::structural::Contents::Identity,
     }
 }
 
@@ -584,48 +567,23 @@ super::view_field_value!(List<T>, "ffi.List");
 
 crate::function::impl_call_traits!(impl<T: AnyItem> List<T>);
 
-// The `transform` walkers see a list's object items as its children, in order, from a
-// snapshot (the list may change meanwhile: a rebuild takes a new snapshot, and a list
-// that changed between the two is a `WrongChildType` error if its children no longer
-// line up). A rebuilt list is a new list.
-inventory::submit! {
-    object_core::transform::ContainerHooks {
-        type_index: object_core::type_index::LIST,
-        children: list_children,
-        rebuild: list_rebuild,
-    }
-}
-
-fn list_children<'a>(
-    obj: &'a object_core::ObjectRef,
-    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
-) {
-    if let Some(l) = obj.downcast_ref::<ListObj>() {
-        for item in &l.snapshot() {
-            if let Some(o) = super::item_child(item) {
-                f(object_core::transform::ChildRef::Owned(o.clone()));
-            }
+/// A list is a mutable built-in of shape items: walkers read a snapshot of its items
+/// taken under the lock (so none is held while they are compared, rewritten or saved);
+/// one is built as a new list.
+static LIST_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Items,
+    mutable: true,
+    contents: |obj| match obj.downcast_ref::<ListObj>() {
+        Some(l) => object_core::builtin::Contents::SnapshotItems(l.snapshot()),
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Items(items) => {
+            Ok(Any::from(items.into_iter().collect::<List<Any>>()))
         }
-    }
-}
-
-fn list_rebuild(
-    obj: &object_core::ObjectRef,
-    children: &mut object_core::transform::Children<'_>,
-) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
-    let items = obj
-        .downcast_ref::<ListObj>()
-        .map(ListObj::snapshot)
-        .unwrap_or_default();
-    let new = items
-        .iter()
-        .map(|item| super::rebuild_item(item, children, "ffi.List"))
-        .collect::<Result<Vec<Any>, _>>()?;
-    if children.remaining() != 0 {
-        return Err(object_core::transform::TransformError::item_type(
-            "ffi.List",
-            object_core::TypeError::new("the items the walk saw", "a list changed meanwhile"),
-        ));
-    }
-    Ok(new_obj(new).into_object_ref())
-}
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Items,
+            &other,
+        )),
+    },
+};

@@ -126,7 +126,7 @@ impl MapInner {
 /// The object behind [`Map`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Map", index = 72, final, opaque, structural_hooks = MAP_HOOKS)]
+#[object(key = "ffi.Map", index = 72, final, opaque, builtin = MAP_HOOKS)]
 pub struct MapObj {
     base: Object,
     inner: MapInner,
@@ -626,61 +626,43 @@ super::view_field_value!(Map<K, V>, "ffi.Map");
 
 crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Map<K, V>);
 
-/// Structural equality sees a map as its entries, in no particular order.
-static MAP_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
-        contents: map_contents,
-    };
-
-fn map_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    _: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    match obj.downcast_ref::<MapObj>() {
-        Some(m) => object_core::structural::Contents::Entries(
-            m.inner.iter().map(|e| (&e.key, &e.value)).collect(),
-        ),
-        None => object_core::structural::Contents::Identity,
-    }
-}
-
-// The `transform` walkers see a map's object keys and values as its children, key then
-// value, in insertion order. A rebuilt map whose new keys collide keeps the last entry.
-inventory::submit! {
-    object_core::transform::ContainerHooks {
-        type_index: object_core::type_index::MAP,
-        children: map_children,
-        rebuild: map_rebuild,
-    }
-}
-
-fn map_children<'a>(
-    obj: &'a object_core::ObjectRef,
-    f: &mut dyn FnMut(object_core::transform::ChildRef<'a>),
-) {
-    if let Some(m) = obj.downcast_ref::<MapObj>() {
-        for e in m.inner.iter() {
-            for item in [&e.key, &e.value] {
-                if let Some(o) = super::item_child(item) {
-                    f(object_core::transform::ChildRef::Borrowed(o));
-                }
-            }
+/// A map is a built-in of shape entries: lent in place, in insertion order, as a
+/// borrowed iterator; built from a `Vec` of them (a later equal key replaces an
+/// earlier one's value).
+static MAP_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Entries,
+    mutable: false,
+    contents: |obj| match obj.downcast_ref::<MapObj>() {
+        Some(m) => {
+            object_core::builtin::Contents::Entries(object_core::builtin::Entries::new(&m.inner))
         }
-    }
-}
-
-fn map_rebuild(
-    obj: &object_core::ObjectRef,
-    children: &mut object_core::transform::Children<'_>,
-) -> Result<object_core::ObjectRef, object_core::transform::TransformError> {
-    let mut out = Vec::new();
-    if let Some(m) = obj.downcast_ref::<MapObj>() {
-        for e in m.inner.iter() {
-            let k = super::rebuild_item(&e.key, children, "ffi.Map")?;
-            let v = super::rebuild_item(&e.value, children, "ffi.Map")?;
-            out.push((k, v));
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Entries(entries) => {
+            Ok(Any::from(entries.into_iter().collect::<Map<Any, Any>>()))
         }
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Entries,
+            &other,
+        )),
+    },
+};
+
+impl object_core::builtin::EntryList for MapInner {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
     }
-    let new: Map<Any, Any> = out.into_iter().collect();
-    Ok(new.into_object_ptr().into_object_ref())
+    #[inline]
+    fn end(&self) -> usize {
+        self.entries.len()
+    }
+    #[inline]
+    fn entry(&self, position: usize) -> Option<(&Any, &Any)> {
+        self.entries
+            .get(position)?
+            .as_ref()
+            .map(|e| (&e.key, &e.value))
+    }
 }

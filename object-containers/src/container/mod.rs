@@ -69,24 +69,3 @@ macro_rules! view_field_value {
     };
 }
 pub(crate) use view_field_value;
-
-/// An item as the `transform` walkers see it: a child if it is an object (strings are
-/// values, as in reflected fields).
-#[inline]
-fn item_child(item: &object_core::Any) -> Option<&object_core::ObjectRef> {
-    match object_core::reflection::ValueRef::from_any(item) {
-        object_core::reflection::ValueRef::Object(o) => Some(o),
-        _ => None,
-    }
-}
-
-/// `item` with its object (if a child) replaced by the next of `children`.
-#[inline]
-fn rebuild_item(
-    item: &object_core::Any,
-    children: &mut object_core::transform::Children<'_>,
-    key: &str,
-) -> Result<object_core::Any, object_core::transform::TransformError> {
-    <object_core::Any as object_core::reflection::FieldValue>::rebuild_field(item, children)
-        .map_err(|e| object_core::transform::TransformError::item_type(key, e))
-}

@@ -9,7 +9,7 @@ use object_core::{make_object_with_slice, InlineItems, Object, ObjectPtr};
 /// The object behind [`Shape`].
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Shape", index = 69, final, opaque, structural_hooks = SHAPE_HOOKS)]
+#[object(key = "ffi.Shape", index = 69, final, opaque, builtin = SHAPE_HOOKS)]
 pub struct ShapeObj {
     base: Object,
     data: *const i64,
@@ -142,18 +142,19 @@ impl<const N: usize> From<[i64; N]> for Shape {
 crate::handle::object_handle!(Shape, ShapeObj, "ffi.Shape");
 crate::function::impl_call_traits!(Shape);
 
-/// Structural equality sees a shape as its dimensions.
-static SHAPE_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
-        contents: shape_contents,
-    };
-
-fn shape_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    _: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    match obj.downcast_ptr_ref::<ShapeObj>() {
-        Some(p) => object_core::structural::Contents::Ints(ObjectPtr::items(p)),
-        None => object_core::structural::Contents::Identity,
-    }
-}
+/// A shape is a built-in of shape integers: its dimensions.
+static SHAPE_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Ints,
+    mutable: false,
+    contents: |obj| match obj.downcast_ptr_ref::<ShapeObj>() {
+        Some(p) => object_core::builtin::Contents::Ints(ObjectPtr::items(p)),
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Ints(dims) => Ok(object_core::Any::from(Shape::new(&dims))),
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Ints,
+            &other,
+        )),
+    },
+};

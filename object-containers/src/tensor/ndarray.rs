@@ -928,12 +928,16 @@ impl FromArg for *mut DLTensor {
     }
 }
 
-/// Structural equality sees an NDArray as its dtype, shape and (unless skipped) its
-/// elements, packed in row-major order: a strided NDArray is compared by a packed copy
-/// of its elements; one that is not on the host by identity.
-pub(super) static NDARRAY_HOOKS: object_core::structural::StructuralHooks =
-    object_core::structural::StructuralHooks {
+/// A tensor is a built-in of shape tensor: its dtype, shape, device and elements,
+/// packed in row-major order (borrowed from a contiguous host tensor, gathered from a
+/// strided one; unreadable off the host). One is built from packed bytes, on the CPU
+/// when the device given is host-accessible (as a deep copy is).
+pub(super) static NDARRAY_HOOKS: object_core::builtin::BuiltinHooks =
+    object_core::builtin::BuiltinHooks {
+        shape: object_core::builtin::BuiltinShape::Tensor,
+        mutable: false,
         contents: ndarray_contents,
+        build: ndarray_build,
     };
 
 /// Borrows `p` as an NDArray handle (no count change).
@@ -942,37 +946,70 @@ fn as_ndarray(p: &ObjectPtr<NDArrayObj>) -> &NDArray {
     unsafe { &*(p as *const ObjectPtr<NDArrayObj> as *const NDArray) }
 }
 
-fn ndarray_contents<'a>(
-    obj: &'a object_core::ObjectRef,
-    options: &object_core::structural::StructuralOptions,
-) -> object_core::structural::Contents<'a> {
-    use object_core::structural::{Contents, TensorContents, TensorData};
+fn ndarray_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    use object_core::builtin::{Contents, TensorContents};
     let Some(p) = obj.downcast_ptr_ref::<NDArrayObj>() else {
         return Contents::Identity;
     };
     let a = as_ndarray(p);
-    let data = if options.skips_tensor_contents() {
-        TensorData::Skipped
-    } else {
-        match a.as_bytes() {
-            Ok(b) => TensorData::Bytes(std::borrow::Cow::Borrowed(b)),
-            Err(NDArrayError::NotContiguous) => packed_copy(a)
-                .map_or(TensorData::Unreadable, |v| {
-                    TensorData::Bytes(std::borrow::Cow::Owned(v))
-                }),
-            Err(_) => TensorData::Unreadable,
-        }
-    };
-    Contents::Tensor(TensorContents {
-        dtype: a.dtype(),
-        shape: a.shape(),
-        data,
-    })
+    Contents::Tensor(TensorContents::new(
+        obj,
+        a.dtype(),
+        a.shape(),
+        a.device(),
+        ndarray_bytes,
+    ))
 }
 
-/// The elements of a strided NDArray, packed.
-fn packed_copy(a: &NDArray) -> Option<Vec<u8>> {
-    let mut c = NDArray::empty(a.shape(), a.dtype(), Device::cpu()).ok()?;
-    c.copy_from(a).ok()?;
-    c.as_bytes().ok().map(<[u8]>::to_vec)
+/// The packed elements of the tensor `obj`.
+fn ndarray_bytes(
+    obj: &object_core::ObjectRef,
+) -> Result<std::borrow::Cow<'_, [u8]>, object_core::builtin::BuiltinError> {
+    use std::borrow::Cow;
+    let Some(p) = obj.downcast_ptr_ref::<NDArrayObj>() else {
+        return Err(read_error(NDArrayError::NotContiguous));
+    };
+    let a = as_ndarray(p);
+    match a.as_bytes() {
+        Ok(b) => Ok(Cow::Borrowed(b)),
+        Err(NDArrayError::NotContiguous) => a.to_bytes().map(Cow::Owned).map_err(read_error),
+        Err(e) => Err(read_error(e)),
+    }
+}
+
+fn ndarray_build(
+    parts: object_core::builtin::Parts<'_>,
+) -> Result<object_core::Any, object_core::builtin::BuiltinError> {
+    use object_core::builtin::{BuiltinError, BuiltinShape, Parts};
+    let t = match parts {
+        Parts::Tensor(t) => t,
+        other => return Err(BuiltinError::wrong_shape(BuiltinShape::Tensor, &other)),
+    };
+    let device = if t.device.is_host_accessible() && t.device.device_id >= 0 {
+        Device::cpu()
+    } else {
+        t.device // refused by `from_bytes`, with the device in the message
+    };
+    NDArray::from_bytes(&t.shape, t.dtype, device, &t.bytes)
+        .map(object_core::Any::from)
+        .map_err(|e| {
+            let kind = match e {
+                NDArrayError::AllocationFailed { .. } => {
+                    object_core::builtin::BuiltinErrorKind::Memory
+                }
+                _ => object_core::builtin::BuiltinErrorKind::Data,
+            };
+            object_core::builtin::BuiltinError::with_cause(kind, e)
+        })
+}
+
+/// An NDArray's reading error as a built-in's: memory as memory, anything else (a
+/// tensor not on the host) as unsupported.
+fn read_error(e: NDArrayError) -> object_core::builtin::BuiltinError {
+    use object_core::builtin::{BuiltinError, BuiltinErrorKind};
+    let kind = match e {
+        NDArrayError::AllocationFailed { .. } | NDArrayError::TooLarge => BuiltinErrorKind::Memory,
+        _ => BuiltinErrorKind::Unsupported,
+    };
+    BuiltinError::with_cause(kind, e)
 }

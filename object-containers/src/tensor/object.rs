@@ -326,7 +326,7 @@ impl Drop for ForeignOwner {
 /// allocation.
 #[derive(object_core::Object)]
 #[repr(C)]
-#[object(key = "ffi.Tensor", index = 70, final, opaque, structural_hooks = super::ndarray::NDARRAY_HOOKS)]
+#[object(key = "ffi.Tensor", index = 70, final, opaque, builtin = super::ndarray::NDARRAY_HOOKS)]
 pub struct NDArrayObj {
     base: Object,
     tensor: DLTensor,

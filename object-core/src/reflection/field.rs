@@ -12,9 +12,10 @@ use core::sync::atomic::AtomicPtr;
 
 use super::raw::{ChildFields, DebugFn, EqPlan, GetFn, ViewFn, VisitFn, PLACEHOLDER};
 use crate::any::{Any, TypeError};
+use crate::builtin::BuiltinHooks;
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
-use crate::structural::{StructuralHooks, StructuralKind};
+use crate::structural::StructuralKind;
 use crate::transform::RebuildFn;
 use crate::type_index as ti;
 
@@ -260,7 +261,9 @@ pub struct TypeReflection {
     pub(super) custom_debug: bool,
     pub(super) create: Option<CreateFn>,
     pub(super) debug: DebugFn,
-    pub(crate) structural: StructuralSpec,
+    pub(crate) structural: StructuralKind,
+    /// `#[object(builtin = PATH)]`: what an opaque built-in holds (see [`crate::builtin`]).
+    pub(crate) builtin: Option<&'static BuiltinHooks>,
     /// `#[object(abstract)]`: `create` refuses the type itself.
     pub(super) is_abstract: bool,
     /// Copies an object with new children (see [`crate::transform`]).
@@ -270,20 +273,6 @@ pub struct TypeReflection {
     pub(super) eq_plan: AtomicPtr<EqPlan>,
     /// The fields that can hold a child object, once listed (see `raw::child_fields`).
     pub(super) child_fields: AtomicPtr<ChildFields>,
-}
-
-/// What structural equality and hashing need to know about a type.
-#[derive(Clone, Copy)]
-pub(crate) struct StructuralSpec {
-    pub(crate) kind: StructuralKind,
-    pub(crate) hooks: Option<&'static StructuralHooks>,
-}
-
-impl StructuralSpec {
-    pub(crate) const DEFAULT: StructuralSpec = StructuralSpec {
-        kind: StructuralKind::Tree,
-        hooks: None,
-    };
 }
 
 pub(super) type CreateFn =
@@ -337,23 +326,26 @@ impl TypeReflection {
 
     /// How structural equality and hashing treat objects of this type.
     pub fn structural_kind(&self) -> StructuralKind {
-        self.structural.kind
+        self.structural
     }
 
-    /// The structural hooks of a built-in with a representation of its own (`Array`,
-    /// `Map`, `Shape`, `NDArray`), if any.
-    pub fn structural_hooks(&self) -> Option<&'static StructuralHooks> {
-        self.structural.hooks
+    /// What a built-in with a representation of its own (`String`, `Array`, `Map`,
+    /// `Shape`, `Tensor` …) holds, if the type is one (see [`crate::builtin`]).
+    #[inline]
+    pub fn builtin(&self) -> Option<&'static BuiltinHooks> {
+        self.builtin
     }
 
-    /// This reflection with structural kind `kind` and `hooks`. Used by the derive.
+    /// This reflection with structural kind `kind` and built-in hooks `builtin`. Used
+    /// by the derive.
     #[must_use]
     pub const fn with_structural(
         mut self,
         kind: StructuralKind,
-        hooks: Option<&'static StructuralHooks>,
+        builtin: Option<&'static BuiltinHooks>,
     ) -> TypeReflection {
-        self.structural = StructuralSpec { kind, hooks };
+        self.structural = kind;
+        self.builtin = builtin;
         self
     }
 }
@@ -381,7 +373,8 @@ impl fmt::Debug for TypeReflection {
             .field("opaque", &self.opaque)
             .field("can_create", &self.can_create())
             .field("is_abstract", &self.is_abstract)
-            .field("structural_kind", &self.structural.kind)
+            .field("structural_kind", &self.structural)
+            .field("builtin", &self.builtin.map(|b| b.shape))
             .finish()
     }
 }

@@ -14,9 +14,9 @@ use std::rc::Rc;
 
 use super::{print_slot, raw, AttrVisitor, FieldInfo, Reflect};
 use crate::any::AnyView;
+use crate::builtin::{BuiltinHooks, BuiltinShape};
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::type_index as ti;
 
 /// How deep the printer descends before writing `…`.
 const MAX_PRINT_DEPTH: usize = 96;
@@ -252,7 +252,8 @@ impl fmt::Debug for DynObject<'_> {
         let obj = self.0;
         let d = raw::describe(obj);
         let (info, refl) = (d.info(), d.reflection());
-        if matches!(info.index(), ti::STRING | ti::BYTES) {
+        let builtin = refl.builtin();
+        if builtin.is_some_and(BuiltinHooks::is_value) {
             // Strings and bytes are values: printed by content every time, never labelled.
             return d.debug(f);
         }
@@ -261,7 +262,7 @@ impl fmt::Debug for DynObject<'_> {
             Reach::Elided => return write!(f, "{} {{ … }}", info.key()),
             Reach::Full(label) => label,
         };
-        if info.index() == ti::BIG_INT && counting() {
+        if builtin.is_some_and(|b| b.shape == BuiltinShape::Integer) && counting() {
             // A number holds no object, so the counting pass need not write its digits
             // (a million of them take a good part of a second).
             return Ok(());

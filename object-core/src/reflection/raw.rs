@@ -25,7 +25,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 use super::create::{finish_create, FieldSource};
 use super::error::ReflectError;
-use super::field::{CreateFn, StructuralSpec};
+use super::field::CreateFn;
 use super::per_table::PerTable;
 use super::value::{
     LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER, LAYOUT_U64,
@@ -153,7 +153,8 @@ pub const unsafe fn type_reflection(
         custom_debug,
         create,
         debug,
-        structural: StructuralSpec::DEFAULT,
+        structural: StructuralKind::Tree,
+        builtin: None,
         is_abstract: false,
         rebuild: None,
         eq_plan: AtomicPtr::new(core::ptr::null_mut()),
@@ -200,7 +201,8 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: None,
     debug: debug_entry::<Object>,
-    structural: StructuralSpec::DEFAULT,
+    structural: StructuralKind::Tree,
+    builtin: None,
     is_abstract: false,
     rebuild: None,
     eq_plan: AtomicPtr::new(core::ptr::null_mut()),
@@ -214,7 +216,8 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
-    structural: StructuralSpec::DEFAULT,
+    structural: StructuralKind::Tree,
+    builtin: None,
     is_abstract: false,
     rebuild: None,
     eq_plan: AtomicPtr::new(core::ptr::null_mut()),
@@ -1086,9 +1089,8 @@ impl EqPlan {
             .filter(|f| f.layout == LAYOUT_OBJECT_POINTER)
             .map(|f| f.offset)
             .collect();
-        let spec = &refl.structural;
         let is_tree =
-            spec.kind == StructuralKind::Tree && spec.hooks.is_none() && !refl.is_opaque();
+            refl.structural == StructuralKind::Tree && refl.builtin.is_none() && !refl.is_opaque();
         let tree = fields
             .iter()
             .enumerate()

@@ -193,6 +193,47 @@ impl Bytes {
     }
 }
 
+/// A string object is a built-in of shape text: its contents are its text, and one is
+/// built from text.
+pub(crate) static STRING_HOOKS: crate::builtin::BuiltinHooks = crate::builtin::BuiltinHooks {
+    shape: crate::builtin::BuiltinShape::Text,
+    mutable: false,
+    contents: |obj| match obj.downcast_ref::<StringObj>() {
+        // (Only `String::new` makes one, from a `&str`.)
+        Some(s) => match core::str::from_utf8(s.as_bytes()) {
+            Ok(text) => crate::builtin::Contents::Text(text),
+            Err(_) => crate::builtin::Contents::Bytes(s.as_bytes()),
+        },
+        None => crate::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        // An object even when short, as JSON loading has always made: typed views
+        // (`Map<String, _>`, `Array<String>`) take only objects.
+        crate::builtin::Parts::Text(text) => Ok(String::new(&text).into_any()),
+        other => Err(crate::builtin::BuiltinError::wrong_shape(
+            crate::builtin::BuiltinShape::Text,
+            &other,
+        )),
+    },
+};
+
+/// A bytes object is a built-in of shape bytes.
+pub(crate) static BYTES_HOOKS: crate::builtin::BuiltinHooks = crate::builtin::BuiltinHooks {
+    shape: crate::builtin::BuiltinShape::Bytes,
+    mutable: false,
+    contents: |obj| match obj.downcast_ref::<BytesObj>() {
+        Some(b) => crate::builtin::Contents::Bytes(b.as_bytes()),
+        None => crate::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        crate::builtin::Parts::Bytes(bytes) => Ok(Any::from(Bytes::new(&bytes))),
+        other => Err(crate::builtin::BuiltinError::wrong_shape(
+            crate::builtin::BuiltinShape::Bytes,
+            &other,
+        )),
+    },
+};
+
 macro_rules! value_semantics {
     ($t:ident, $target:ty, $get:ident, $same:path) => {
         impl Deref for $t {

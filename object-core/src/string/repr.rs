@@ -13,11 +13,11 @@ use crate::ptr::ObjectPtr;
 use crate::Object;
 
 macro_rules! byte_string_object {
-    ($(#[$doc:meta])* $obj:ident, $key:literal, $index:literal) => {
+    ($(#[$doc:meta])* $obj:ident, $key:literal, $index:literal, $hooks:path) => {
         $(#[$doc])*
         #[derive(crate::Object)]
         #[repr(C)]
-        #[object(key = $key, index = $index, final, opaque)]
+        #[object(key = $key, index = $index, final, opaque, builtin = $hooks)]
         pub struct $obj {
             base: Object,
             data: *const u8,
@@ -83,13 +83,15 @@ byte_string_object!(
     /// The object behind [`String`](super::String) (`ffi.String`, static index 65).
     StringObj,
     "ffi.String",
-    65
+    65,
+    super::STRING_HOOKS
 );
 byte_string_object!(
     /// The object behind [`Bytes`](super::Bytes) (`ffi.Bytes`, static index 66).
     BytesObj,
     "ffi.Bytes",
-    66
+    66,
+    super::BYTES_HOOKS
 );
 
 impl super::String {

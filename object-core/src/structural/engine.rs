@@ -30,7 +30,7 @@ use core::marker::PhantomData;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::hooks::{Contents, StructuralHooks, TensorData};
+use super::hooks::{self, Contents, TensorData};
 use super::path::{PathStep, Paths};
 use super::snapshot::{Keeper, Snapshots};
 use super::stable::{
@@ -39,6 +39,7 @@ use super::stable::{
 };
 use super::{StructuralKind, StructuralOptions};
 use crate::any::{Any, AnyView};
+use crate::builtin::BuiltinHooks;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
     describe, eq_plan, Child, Described, EqPlan, InPlaceStack, InPlaceValue, PairStep, PlanField,
@@ -222,7 +223,7 @@ pub(super) fn any_dag_type() -> bool {
     *ANY.get_or_init(|| {
         inventory::iter::<crate::registry::LinkedType>
             .into_iter()
-            .any(|t| t.0.reflection.structural.kind == StructuralKind::Dag)
+            .any(|t| t.0.reflection.structural_kind() == StructuralKind::Dag)
     })
 }
 
@@ -293,8 +294,8 @@ impl<'a> TypeCache<'a> {
         let refl = d.reflection();
         let e = TypeEntry {
             desc: TypeDescriber::of(d.info()),
-            kind: refl.structural.kind,
-            builtin: refl.structural.hooks.is_some() || refl.is_opaque(),
+            kind: refl.structural_kind(),
+            builtin: refl.builtin().is_some() || refl.is_opaque(),
             plan: eq_plan(refl),
         };
         let _ = TYPES.try_with(|t| t[slot].set(Some(e)));
@@ -631,7 +632,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
         if e.builtin {
-            return match e.d.reflection().structural.hooks {
+            return match e.d.reflection().builtin() {
                 Some(h) => self.builtin(h, lo, ro, t, depth),
                 None if addr(lo) == addr(ro) => Ok(()),
                 None => Err((t.lp, t.rp)),
@@ -824,14 +825,14 @@ impl<'a, P: Paths> EqEngine<'a, P> {
     #[inline(never)]
     fn builtin(
         &mut self,
-        h: &'static StructuralHooks,
+        h: &'static BuiltinHooks,
         lo: &'a ObjectRef,
         ro: &'a ObjectRef,
         t: &Task<'a, P::Id>,
         depth: u32,
     ) -> Result<(), Mismatch<P::Id>> {
-        let lc = self.hold((h.contents)(lo, &self.opts));
-        let rc = self.hold((h.contents)(ro, &self.opts));
+        let lc = self.hold(hooks::contents(h, lo, &self.opts));
+        let rc = self.hold(hooks::contents(h, ro, &self.opts));
         match (lc, rc) {
             (Contents::Items(a), Contents::Items(b)) => {
                 if a.len() != b.len() {
@@ -1441,8 +1442,8 @@ impl<'a> HashEngine<'a> {
     /// What a built-in (`e.builtin`) shows of itself: its hooks' contents, or its
     /// identity for an opaque type without hooks.
     fn builtin_contents(&self, o: &'a ObjectRef, e: Entry<'a>) -> Contents<'a> {
-        match e.d.reflection().structural.hooks {
-            Some(hooks) => (hooks.contents)(o, &self.opts),
+        match e.d.reflection().builtin() {
+            Some(hooks) => hooks::contents(hooks, o, &self.opts),
             None => Contents::Identity,
         }
     }

@@ -1,52 +1,19 @@
-//! [`StructuralHooks`]: how a built-in with a representation of its own (an `opaque`
-//! type such as `Array`, `Map`, `Shape` or `NDArray`) shows its contents to structural
-//! equality and hashing. Core knows no container: each fills in its hooks beside its
-//! type, with `#[object(structural_hooks = PATH)]`.
+//! A built-in's [`builtin::Contents`](crate::builtin::Contents) as structural equality
+//! and hashing compare them: [`contents`] turns the shape every walker reads into the
+//! engines' own form (entries collected for matching by key, text and integers as
+//! bytes, a tensor's elements read unless the options skip them).
 
 use std::borrow::Cow;
 
 use super::StructuralOptions;
 use crate::any::Any;
+use crate::builtin::{self, BuiltinHooks};
 use crate::dtype::DataType;
 use crate::ptr::ObjectRef;
 
-/// The structural hooks of a type: plain data (a function pointer), registered with the
-/// type's reflection by `#[object(structural_hooks = PATH)]`, where `PATH` names a
-/// `static` of this type.
-///
-/// ```
-/// use object_core::prelude::*;
-/// use object_core::structural::{structural_equal, Contents, StructuralHooks, StructuralOptions};
-///
-/// // A built-in whose contents are a list of ints the derive does not reflect.
-/// #[derive(Object, Debug)]
-/// #[repr(C)]
-/// #[object(key = "doc.hooks.Digits", opaque, structural_hooks = DIGITS_HOOKS)]
-/// struct Digits { base: Object, digits: Vec<i64> }
-///
-/// fn digits<'a>(obj: &'a ObjectRef, _: &StructuralOptions) -> Contents<'a> {
-///     match obj.downcast_ref::<Digits>() {
-///         Some(d) => Contents::Ints(&d.digits),
-///         None => Contents::Identity,
-///     }
-/// }
-/// static DIGITS_HOOKS: StructuralHooks = StructuralHooks { contents: digits };
-///
-/// let a = make_object(Digits { base: Object::new(), digits: vec![1, 2] }).into_object_ref();
-/// let b = make_object(Digits { base: Object::new(), digits: vec![1, 2] }).into_object_ref();
-/// assert!(structural_equal(&a, &b));
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct StructuralHooks {
-    /// The contents of an object of the type (`obj` is always one). Called once per
-    /// object per comparison; may allocate (a map's entries, a strided tensor's bytes).
-    pub contents: for<'a> fn(obj: &'a ObjectRef, options: &StructuralOptions) -> Contents<'a>,
-}
-
-/// What an object of a built-in type holds, as structural equality sees it.
+/// What an object of a built-in type holds, as the engines compare it.
 #[derive(Debug)]
-#[non_exhaustive]
-pub enum Contents<'a> {
+pub(crate) enum Contents<'a> {
     /// A sequence of values compared position by position (`Array`).
     Items(&'a [Any]),
     /// Key-value entries compared regardless of order, matched by key (`Map`). Keys
@@ -64,8 +31,8 @@ pub enum Contents<'a> {
     SnapshotEntries(Vec<(Any, Any)>),
     /// Integers compared as a whole (`Shape`).
     Ints(&'a [i64]),
-    /// Bytes compared as a whole: borrowed from the object, or made for the comparison
-    /// (`BigInt`: its sign and magnitude, since its words are not bytes in place).
+    /// Bytes compared as a whole (`Bytes`; `String`'s text and `BigInt`'s decimal
+    /// digits as their bytes).
     Bytes(Cow<'a, [u8]>),
     /// A tensor: dtype, shape, and contents unless skipped.
     Tensor(TensorContents<'a>),
@@ -75,19 +42,18 @@ pub enum Contents<'a> {
 
 /// A tensor's contents (see [`Contents::Tensor`]).
 #[derive(Debug)]
-pub struct TensorContents<'a> {
+pub(crate) struct TensorContents<'a> {
     /// The element type.
-    pub dtype: DataType,
+    pub(crate) dtype: DataType,
     /// The shape.
-    pub shape: &'a [i64],
+    pub(crate) shape: &'a [i64],
     /// The elements, packed in row-major order.
-    pub data: TensorData<'a>,
+    pub(crate) data: TensorData<'a>,
 }
 
 /// The elements of a tensor, as far as they can be read.
 #[derive(Debug)]
-#[non_exhaustive]
-pub enum TensorData<'a> {
+pub(crate) enum TensorData<'a> {
     /// The elements' bytes, packed in row-major order.
     Bytes(Cow<'a, [u8]>),
     /// Not compared ([`StructuralOptions::skip_tensor_contents`]).
@@ -95,4 +61,38 @@ pub enum TensorData<'a> {
     /// Not readable here (not on the host): tensors are then equal only if they are the
     /// same object.
     Unreadable,
+}
+
+/// The contents of `obj` (a built-in of `hooks`' type), as the engines compare them.
+#[inline]
+pub(crate) fn contents<'a>(
+    hooks: &'static BuiltinHooks,
+    obj: &'a ObjectRef,
+    options: &StructuralOptions,
+) -> Contents<'a> {
+    match (hooks.contents)(obj) {
+        builtin::Contents::Items(items) => Contents::Items(items),
+        builtin::Contents::Entries(entries) => Contents::Entries(entries.collect()),
+        builtin::Contents::SnapshotItems(items) => Contents::SnapshotItems(items),
+        builtin::Contents::SnapshotEntries(entries) => Contents::SnapshotEntries(entries),
+        builtin::Contents::Ints(ints) => Contents::Ints(ints),
+        builtin::Contents::Bytes(bytes) => Contents::Bytes(Cow::Borrowed(bytes)),
+        builtin::Contents::Text(text) => Contents::Bytes(Cow::Borrowed(text.as_bytes())),
+        builtin::Contents::Integer(Cow::Borrowed(digits)) => {
+            Contents::Bytes(Cow::Borrowed(digits.as_bytes()))
+        }
+        builtin::Contents::Integer(Cow::Owned(digits)) => {
+            Contents::Bytes(Cow::Owned(digits.into_bytes()))
+        }
+        builtin::Contents::Tensor(t) => Contents::Tensor(TensorContents {
+            dtype: t.dtype,
+            shape: t.shape,
+            data: if options.skips_tensor_contents() {
+                TensorData::Skipped
+            } else {
+                t.bytes().map_or(TensorData::Unreadable, TensorData::Bytes)
+            },
+        }),
+        builtin::Contents::Identity => Contents::Identity,
+    }
 }

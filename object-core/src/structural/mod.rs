@@ -20,7 +20,7 @@
 //!   - `identity`: only the same object is equal.
 //!
 //!   A subtype takes its parent's kind unless it declares its own.
-//! - **Built-ins** through their [`StructuralHooks`]: `Array` item by item; `Map`
+//! - **Built-ins** through what their [`BuiltinHooks`](crate::builtin::BuiltinHooks) show: `Array` item by item; `Map`
 //!   regardless of insertion order, entries matched by key (keys compare as `Map` keys
 //!   do: strings and plain values by value, objects by identity, or for a bound
 //!   variable through its binding); `Shape` by its dimensions; `NDArray` by dtype,
@@ -167,7 +167,6 @@ mod tests;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 
-pub use self::hooks::{Contents, StructuralHooks, TensorContents, TensorData};
 pub use self::path::{AccessPath, PathStep};
 pub use self::stable::stable_hash_str;
 

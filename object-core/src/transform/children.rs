@@ -1,5 +1,7 @@
-//! Enumerating a node's child objects: its reflected fields that hold objects, or a
-//! container's items through its [`ContainerHooks`](super::ContainerHooks).
+//! Enumerating a node's child objects: its reflected fields that hold objects, or the
+//! object items and entries of a built-in container, read through its
+//! [`BuiltinHooks`](crate::builtin::BuiltinHooks); and rebuilding either with new
+//! children.
 //!
 //! Which entries of a type's table can hold objects is worked out once per type (its
 //! *plan*, from the child fields kept in its table), then found in a per-thread table
@@ -7,8 +9,10 @@
 
 use core::cell::Cell;
 
-use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
+use super::rebuild::{ChildRef, Children};
 use super::TransformError;
+use crate::any::Any;
+use crate::builtin::{BuiltinHooks, BuiltinShape, Contents, Parts};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{self, TypeDescriber};
 use crate::reflection::{FieldKind, ValueRef};
@@ -16,8 +20,8 @@ use crate::reflection::{FieldKind, ValueRef};
 /// How the walkers find the children of one type's objects.
 #[derive(Clone, Copy)]
 pub(crate) enum Plan {
-    /// No children, ever (no field that can hold an object; an opaque type without
-    /// container hooks).
+    /// No children, ever (no field that can hold an object; an opaque type that is not
+    /// a built-in container).
     Leaf,
     /// The entries of the type's table (indices) that may hold an object: fields of
     /// kind `Object` or `Any`.
@@ -25,8 +29,8 @@ pub(crate) enum Plan {
         desc: TypeDescriber,
         kids: &'static [u16],
     },
-    /// A container with hooks.
-    Container(&'static ContainerHooks),
+    /// A built-in of a shape that holds values (items or entries).
+    Container(&'static BuiltinHooks),
 }
 
 impl Plan {
@@ -60,9 +64,11 @@ impl Plan {
         let desc = TypeDescriber::of(info);
         let refl = desc.reflection();
         if refl.is_opaque() {
-            return match container_hooks(info.index()) {
-                Some(h) => Plan::Container(h),
-                None => Plan::Leaf,
+            return match refl.builtin() {
+                Some(h) if matches!(h.shape, BuiltinShape::Items | BuiltinShape::Entries) => {
+                    Plan::Container(h)
+                }
+                _ => Plan::Leaf,
             };
         }
         let kids = child_fields(refl);
@@ -118,8 +124,90 @@ pub(crate) fn plan_children<'a>(plan: Plan, obj: &'a ObjectRef, f: &mut impl FnM
                 }
             }
         }
-        Plan::Container(h) => (h.children)(obj, f),
+        Plan::Container(h) => builtin_children(h, obj, f),
     }
+}
+
+/// The object among a container's values (strings are values, not children).
+#[inline]
+fn item_child(item: &Any) -> Option<&ObjectRef> {
+    match ValueRef::from_any(item) {
+        ValueRef::Object(o) => Some(o),
+        _ => None,
+    }
+}
+
+/// Calls `f` with the objects among a built-in container's values (items; entries' keys
+/// and values in turn), borrowed where it stores them, owned from a snapshot.
+#[inline]
+fn builtin_children<'a>(
+    h: &'static BuiltinHooks,
+    obj: &'a ObjectRef,
+    f: &mut impl FnMut(ChildRef<'a>),
+) {
+    match (h.contents)(obj) {
+        Contents::Items(items) => {
+            for o in items.iter().filter_map(item_child) {
+                f(ChildRef::Borrowed(o));
+            }
+        }
+        Contents::Entries(entries) => {
+            for (k, v) in entries {
+                for o in [k, v].into_iter().filter_map(item_child) {
+                    f(ChildRef::Borrowed(o));
+                }
+            }
+        }
+        c @ (Contents::SnapshotItems(_) | Contents::SnapshotEntries(_)) => {
+            c.for_each_value(|v| {
+                if let Some(o) = item_child(v) {
+                    f(ChildRef::Owned(o.clone()));
+                }
+            });
+        }
+        _ => {}
+    }
+}
+
+/// A built-in container like `obj` holding its values with the objects replaced by
+/// `children`, in the order [`builtin_children`] listed them. A mutable container is
+/// read again (a snapshot): one changed since its children were listed is a
+/// `WrongChildType` error if they no longer line up.
+fn builtin_rebuild(
+    h: &'static BuiltinHooks,
+    obj: &ObjectRef,
+    children: &mut Children<'_>,
+) -> Result<ObjectRef, TransformError> {
+    let key = obj.type_key();
+    let item = |v: &Any, c: &mut Children<'_>| {
+        <Any as crate::reflection::FieldValue>::rebuild_field(v, c)
+            .map_err(|e| TransformError::item_type(key, e))
+    };
+    let entries = |e: &mut dyn Iterator<Item = (&Any, &Any)>, c: &mut Children<'_>| {
+        e.map(|(k, v)| Ok((item(k, c)?, item(v, c)?)))
+            .collect::<Result<Vec<_>, TransformError>>()
+    };
+    let parts = match (h.contents)(obj) {
+        Contents::Items(items) => Parts::Items(
+            items
+                .iter()
+                .map(|v| item(v, children))
+                .collect::<Result<_, _>>()?,
+        ),
+        Contents::SnapshotItems(items) => Parts::Items(
+            items
+                .iter()
+                .map(|v| item(v, children))
+                .collect::<Result<_, _>>()?,
+        ),
+        Contents::Entries(mut e) => Parts::Entries(entries(&mut e, children)?),
+        Contents::SnapshotEntries(e) => {
+            Parts::Entries(entries(&mut e.iter().map(|(k, v)| (k, v)), children)?)
+        }
+        _ => return Err(TransformError::not_rebuildable(key)),
+    };
+    let built = (h.build)(parts).map_err(|e| TransformError::custom(key, e.to_string()))?;
+    ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key, e))
 }
 
 /// Pushes the children of `obj` onto `stack` so that the first is on top (popped
@@ -138,7 +226,7 @@ pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<
         }
         Plan::Container(h) => {
             let mark = stack.len();
-            (h.children)(obj, &mut |c| stack.push(c));
+            builtin_children(h, obj, &mut |c| stack.push(c));
             stack[mark..].reverse();
         }
     }
@@ -162,7 +250,7 @@ pub(crate) fn rebuild_node(
             Some(rebuild) => rebuild(obj, children, desc.info()),
             None => Err(TransformError::not_rebuildable(desc.info().key())),
         },
-        Plan::Container(h) => (h.rebuild)(obj, children),
+        Plan::Container(h) => builtin_rebuild(h, obj, children),
         Plan::Leaf => Err(TransformError::not_rebuildable(obj.type_key())),
     }
 }

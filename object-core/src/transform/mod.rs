@@ -26,7 +26,7 @@
 //! does). No name look-up, no `Any` round trip for the built-in field types. A child that
 //! does not fit its field is a [`TransformError`] of kind
 //! [`WrongChildType`](TransformErrorKind::WrongChildType). Built-in containers
-//! (`Array`, `Map`, `List`, `Dict`) take part through their [`ContainerHooks`].
+//! (`Array`, `Map`, `List`, `Dict`) take part through their [`BuiltinHooks`](crate::builtin::BuiltinHooks).
 //!
 //! ```
 //! use object_core::prelude::*;
@@ -75,5 +75,5 @@ mod visit;
 pub use self::dispatch::{DispatchError, DispatchErrorKind, TypeDispatch};
 pub use self::error::{TransformError, TransformErrorKind};
 pub use self::mutate::{map_children, mutate, RewriteTable, Rewriter};
-pub use self::rebuild::{ChildRef, Children, ContainerHooks, Rebuild, RebuildFn};
+pub use self::rebuild::{ChildRef, Children, Rebuild, RebuildFn};
 pub use self::visit::{for_each_child, walk, Visitor, Walk};

@@ -1,8 +1,8 @@
 //! Rebuilding a node with new children: [`Children`], the [`Rebuild`] trait the derive
-//! implements, and [`ContainerHooks`] for built-in containers.
+//! implements. (Built-in containers are rebuilt from their
+//! [`BuiltinHooks`](crate::builtin::BuiltinHooks).)
 
 use core::fmt;
-use std::sync::OnceLock;
 
 use super::error::TransformError;
 use crate::any::TypeError;
@@ -123,34 +123,6 @@ impl ChildRef<'_> {
             ChildRef::Owned(o) => o,
         }
     }
-}
-
-/// How the walkers see a built-in container (`Array`, `Map`, `List`, `Dict`): which
-/// objects it holds and how to make a copy holding others. Core knows no container:
-/// each submits its hooks beside its type with `inventory::submit!`.
-#[derive(Debug, Clone, Copy)]
-pub struct ContainerHooks {
-    /// The container's type index (a static index).
-    pub type_index: u32,
-    /// Calls `f` with every object the container holds, in order (values that are not
-    /// objects, and strings, are not children).
-    pub children: for<'a> fn(&'a ObjectRef, &mut dyn FnMut(ChildRef<'a>)),
-    /// A container of the same type holding the same values, with the objects replaced
-    /// by `children`, in the order `children` listed them.
-    pub rebuild: fn(&ObjectRef, &mut Children<'_>) -> Result<ObjectRef, TransformError>,
-}
-
-inventory::collect!(ContainerHooks);
-
-/// The hooks of the container at type index `index`, if it is one.
-#[inline]
-pub(crate) fn container_hooks(index: u32) -> Option<&'static ContainerHooks> {
-    static TABLE: OnceLock<Vec<&'static ContainerHooks>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| inventory::iter::<ContainerHooks>.into_iter().collect())
-        .iter()
-        .find(|h| h.type_index == index)
-        .copied()
 }
 
 /// Autoref-based dispatch for generated code (see `reflection::create::probe`): a

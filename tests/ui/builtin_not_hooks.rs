@@ -4,7 +4,7 @@ static NOT_HOOKS: u32 = 0;
 
 #[derive(Object, Debug)]
 #[repr(C)]
-#[object(key = "test.NotHooks", opaque, structural_hooks = NOT_HOOKS)]
+#[object(key = "test.NotHooks", opaque, builtin = NOT_HOOKS)]
 struct Builtin {
     base: Object,
 }
