@@ -27,8 +27,7 @@
 
 use core::cell::Cell;
 use core::marker::PhantomData;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashMap;
 
 use super::hooks::{Contents, StructuralHooks, TensorData};
 use super::path::{PathStep, Paths};
@@ -38,6 +37,7 @@ use super::stable::{
     TAG_NONE, TAG_STR, TAG_TENSOR_UNREAD, TAG_VAR_DEF, TAG_VAR_USE,
 };
 use super::{StructuralKind, StructuralOptions};
+use crate::addr_map::{addr, AddrMap, AddrSet, BuildAddrHasher};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::raw::{
@@ -58,35 +58,6 @@ use crate::type_index as ti;
 /// balanced tree of a million nodes is 20 levels deep, so it never leaves recursion);
 /// the budget bounds the native stack a walk takes, whatever the graph's depth.
 const RECURSION_BUDGET: u32 = 48;
-
-/// Hashes addresses for the per-call tables (never for a result).
-#[derive(Default)]
-pub(crate) struct AddrHasher(u64);
-
-impl Hasher for AddrHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = combine(self.0, u64::from(*b));
-        }
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.0 = combine(self.0, n as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Build = BuildHasherDefault<AddrHasher>;
-type AddrMap<V> = HashMap<usize, V, Build>;
-
-#[inline(always)]
-fn addr(o: &ObjectRef) -> usize {
-    ObjectPtr::as_ptr(o) as usize
-}
 
 #[inline(always)]
 fn shared(o: &ObjectRef) -> bool {
@@ -397,7 +368,7 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     var_r: AddrMap<usize>,
     dag_l: AddrMap<usize>,
     dag_r: AddrMap<usize>,
-    seen: HashSet<(usize, usize), Build>,
+    seen: AddrSet<(usize, usize)>,
     /// Bindings (of variables or DAG nodes) of an object to another one: while there
     /// are none, identical subtrees are equal without a look inside.
     non_identity: usize,
@@ -419,7 +390,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             var_r: AddrMap::default(),
             dag_l: AddrMap::default(),
             dag_r: AddrMap::default(),
-            seen: HashSet::default(),
+            seen: AddrSet::default(),
             non_identity: 0,
             inner_shortcut: !opts.map_free_vars && !any_dag_type(),
             types: TypeCache::new(),
@@ -919,8 +890,8 @@ impl<'a, P: Paths> EqEngine<'a, P> {
         if a.len() != b.len() {
             return Err(self.both(t, || PathStep::Field("len")));
         }
-        let mut index: HashMap<KeyId<'a>, (&'a Any, &'a Any), Build> =
-            HashMap::with_capacity_and_hasher(b.len(), Build::default());
+        let mut index: HashMap<KeyId<'a>, (&'a Any, &'a Any), BuildAddrHasher> =
+            HashMap::with_capacity_and_hasher(b.len(), BuildAddrHasher::default());
         for (k, v) in b {
             index.insert(key_id(k), (k, v));
         }

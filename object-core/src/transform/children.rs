@@ -9,7 +9,7 @@ use core::cell::Cell;
 
 use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
-use crate::ptr::{ObjectPtr, ObjectRef};
+use crate::ptr::ObjectRef;
 use crate::reflection::raw::{self, TypeDescriber};
 use crate::reflection::{FieldKind, ValueRef};
 
@@ -166,37 +166,3 @@ pub(crate) fn rebuild_node(
         Plan::Leaf => Err(TransformError::not_rebuildable(obj.type_key())),
     }
 }
-
-/// The address of an object, as a memo key.
-#[inline]
-pub(crate) fn addr(o: &ObjectRef) -> usize {
-    ObjectPtr::as_ptr(o) as usize
-}
-
-/// A hasher for object addresses (already unique; spread the bits a little).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct AddrHasher(u64);
-
-impl core::hash::Hasher for AddrHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        // Objects are at least 16 bytes long, so no two live ones share `addr >> 4`
-        // (the size-class pool aligns some to 8 only): drop those bits, then mix.
-        self.0 = ((n as u64) >> 4)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(29);
-    }
-}
-
-pub(crate) type AddrMap<V> =
-    std::collections::HashMap<usize, V, core::hash::BuildHasherDefault<AddrHasher>>;
