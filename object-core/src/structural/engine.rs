@@ -233,11 +233,11 @@ std::thread_local! {
 /// Describes objects for a walk through this thread's table of types ([`TYPES`]):
 /// describing an object of a type met before (in this walk or an earlier one) skips
 /// the registry and the field table.
-struct TypeCache<'a>(PhantomData<&'a ObjectRef>);
+struct TypeEntries<'a>(PhantomData<&'a ObjectRef>);
 
-impl<'a> TypeCache<'a> {
+impl<'a> TypeEntries<'a> {
     fn new() -> Self {
-        TypeCache(PhantomData)
+        TypeEntries(PhantomData)
     }
 
     #[inline(always)]
@@ -374,7 +374,7 @@ pub(crate) struct EqEngine<'a, P: Paths> {
     non_identity: usize,
     /// Whether identical subtrees below the root may be skipped at all.
     inner_shortcut: bool,
-    types: TypeCache<'a>,
+    types: TypeEntries<'a>,
     /// Where the snapshots of mutable containers are kept until the walk ends.
     keep: Keeper<'a>,
     pub(crate) paths: P,
@@ -393,7 +393,7 @@ impl<'a, P: Paths> EqEngine<'a, P> {
             seen: AddrSet::default(),
             non_identity: 0,
             inner_shortcut: !opts.map_free_vars && !any_dag_type(),
-            types: TypeCache::new(),
+            types: TypeEntries::new(),
             keep: Keeper::new(store),
             paths,
         }
@@ -1013,7 +1013,7 @@ pub(crate) struct HashEngine<'a> {
     memo: Memo,
     vars: AddrMap<u64>,
     next_var: u64,
-    types: TypeCache<'a>,
+    types: TypeEntries<'a>,
     keep: Keeper<'a>,
     /// Hashes of objects from earlier walks (see [`SubtreeHashes`]), if kept.
     cache: Option<&'a mut SubtreeHashes>,
@@ -1060,7 +1060,7 @@ impl<'a> HashEngine<'a> {
             memo: Memo::default(),
             vars: AddrMap::default(),
             next_var: 0,
-            types: TypeCache::new(),
+            types: TypeEntries::new(),
             keep: Keeper::new(store),
             cache: None,
             events: 0,
