@@ -30,7 +30,12 @@ use core::marker::PhantomData;
 use std::collections::HashMap;
 
 use super::hooks::{Contents, StructuralHooks, TensorData};
+use super::in_place_stack::InPlaceStack;
 use super::path::{PathStep, Paths};
+use super::plan::{
+    eq_plan, Child, EqPlan, InPlaceValue, PairStep, PlanField, TreeFields, TreePair, TreeSlot,
+    TreeType,
+};
 use super::snapshot::{Keeper, Snapshots};
 use super::stable::{
     combine, finish, hash_bytes, TAG_BYTES, TAG_CUT, TAG_CYCLE, TAG_FREE_VAR, TAG_IDENTITY,
@@ -40,10 +45,7 @@ use super::{StructuralKind, StructuralOptions};
 use crate::addr_map::{addr, AddrMap, AddrSet, BuildAddrHasher};
 use crate::any::{Any, AnyView};
 use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::raw::{
-    describe, eq_plan, Child, Described, EqPlan, InPlaceStack, InPlaceValue, PairStep, PlanField,
-    TreeFields, TreePair, TreeSlot, TreeType, TypeDescriber,
-};
+use crate::reflection::raw::{describe, Described, TypeDescriber};
 use crate::reflection::ValueRef;
 use crate::string::{BytesObj, StringObj};
 use crate::type_index as ti;
@@ -310,7 +312,7 @@ impl TreeTypes {
     #[cold]
     #[inline(never)]
     fn miss(o: &ObjectRef, slot: usize) -> Option<TreeType> {
-        let t = describe(o).tree_type();
+        let t = TreeType::of(describe(o));
         // (Strings and bytes are compared as values, never by fields.)
         let t = match t.index() {
             ti::STRING | ti::BYTES => t.never_in_place(),

@@ -158,7 +158,13 @@
 
 mod engine;
 mod hooks;
+// The stack the in-place walks keep their pairs on: values written in place.
+#[allow(unsafe_code)]
+mod in_place_stack;
 mod path;
+// The walk plans: objects read in place at the offsets of their own type's table.
+#[allow(unsafe_code)]
+pub(crate) mod plan;
 mod snapshot;
 mod stable;
 #[cfg(test)]

@@ -10,7 +10,9 @@ use core::cell::Cell;
 use super::rebuild::{container_hooks, ChildRef, Children, ContainerHooks};
 use super::TransformError;
 use crate::ptr::ObjectRef;
-use crate::reflection::raw::{self, TypeDescriber};
+use crate::reflection::per_table::PerTable;
+use crate::reflection::raw::TypeDescriber;
+use crate::reflection::TypeReflection;
 use crate::reflection::{FieldKind, ValueRef};
 
 /// How the walkers find the children of one type's objects.
@@ -75,19 +77,27 @@ impl Plan {
 }
 
 /// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
-/// `Any`), listed once per table for the whole process and kept in the table.
-fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
-    raw::child_fields(refl, || {
-        refl.fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
-            })
-            .filter_map(|(k, _)| u16::try_from(k).ok())
-            .collect()
-    })
+/// `Any`), listed once per table for the whole process and kept in the table (one load
+/// after that: the walkers ask once per node).
+fn child_fields(refl: &'static TypeReflection) -> &'static [u16] {
+    static ALL: PerTable<ChildFields> = PerTable::new();
+    let kept = ALL.kept(&refl.child_fields, refl, || {
+        Box::new(ChildFields(
+            refl.fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
+                })
+                .filter_map(|(k, _)| u16::try_from(k).ok())
+                .collect(),
+        ))
+    });
+    &kept.0
 }
+
+/// The field indices [`child_fields`] keeps for a table (in its `child_fields` slot).
+pub(crate) struct ChildFields(Vec<u16>);
 
 /// Entries of [`PLANS`] (a power of two).
 const PLAN_SLOTS: usize = 64;
