@@ -156,7 +156,8 @@
 //! assert_eq!(r.to_string(), "<root>.body.lhs");
 //! ```
 
-mod engine;
+mod equal;
+mod hash;
 mod hooks;
 // The stack the in-place walks keep their pairs on: values written in place.
 #[allow(unsafe_code)]
@@ -169,6 +170,7 @@ mod snapshot;
 mod stable;
 #[cfg(test)]
 mod tests;
+mod walk;
 
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -177,7 +179,8 @@ pub use self::hooks::{Contents, StructuralHooks, TensorContents, TensorData};
 pub use self::path::{AccessPath, PathStep};
 pub use self::stable::stable_hash_str;
 
-use self::engine::{EqEngine, HashEngine, SubtreeHashes};
+use self::equal::EqEngine;
+use self::hash::{HashEngine, SubtreeHashes};
 use self::path::{NoPaths, PathArena};
 use self::snapshot::Snapshots;
 use crate::reflection::{FieldKind, FieldValue};

@@ -129,7 +129,7 @@ enum InPlaceKind {
 }
 
 /// A type as structural equality's in-place walk sees it (made by
-/// [`Described::tree_type`]): its index, and, if its objects are compared in place (if
+/// [`TreeType::of`]): its index, and, if its objects are compared in place (if
 /// it [is a tree type](Self::is_tree)), how. Made only from a described object, so the
 /// fields are those of the reflection that describes every object with this index (the
 /// registry never reuses an index).
