@@ -14,20 +14,19 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ptr::{ObjectPtr, ObjectRef};
 
-/// Odd multipliers (the golden ratio's and pi's digits).
+/// An odd multiplier (the golden ratio's digits).
 const K0: u64 = 0x9E37_79B9_7F4A_7C15;
-const K1: u64 = 0x243F_6A88_85A3_08D3;
 
 /// The hasher of the address-keyed tables: each word written is mixed into the state
-/// (`fold(state ^ word ^ K1, K0) ^ state.rotate_left(26)`, where `fold` xors the halves
-/// of the 128-bit product), so a single address costs one multiply.
+/// (`fold(state ^ word, K0) ^ state.rotate_left(26)`, where `fold` xors the halves of
+/// the 128-bit product), so a single address costs one multiply.
 #[derive(Default, Clone, Copy, Debug)]
 pub(crate) struct AddrHasher(u64);
 
 impl AddrHasher {
     #[inline(always)]
     fn mix(&mut self, v: u64) {
-        let p = u128::from(self.0 ^ v ^ K1).wrapping_mul(u128::from(K0));
+        let p = u128::from(self.0 ^ v).wrapping_mul(u128::from(K0));
         self.0 = (p as u64) ^ ((p >> 64) as u64) ^ self.0.rotate_left(26);
     }
 }
