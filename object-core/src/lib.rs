@@ -60,6 +60,7 @@ extern crate self as object_core;
 
 // Unsafe code is denied here and allowed only in the modules (or submodules) below that
 // say why: see "Unsafe" in `ARCHITECTURE.md` at the repository root.
+mod addr_map;
 // Allocation: raw blocks, deleters, the pool's free lists, trailing items.
 #[allow(unsafe_code)]
 pub mod alloc;

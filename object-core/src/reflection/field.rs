@@ -8,14 +8,15 @@ use core::fmt;
 
 use super::create::FieldSource;
 use super::error::ReflectError;
-use core::sync::atomic::AtomicPtr;
-
-use super::raw::{ChildFields, DebugFn, EqPlan, GetFn, ViewFn, VisitFn, PLACEHOLDER};
+use super::per_table::Kept;
+use super::raw::{DebugFn, GetFn, ViewFn, VisitFn, PLACEHOLDER};
 use crate::any::{Any, TypeError};
 use crate::builtin::BuiltinHooks;
 use crate::ptr::ObjectRef;
 use crate::registry::{self, TypeInfo};
+use crate::structural::plan::EqPlan;
 use crate::structural::StructuralKind;
+use crate::transform::children::ChildFields;
 use crate::transform::RebuildFn;
 use crate::type_index as ti;
 
@@ -217,6 +218,12 @@ impl FieldInfo {
         self.flags
     }
 
+    /// The entry point that views the field as a borrowed value (`None` for a skipped
+    /// field).
+    pub(crate) fn view_entry(&self) -> Option<ViewFn> {
+        self.view
+    }
+
     /// The in-place layout tag the structural walk reads the field by (part of the
     /// type's layout fingerprint).
     pub(crate) fn layout_tag(&self) -> u8 {
@@ -268,11 +275,12 @@ pub struct TypeReflection {
     pub(super) is_abstract: bool,
     /// Copies an object with new children (see [`crate::transform`]).
     pub(crate) rebuild: Option<RebuildFn>,
-    /// The structural walk's field plan, once made (see `raw::eq_plan`): null until
-    /// then, and then a plan kept for the rest of the process.
-    pub(super) eq_plan: AtomicPtr<EqPlan>,
-    /// The fields that can hold a child object, once listed (see `raw::child_fields`).
-    pub(super) child_fields: AtomicPtr<ChildFields>,
+    /// The structural walk's field plan, once made (see `structural::plan::eq_plan`):
+    /// empty until then, and then a plan kept for the rest of the process.
+    pub(crate) eq_plan: Kept<EqPlan>,
+    /// The fields that can hold a child object, once listed (see
+    /// `transform::children::child_fields`).
+    pub(crate) child_fields: Kept<ChildFields>,
 }
 
 pub(super) type CreateFn =

@@ -56,6 +56,8 @@ use crate::TypeInfo;
 pub(crate) mod create;
 mod error;
 pub(crate) mod field;
+// A table's slot for a value kept through it: read as the value it was given.
+#[allow(unsafe_code)]
 pub(crate) mod per_table;
 pub(crate) mod print;
 // Field access by offset through the derive's tables, and the tables' constructors.
@@ -78,6 +80,9 @@ pub use self::value::{FieldValue, ValueRef};
 pub use self::visit::AttrVisitor;
 
 pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};
+pub(crate) use self::value::{
+    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_U64,
+};
 
 /// Calls `v` for every reflected field of `obj`, found from its run-time type.
 ///

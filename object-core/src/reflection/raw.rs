@@ -2,8 +2,7 @@
 //!
 //! A field table ([`FieldInfo`]s in a [`TypeReflection`]) says where each field lies in
 //! an object (its `offset_of!` offset) and carries the type-erased entries that read it
-//! as its Rust type. Everything that builds a table or reads an object through one is
-//! here:
+//! as its Rust type. Here are the tables and the typed reads through them:
 //!
 //! - the constructors, `unsafe` because a table that does not describe its type would
 //!   let safe code read one type's memory as another's (the derive calls them, with
@@ -11,22 +10,23 @@
 //! - [`Reflect`], an `unsafe` trait for the same reason, implemented here for the root;
 //! - the safe entry points the rest of reflection uses, each of which pairs an object
 //!   with the table of its own run-time type (or a `&T` with `T::FIELDS`), so the
-//!   pairing is right by construction.
+//!   pairing is right by construction: [`Described`] (one object), [`TypeDescriber`]
+//!   (the objects of one type);
+//! - [`read_field`], a field at an address as a borrowed value (in place for the
+//!   layouts this crate owns), which structural equality's walk plans
+//!   (`structural::plan`, fenced on their own) read described objects through.
 //!
 //! In the public API this access is `reflection::get_field` (a value),
 //! `reflection::field_ref` (borrowed) and the per-type `reflection::FieldReader` that
 //! serializers keep.
 
-use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
-use core::mem::MaybeUninit;
-use core::sync::atomic::{AtomicPtr, Ordering};
 
 use super::create::{finish_create, FieldSource};
 use super::error::ReflectError;
 use super::field::CreateFn;
-use super::per_table::PerTable;
+use super::per_table::Kept;
 use super::value::{
     LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER, LAYOUT_U64,
 };
@@ -44,7 +44,7 @@ pub(super) type GetFn = unsafe fn(*const u8) -> Result<Any, TypeError>;
 pub(super) type VisitFn = unsafe fn(*const u8, &FieldInfo, &mut dyn AttrVisitor);
 /// Views a field, given its address, as a borrowed value (for as long as the caller
 /// says the field lives).
-pub(super) type ViewFn = for<'a> unsafe fn(*const u8, PhantomData<&'a ()>) -> ValueRef<'a>;
+pub(crate) type ViewFn = for<'a> unsafe fn(*const u8, PhantomData<&'a ()>) -> ValueRef<'a>;
 /// Formats an object through its Rust type's own `Debug`.
 pub(super) type DebugFn = unsafe fn(*const Object, &mut fmt::Formatter<'_>) -> fmt::Result;
 
@@ -157,8 +157,8 @@ pub const unsafe fn type_reflection(
         builtin: None,
         is_abstract: false,
         rebuild: None,
-        eq_plan: AtomicPtr::new(core::ptr::null_mut()),
-        child_fields: AtomicPtr::new(core::ptr::null_mut()),
+        eq_plan: Kept::new(),
+        child_fields: Kept::new(),
     }
 }
 
@@ -205,8 +205,8 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     builtin: None,
     is_abstract: false,
     rebuild: None,
-    eq_plan: AtomicPtr::new(core::ptr::null_mut()),
-    child_fields: AtomicPtr::new(core::ptr::null_mut()),
+    eq_plan: Kept::new(),
+    child_fields: Kept::new(),
 };
 
 /// The root `Object`'s reflection: no fields; `create` makes a plain object.
@@ -220,8 +220,8 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     builtin: None,
     is_abstract: false,
     rebuild: None,
-    eq_plan: AtomicPtr::new(core::ptr::null_mut()),
-    child_fields: AtomicPtr::new(core::ptr::null_mut()),
+    eq_plan: Kept::new(),
+    child_fields: Kept::new(),
 };
 
 // SAFETY: the root has no fields.
@@ -364,6 +364,12 @@ impl TypeDescriber {
 }
 
 impl<'a> Described<'a> {
+    /// The object.
+    #[inline(always)]
+    pub(crate) fn object(self) -> &'a ObjectRef {
+        self.obj
+    }
+
     /// The object's run-time type.
     #[inline]
     pub(crate) fn info(&self) -> &'static TypeInfo {
@@ -520,67 +526,11 @@ impl<'a> Described<'a> {
         Some((field, v))
     }
 
-    /// The object's type as a [`TreeType`]: one whose objects structural equality can
-    /// compare in place ([`TreeType::is_tree`]) if it is a tree type (not `Var`, `Dag` or
-    /// identity; no hooks; not opaque) with no definition fields, whose compared fields
-    /// are all `ObjectPtr`s, `Option<ObjectPtr>`s or 8-byte integers.
-    #[inline]
-    pub(crate) fn tree_type(self) -> TreeType {
-        let plan = eq_plan(self.refl);
-        // (Made once per type and thread: the table keeps it.)
-        let flags = match plan.tree.as_deref() {
-            Some(ops) if ops.iter().all(|op| op.kind == InPlaceKind::Word) => {
-                TreeType::TREE | TreeType::WORDS_ONLY
-            }
-            Some(_) => TreeType::TREE,
-            None => 0,
-        };
-        TreeType {
-            ops: plan.tree.as_deref().unwrap_or(&[]),
-            index: self.info.index(),
-            flags,
-            key_hash: self.info.key_hash(),
-        }
-    }
-
     /// Formats the object through the `Debug` of the Rust type whose layout it has.
     pub(super) fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: the debug entry is the one of the Rust type whose layout the object
         // has (its own, or its Rust ancestor's for a run-time type).
         unsafe { (self.refl.debug)(ObjectPtr::as_ptr(self.obj), f) }
-    }
-}
-
-// ---------------------------------------------------------------------------------
-// The fields structural equality and hashing walk, read without the table's detours.
-// ---------------------------------------------------------------------------------
-
-/// One field a structural walk compares: a compact copy of its table entry.
-#[derive(Clone, Copy)]
-pub(crate) struct PlanField {
-    /// The table entry (for its name in access paths).
-    pub(crate) info: &'static FieldInfo,
-    /// Whether the field is a definition site (`#[object(def)]`).
-    pub(crate) def: bool,
-    offset: usize,
-    /// Set by this crate for the layouts it owns (see `FieldLayout`): those are
-    /// read in place, the others through `view`.
-    layout: u8,
-    view: ViewFn,
-}
-
-impl PlanField {
-    /// The field at `p` as a borrowed value (see [`read_field`]).
-    ///
-    /// # Safety
-    ///
-    /// `p` points to a live, initialized value of the field's Rust type (the one its
-    /// table entry was made for) that outlives `'a`.
-    #[inline(always)]
-    unsafe fn read<'a>(&self, p: *const u8) -> ValueRef<'a> {
-        // SAFETY: the caller's guarantee; `layout` and `view` were copied from the
-        // field's table entry.
-        unsafe { read_field(self.layout, self.view, p) }
     }
 }
 
@@ -593,7 +543,7 @@ impl PlanField {
 /// `layout` and `view` come from the table entry of a field whose Rust type has a live,
 /// initialized value at `p` that outlives `'a`.
 #[inline(always)]
-unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a> {
+pub(crate) unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a> {
     match layout {
         LAYOUT_OBJECT_POINTER => {
             // SAFETY: an `ObjectPtr<T>` lies at `p` (only its impl sets this layout);
@@ -616,580 +566,5 @@ unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> ValueRef<'a>
         }
         // SAFETY: the caller's guarantee is the entry point's.
         _ => unsafe { view(p, PhantomData) },
-    }
-}
-
-/// The fields of one type that structural equality and hashing compare, in the order
-/// they are walked: definition sites first, then the others, each in table order;
-/// skipped and `no_eq` fields left out. Built once per type (and kept: see the
-/// structural engine's `plan_of`), so that the walk reads each field through one entry
-/// point at a known offset instead of filtering the whole table per object.
-pub(crate) struct EqPlan {
-    refl: &'static TypeReflection,
-    fields: Vec<PlanField>,
-    /// Every field is declared a plain value or a string (no object can be among
-    /// them, if the declarations hold: a walk still checks each value it reads).
-    pub(crate) plain: bool,
-    /// The offsets of the `ObjectPtr` fields after the first field, in walk order:
-    /// the objects a recursive walk reads only after the first field's subtree.
-    later_objects: Vec<usize>,
-    /// For a tree type (not `Var`, `Dag` or identity; no hooks; not opaque) with no
-    /// definition fields, whose planned fields all have layouts this crate owns
-    /// (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers): how to compare its objects
-    /// in place, in walk order (see [`TreeType`]).
-    tree: Option<Box<[InPlace]>>,
-}
-
-/// How one field of a tree type's objects is compared in place (see [`TreeType`]).
-#[derive(Clone, Copy)]
-struct InPlace {
-    /// The field's offset.
-    at: u32,
-    /// The offset of the next `ObjectPtr` field in walk order, whose objects to start
-    /// loading before this field's subtree is compared (0, the header's, for none).
-    prefetch: u32,
-    kind: InPlaceKind,
-}
-
-impl InPlace {
-    /// This field's value in the object at `base`.
-    ///
-    /// # Safety
-    ///
-    /// `base` is the address of an object, borrowed for `'a`, of a type whose plan's
-    /// in-place form (`EqPlan::tree`) holds this field.
-    #[inline(always)]
-    unsafe fn read<'a>(&self, base: *const u8) -> InPlaceValue<'a> {
-        // The object's type is the plan's (the caller's guarantee), so the offset is that
-        // of one of its planned fields, whose layout tag (set only by this crate's impls)
-        // says which Rust type lies there; the object is borrowed for `'a`, and fields
-        // change only uniquely, so the value lives and stays unchanged for `'a`.
-        let p = base.wrapping_add(self.at as usize);
-        match self.kind {
-            // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
-            InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
-            // SAFETY: as above: an `ObjectPtr<T>` (`repr(transparent)` over the object
-            // pointer), read as the erased handle (as `read_field` does).
-            InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
-            // SAFETY: as above: an `Option<ObjectPtr<T>>`, read as the erased one.
-            InPlaceKind::OptionalObject => match unsafe { &*p.cast::<Option<ObjectRef>>() } {
-                Some(o) => InPlaceValue::Object(o),
-                None => InPlaceValue::None,
-            },
-        }
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum InPlaceKind {
-    /// An 8-byte integer, compared by its bits.
-    Word,
-    /// An `ObjectPtr`.
-    Object,
-    /// An `Option<ObjectPtr>`.
-    OptionalObject,
-}
-
-/// A type as structural equality's in-place walk sees it (made by
-/// [`Described::tree_type`]): its index, and, if its objects are compared in place (if
-/// it [is a tree type](Self::is_tree)), how. Made only from a described object, so the
-/// fields are those of the reflection that describes every object with this index (the
-/// registry never reuses an index).
-#[derive(Clone, Copy)]
-pub(crate) struct TreeType {
-    /// The plan's in-place form (see `EqPlan::tree`; empty if the type has none).
-    ops: &'static [InPlace],
-    index: u32,
-    /// `TREE` (the type has an in-place form), `WORDS_ONLY` (which holds only 8-byte
-    /// integers: no object to compare).
-    flags: u32,
-    /// The stable hash of the type's key (see `TypeInfo::key_hash`).
-    key_hash: u64,
-}
-
-impl TreeType {
-    const TREE: u32 = 1;
-    const WORDS_ONLY: u32 = 2;
-}
-
-/// A [`TreeType`] kept in a thread's table (its fields in cells, so that a look-up reads
-/// only what it uses); empty when made.
-pub(crate) struct TreeSlot {
-    ops: Cell<&'static [InPlace]>,
-    /// `u32::MAX` (no type's index) while empty.
-    index: Cell<u32>,
-    flags: Cell<u32>,
-    key_hash: Cell<u64>,
-}
-
-impl TreeSlot {
-    /// An empty slot.
-    pub(crate) const fn new() -> TreeSlot {
-        TreeSlot {
-            ops: Cell::new(&[]),
-            index: Cell::new(u32::MAX),
-            flags: Cell::new(0),
-            key_hash: Cell::new(0),
-        }
-    }
-
-    /// The type kept, if it is the one of index `index`.
-    #[inline(always)]
-    pub(crate) fn get(&self, index: u32) -> Option<TreeType> {
-        (self.index.get() == index).then(|| TreeType {
-            ops: self.ops.get(),
-            index,
-            flags: self.flags.get(),
-            key_hash: self.key_hash.get(),
-        })
-    }
-
-    /// Keeps `t`.
-    pub(crate) fn set(&self, t: TreeType) {
-        self.ops.set(t.ops);
-        self.index.set(t.index);
-        self.flags.set(t.flags);
-        self.key_hash.set(t.key_hash);
-    }
-}
-
-/// A field of a tree type's object, read in place (see [`TreeFields`]).
-#[derive(Clone, Copy)]
-pub(crate) enum InPlaceValue<'a> {
-    /// An 8-byte integer's bits.
-    Word(u64),
-    /// An `Option<ObjectPtr>` that is `None`.
-    None,
-    /// An object.
-    Object(&'a ObjectRef),
-}
-
-impl TreeType {
-    /// The type's index.
-    #[inline(always)]
-    pub(crate) fn index(self) -> u32 {
-        self.index
-    }
-
-    /// Whether the type's objects are compared in place.
-    #[inline(always)]
-    pub(crate) fn is_tree(self) -> bool {
-        self.flags & TreeType::TREE != 0
-    }
-
-    /// The type, with its objects never compared in place (strings, say, which are
-    /// compared as values).
-    #[inline]
-    pub(crate) fn never_in_place(self) -> TreeType {
-        TreeType {
-            ops: &[],
-            flags: 0,
-            ..self
-        }
-    }
-
-    /// The stable hash of the type's key.
-    #[inline(always)]
-    pub(crate) fn key_hash(self) -> u64 {
-        self.key_hash
-    }
-
-    /// The compared fields of `o`, an object of this type, in walk order; `None` if `o`
-    /// is not of this type.
-    #[inline(always)]
-    pub(crate) fn fields<'a>(self, o: &'a ObjectRef) -> Option<TreeFields<'a>> {
-        (self.is_tree() && o.type_index() == self.index).then(|| TreeFields {
-            ops: self.ops.iter(),
-            o: ObjectPtr::as_ptr(o).cast::<u8>(),
-            object: PhantomData,
-        })
-    }
-
-    /// Whether the type's compared fields are all 8-byte integers ([`TreePair::of`] compares
-    /// its objects on the spot).
-    #[inline(always)]
-    pub(crate) fn words_only(self) -> bool {
-        self.flags & TreeType::WORDS_ONLY != 0
-    }
-}
-
-/// Two objects of one tree type (made by [`TreePair::of`]), compared field by field in
-/// place, in walk order: [`next`](Self::next) gives each pair of objects in turn to the
-/// caller, who compares them, and compares the other fields itself. A walk keeps the
-/// pairs it is inside of on an [`InPlaceStack`].
-#[derive(Clone)]
-pub(crate) struct TreePair<'a> {
-    /// The fields still to compare.
-    ops: core::slice::Iter<'static, InPlace>,
-    /// The two objects' addresses.
-    l: *const u8,
-    r: *const u8,
-    objects: PhantomData<&'a ObjectRef>,
-}
-
-/// The compared fields of an object of a tree type (made by [`TreeType::fields`]), read
-/// in place, in walk order.
-#[derive(Clone)]
-pub(crate) struct TreeFields<'a> {
-    /// The fields still to read.
-    ops: core::slice::Iter<'static, InPlace>,
-    /// The object's address.
-    o: *const u8,
-    object: PhantomData<&'a ObjectRef>,
-}
-
-impl<'a> Iterator for TreeFields<'a> {
-    type Item = InPlaceValue<'a>;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<InPlaceValue<'a>> {
-        let op = self.ops.next()?;
-        // SAFETY: the object has the type whose plan `ops` came from (checked by
-        // `TreeType::fields`), and is borrowed for `'a`.
-        Some(unsafe { op.read(self.o) })
-    }
-}
-
-/// A pair of objects as [`TreePair::of`] takes it.
-pub(crate) enum Child<'a> {
-    /// Of different types: they differ.
-    Differ,
-    /// Of a tree type whose compared fields are all 8-byte integers (say `IntImm`):
-    /// whether they are equal (they hold nothing else to compare).
-    Leaf(bool),
-    /// Of a tree type with objects among its fields: to compare in place.
-    Pair(TreePair<'a>),
-    /// Of the same type, but not one `find` gave as a tree type: for the general walk.
-    Other,
-}
-
-/// What [`TreePair::next`] found.
-pub(crate) enum PairStep<'a> {
-    /// The next pair of objects, for the caller to compare.
-    Objects(&'a ObjectRef, &'a ObjectRef),
-    /// A pair of integers, or of `None` and an object, that differ: the objects differ.
-    Differ,
-    /// Every field is compared.
-    End,
-}
-
-impl<'a> TreePair<'a> {
-    /// `x` and `y`, objects held in fields of a pair being compared in place, as the
-    /// walk takes them: through the tree type `find` gives for their type index (called
-    /// with it only if both have it), if it gives one of that index. Each type index is
-    /// read once.
-    #[inline(always)]
-    pub(crate) fn of(
-        x: &'a ObjectRef,
-        y: &'a ObjectRef,
-        find: impl FnOnce(u32) -> Option<TreeType>,
-    ) -> Child<'a> {
-        let index = x.type_index();
-        if index != y.type_index() {
-            return Child::Differ;
-        }
-        let t = match find(index) {
-            Some(t) if t.is_tree() && t.index == index => t,
-            _ => return Child::Other,
-        };
-        let (l, r) = (
-            ObjectPtr::as_ptr(x).cast::<u8>(),
-            ObjectPtr::as_ptr(y).cast::<u8>(),
-        );
-        if t.words_only() {
-            return Child::Leaf(t.ops.iter().all(|op| {
-                // SAFETY: both objects have the type `t` (checked above), whose plan
-                // `ops` came from, and are borrowed for `'a`.
-                match unsafe { (op.read(l), op.read(r)) } {
-                    (InPlaceValue::Word(a), InPlaceValue::Word(b)) => a == b,
-                    // (Not met: the type's fields are all integers.)
-                    _ => false,
-                }
-            }));
-        }
-        Child::Pair(TreePair {
-            ops: t.ops.iter(),
-            l,
-            r,
-            objects: PhantomData,
-        })
-    }
-
-    /// Compares the fields up to the next pair of objects and hands that pair out,
-    /// having started to load the objects of the next `ObjectPtr` field after it (read
-    /// once this pair's subtree is compared).
-    #[inline(always)]
-    pub(crate) fn next(&mut self) -> PairStep<'a> {
-        for op in self.ops.by_ref() {
-            if op.kind == InPlaceKind::Object && op.prefetch != 0 {
-                let at = op.prefetch as usize;
-                // Both objects have the type whose plan `ops` came from (checked by
-                // `TreePair::of`), and are borrowed for `'a`; `prefetch` is the offset of a
-                // later field of the plan that is an `ObjectPtr`.
-                // SAFETY: as above (`repr(transparent)` over the object pointer): read as
-                // the erased handles.
-                let (a, b) = unsafe {
-                    (
-                        &*self.l.add(at).cast::<ObjectRef>(),
-                        &*self.r.add(at).cast::<ObjectRef>(),
-                    )
-                };
-                ObjectPtr::prefetch(a);
-                ObjectPtr::prefetch(b);
-            }
-            // SAFETY: as above.
-            match unsafe { (op.read(self.l), op.read(self.r)) } {
-                (InPlaceValue::Object(x), InPlaceValue::Object(y)) => {
-                    return PairStep::Objects(x, y);
-                }
-                (InPlaceValue::Word(a), InPlaceValue::Word(b)) if a == b => {}
-                (InPlaceValue::None, InPlaceValue::None) => {}
-                _ => return PairStep::Differ,
-            }
-        }
-        PairStep::End
-    }
-
-    /// Whether every field is compared ([`next`](Self::next) would say `End`).
-    #[inline(always)]
-    pub(crate) fn is_done(&self) -> bool {
-        self.ops.len() == 0
-    }
-}
-
-/// A stack of up to `N` values kept in place (no allocation, and nothing written until a
-/// value is pushed): the [`TreePair`]s (or objects being hashed) an iterative walk is
-/// inside of.
-pub(crate) struct InPlaceStack<T, const N: usize> {
-    items: [MaybeUninit<T>; N],
-    /// `items[..len]` are written.
-    len: usize,
-}
-
-impl<T, const N: usize> InPlaceStack<T, N> {
-    /// An empty stack.
-    #[inline(always)]
-    pub(crate) fn new() -> Self {
-        InPlaceStack {
-            items: [const { MaybeUninit::uninit() }; N],
-            len: 0,
-        }
-    }
-
-    /// Pushes `v`, or hands it back if the stack is full.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, v: T) -> Result<(), T> {
-        let Some(slot) = self.items.get_mut(self.len) else {
-            return Err(v);
-        };
-        slot.write(v);
-        self.len += 1;
-        Ok(())
-    }
-
-    /// The value pushed last, taken off.
-    #[inline(always)]
-    pub(crate) fn pop(&mut self) -> Option<T> {
-        self.len = self.len.checked_sub(1)?;
-        // SAFETY: `items[..len]` are written (the field's invariant, kept by `push`),
-        // and the old `len - 1` is below the old `len`; reading it out moves it (`len`
-        // no longer covers it, so it is neither read nor dropped again).
-        Some(unsafe { self.items.get_unchecked(self.len).assume_init_read() })
-    }
-}
-
-impl<T, const N: usize> Drop for InPlaceStack<T, N> {
-    fn drop(&mut self) {
-        if core::mem::needs_drop::<T>() {
-            while self.pop().is_some() {}
-        }
-    }
-}
-
-/// The field plan of the type `refl` describes: made once per table for the process
-/// (kept for good, a few bytes per type, like the table itself) and found through the
-/// table after that, with one load: a walk is often short (a `StructuralKey` per
-/// subexpression, say), and a plan looked up in a map cost a good part of one.
-pub(crate) fn eq_plan(refl: &'static TypeReflection) -> &'static EqPlan {
-    static ALL: PerTable<EqPlan> = PerTable::new();
-    kept(&refl.eq_plan, &ALL, refl, || EqPlan::new(refl))
-}
-
-/// The indices (in the table) of the fields of the type `refl` describes that can hold
-/// a child object, as `make` lists them the first time: kept, and found, as
-/// [`eq_plan`] keeps its plan (the generic walkers ask once per node).
-pub(crate) fn child_fields(
-    refl: &'static TypeReflection,
-    make: impl FnOnce() -> Vec<u16>,
-) -> &'static [u16] {
-    static ALL: PerTable<ChildFields> = PerTable::new();
-    &kept(&refl.child_fields, &ALL, refl, || ChildFields(make())).0
-}
-
-/// The field indices [`child_fields`] keeps for a table.
-pub(crate) struct ChildFields(Vec<u16>);
-
-/// The value kept in `slot` (a field of `refl`) for the rest of the process: made by
-/// `make` the first time any thread asks (`all` hands racing threads the same one),
-/// then found with one load.
-fn kept<V: 'static>(
-    slot: &AtomicPtr<V>,
-    all: &'static PerTable<V>,
-    refl: &'static TypeReflection,
-    make: impl FnOnce() -> V,
-) -> &'static V {
-    let p = slot.load(Ordering::Acquire);
-    if !p.is_null() {
-        // SAFETY: only stored below, from a value `all` leaked (never freed); the
-        // acquire load pairs with the release store, so the value is seen made.
-        return unsafe { &*p };
-    }
-    // (Two threads may both get here: `all` gives them the same value.)
-    let v = all.get(refl, || Box::new(make()));
-    slot.store(core::ptr::from_ref(v).cast_mut(), Ordering::Release);
-    v
-}
-
-impl EqPlan {
-    /// The plan of the type `refl` describes.
-    pub(crate) fn new(refl: &'static TypeReflection) -> EqPlan {
-        let mut fields = Vec::new();
-        for defs in [true, false] {
-            for info in refl.fields {
-                let Some(view) = info.view else { continue };
-                if info.flags.contains(FieldFlags::NO_EQUALITY) {
-                    continue;
-                }
-                let def = info.flags.contains(FieldFlags::DEFINITION);
-                if def == defs {
-                    fields.push(PlanField {
-                        info,
-                        def,
-                        offset: info.offset,
-                        layout: info.layout,
-                        view,
-                    });
-                }
-            }
-        }
-        let plain = fields.iter().all(|f| {
-            matches!(
-                f.info.kind(),
-                FieldKind::Bool
-                    | FieldKind::Int
-                    | FieldKind::Float
-                    | FieldKind::Str
-                    | FieldKind::DataType
-                    | FieldKind::Device
-            )
-        });
-        let later_objects = fields
-            .iter()
-            .skip(1)
-            .filter(|f| f.layout == LAYOUT_OBJECT_POINTER)
-            .map(|f| f.offset)
-            .collect();
-        let is_tree =
-            refl.structural == StructuralKind::Tree && refl.builtin.is_none() && !refl.is_opaque();
-        let tree = fields
-            .iter()
-            .enumerate()
-            .map(|(k, f)| {
-                let kind = match f.layout {
-                    _ if f.def => return None,
-                    LAYOUT_I64 | LAYOUT_U64 => InPlaceKind::Word,
-                    LAYOUT_OBJECT_POINTER => InPlaceKind::Object,
-                    LAYOUT_OPTIONAL_OBJECT_POINTER => InPlaceKind::OptionalObject,
-                    _ => return None,
-                };
-                let next = fields[k + 1..]
-                    .iter()
-                    .find(|g| g.layout == LAYOUT_OBJECT_POINTER);
-                Some(InPlace {
-                    at: u32::try_from(f.offset).ok()?,
-                    prefetch: next.map_or(Some(0), |g| u32::try_from(g.offset).ok())?,
-                    kind,
-                })
-            })
-            .collect::<Option<Box<[InPlace]>>>()
-            .filter(|_| is_tree);
-        EqPlan {
-            refl,
-            fields,
-            plain,
-            later_objects,
-            tree,
-        }
-    }
-
-    /// The planned fields of `obj`, with their values borrowed from it, in walk order
-    /// (none if `obj` is not described by this plan's reflection).
-    #[inline]
-    pub(crate) fn views<'p, 'a>(
-        &'p self,
-        obj: Described<'a>,
-    ) -> impl DoubleEndedIterator<Item = (&'p PlanField, ValueRef<'a>)> + 'p
-    where
-        'a: 'p,
-    {
-        let ok = core::ptr::eq(obj.refl, self.refl);
-        let fields = if ok { &self.fields[..] } else { &[] };
-        let base = ObjectPtr::as_ptr(obj.obj).cast::<u8>();
-        fields.iter().map(move |f| {
-            // `f` was copied from an entry of `self.refl`, the table that describes the
-            // object's layout (checked above: `obj.refl` is `self.refl`, see `describe`).
-            // SAFETY: so a value of the entry's Rust type lies at `offset`, kept alive
-            // and unchanged for `'a` by `obj.obj: &'a ObjectRef`.
-            (f, unsafe { f.read(base.add(f.offset)) })
-        })
-    }
-
-    /// Starts loading the objects that `l`'s and `r`'s `ObjectPtr` fields after the
-    /// first one hold (a walk reads them after the first field's subtree); nothing if
-    /// either is not described by this plan's reflection.
-    #[inline(always)]
-    pub(crate) fn prefetch_later_objects(&self, l: Described<'_>, r: Described<'_>) {
-        if !(core::ptr::eq(l.refl, self.refl) && core::ptr::eq(r.refl, self.refl)) {
-            return;
-        }
-        let (lb, rb) = (
-            ObjectPtr::as_ptr(l.obj).cast::<u8>(),
-            ObjectPtr::as_ptr(r.obj).cast::<u8>(),
-        );
-        // Each offset is that of a field of `ObjectPtr` layout (only its impl sets it) in
-        // the objects `self.refl` describes, as both are (checked above): an `ObjectPtr`
-        // lies there, read as the erased handle (as in `read_field`).
-        for &offset in &self.later_objects {
-            // SAFETY: as above; `l` is borrowed for the call, so the field lives.
-            ObjectPtr::prefetch(unsafe { &*lb.add(offset).cast::<ObjectRef>() });
-            // SAFETY: as above, for `r`.
-            ObjectPtr::prefetch(unsafe { &*rb.add(offset).cast::<ObjectRef>() });
-        }
-    }
-
-    /// The planned fields of `l` and `r`, objects of the same type, side by side in walk
-    /// order (none if either is not described by this plan's reflection).
-    #[inline]
-    pub(crate) fn pairs<'p, 'a>(
-        &'p self,
-        l: Described<'a>,
-        r: Described<'a>,
-    ) -> impl DoubleEndedIterator<Item = (&'p PlanField, ValueRef<'a>, ValueRef<'a>)> + 'p
-    where
-        'a: 'p,
-    {
-        let ok = core::ptr::eq(l.refl, self.refl) && core::ptr::eq(r.refl, self.refl);
-        let fields = if ok { &self.fields[..] } else { &[] };
-        let (lb, rb) = (
-            ObjectPtr::as_ptr(l.obj).cast::<u8>(),
-            ObjectPtr::as_ptr(r.obj).cast::<u8>(),
-        );
-        fields.iter().map(move |f| {
-            // As in `views`, for each side (both checked to be described by `self.refl`).
-            // SAFETY: a value of the entry's Rust type lies at `offset` in each object,
-            // kept alive and unchanged for `'a` by the `&'a ObjectRef`s.
-            let (lv, rv) = unsafe { (f.read(lb.add(f.offset)), f.read(rb.add(f.offset))) };
-            (f, lv, rv)
-        })
     }
 }

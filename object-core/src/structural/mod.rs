@@ -156,13 +156,21 @@
 //! assert_eq!(r.to_string(), "<root>.body.lhs");
 //! ```
 
-mod engine;
+mod equal;
+mod hash;
 mod hooks;
+// The stack the in-place walks keep their pairs on: values written in place.
+#[allow(unsafe_code)]
+mod in_place_stack;
 mod path;
+// The walk plans: objects read in place at the offsets of their own type's table.
+#[allow(unsafe_code)]
+pub(crate) mod plan;
 mod snapshot;
 mod stable;
 #[cfg(test)]
 mod tests;
+mod walk;
 
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -170,7 +178,8 @@ use core::hash::{Hash, Hasher};
 pub use self::path::{AccessPath, PathStep};
 pub use self::stable::stable_hash_str;
 
-use self::engine::{EqEngine, HashEngine, SubtreeHashes};
+use self::equal::EqEngine;
+use self::hash::{HashEngine, SubtreeHashes};
 use self::path::{NoPaths, PathArena};
 use self::snapshot::Snapshots;
 use crate::reflection::{FieldKind, FieldValue};

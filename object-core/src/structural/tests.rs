@@ -55,7 +55,7 @@ fn lam(p: &ObjectRef, body: &ObjectRef) -> ObjectRef {
 
 #[test]
 fn no_dag_type_here() {
-    assert!(!super::engine::any_dag_type());
+    assert!(!super::equal::any_dag_type());
 }
 
 #[test]

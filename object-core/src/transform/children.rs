@@ -13,8 +13,10 @@ use super::rebuild::{ChildRef, Children};
 use super::TransformError;
 use crate::any::Any;
 use crate::builtin::{BuiltinHooks, BuiltinShape, Contents, Parts};
-use crate::ptr::{ObjectPtr, ObjectRef};
-use crate::reflection::raw::{self, TypeDescriber};
+use crate::ptr::ObjectRef;
+use crate::reflection::per_table::PerTable;
+use crate::reflection::raw::TypeDescriber;
+use crate::reflection::TypeReflection;
 use crate::reflection::{FieldKind, ValueRef};
 
 /// How the walkers find the children of one type's objects.
@@ -81,19 +83,27 @@ impl Plan {
 }
 
 /// The entries of `refl`'s table that may hold an object (fields of kind `Object` or
-/// `Any`), listed once per table for the whole process and kept in the table.
-fn child_fields(refl: &'static crate::reflection::TypeReflection) -> &'static [u16] {
-    raw::child_fields(refl, || {
-        refl.fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
-            })
-            .filter_map(|(k, _)| u16::try_from(k).ok())
-            .collect()
-    })
+/// `Any`), listed once per table for the whole process and kept in the table (one load
+/// after that: the walkers ask once per node).
+fn child_fields(refl: &'static TypeReflection) -> &'static [u16] {
+    static ALL: PerTable<ChildFields> = PerTable::new();
+    let kept = ALL.kept(&refl.child_fields, refl, || {
+        Box::new(ChildFields(
+            refl.fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    f.is_reflected() && matches!(f.kind(), FieldKind::Object | FieldKind::Any)
+                })
+                .filter_map(|(k, _)| u16::try_from(k).ok())
+                .collect(),
+        ))
+    });
+    &kept.0
 }
+
+/// The field indices [`child_fields`] keeps for a table (in its `child_fields` slot).
+pub(crate) struct ChildFields(Vec<u16>);
 
 /// Entries of [`PLANS`] (a power of two).
 const PLAN_SLOTS: usize = 64;
@@ -254,37 +264,3 @@ pub(crate) fn rebuild_node(
         Plan::Leaf => Err(TransformError::not_rebuildable(obj.type_key())),
     }
 }
-
-/// The address of an object, as a memo key.
-#[inline]
-pub(crate) fn addr(o: &ObjectRef) -> usize {
-    ObjectPtr::as_ptr(o) as usize
-}
-
-/// A hasher for object addresses (already unique; spread the bits a little).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct AddrHasher(u64);
-
-impl core::hash::Hasher for AddrHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        // Objects are at least 16 bytes long, so no two live ones share `addr >> 4`
-        // (the size-class pool aligns some to 8 only): drop those bits, then mix.
-        self.0 = ((n as u64) >> 4)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(29);
-    }
-}
-
-pub(crate) type AddrMap<V> =
-    std::collections::HashMap<usize, V, core::hash::BuildHasherDefault<AddrHasher>>;

@@ -65,7 +65,7 @@
 //! assert_eq!((err.type_key(), err.field()), ("doc.tr.Neg", Some("arg")));
 //! ```
 
-mod children;
+pub(crate) mod children;
 mod dispatch;
 mod error;
 mod mutate;

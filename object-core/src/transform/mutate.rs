@@ -4,10 +4,11 @@
 
 use core::fmt;
 
-use super::children::{addr, plan_children, push_children, rebuild_node, AddrMap, Plan};
+use super::children::{plan_children, push_children, rebuild_node, Plan};
 use super::dispatch::TypeDispatch;
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
+use crate::addr_map::{addr, AddrMap};
 use crate::object_type::ObjectType;
 use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::ValueRef;

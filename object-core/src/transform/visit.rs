@@ -1,9 +1,8 @@
 //! The generic visitor: [`Visitor`], [`walk`], [`for_each_child`].
 
-use std::collections::HashSet;
-
-use super::children::{addr, each_child, plan_children, AddrHasher, Plan};
+use super::children::{each_child, plan_children, Plan};
 use super::rebuild::ChildRef;
+use crate::addr_map::{addr, AddrSet};
 use crate::ptr::{ObjectPtr, ObjectRef};
 
 /// What a [`Visitor`] wants after entering a node.
@@ -92,7 +91,7 @@ pub fn walk(root: &ObjectRef, v: &mut impl Visitor) -> bool {
         Enter(ChildRef<'a>),
         Leave(ChildRef<'a>),
     }
-    let mut seen: HashSet<usize, core::hash::BuildHasherDefault<AddrHasher>> = HashSet::default();
+    let mut seen = AddrSet::default();
     let mut stack: Vec<Task<'_>> = vec![Task::Enter(ChildRef::Borrowed(root))];
     while let Some(task) = stack.pop() {
         let node = match task {
