@@ -6,7 +6,8 @@ use core::marker::PhantomData;
 use core::ops::Index;
 
 use object_core::{
-    make_object_with_items, Any, AnyItem, Error, InlineItems, Object, ObjectPtr, TypeError,
+    make_object_with_items, Any, AnyItem, Error, ErrorKind, InlineItems, Object, ObjectPtr,
+    TypeError,
 };
 
 /// The object behind [`Array`]: header, a pointer to the slots (for C readers and for
@@ -809,7 +810,7 @@ unsafe impl<T: AnyItem> AnyItem for Array<T> {
 impl From<ArrayError> for Error {
     fn from(e: ArrayError) -> Self {
         match e {
-            ArrayError::OutOfRange { .. } => Error::new("IndexError", e.to_string()),
+            ArrayError::OutOfRange { .. } => Error::new(ErrorKind::IndexError, e.to_string()),
             ArrayError::WrongType { .. } => Error::type_error(e.to_string()),
         }
     }
