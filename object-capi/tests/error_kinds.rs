@@ -126,10 +126,8 @@ fn kind_names_cross_c_unchanged() {
     ] {
         let kind = CString::new(name).unwrap();
         // SAFETY: two NUL-terminated strings.
-        assert_ne!(
-            unsafe { obj_error_raise(kind.as_ptr(), c"from C".as_ptr()) },
-            0
-        );
+        let rc = unsafe { obj_error_raise(kind.as_ptr(), c"from C".as_ptr()) };
+        assert_ne!(rc, 0);
         let e = take_last_error().expect("the raised error");
         assert_eq!(e.kind().as_str(), name);
         assert_eq!(e.kind().is_other(), !known, "{name}");
@@ -137,10 +135,8 @@ fn kind_names_cross_c_unchanged() {
 
         // C raises, C reads the same text back.
         // SAFETY: as above.
-        assert_ne!(
-            unsafe { obj_error_raise(kind.as_ptr(), c"again".as_ptr()) },
-            0
-        );
+        let rc = unsafe { obj_error_raise(kind.as_ptr(), c"again".as_ptr()) };
+        assert_ne!(rc, 0);
         let h = take_through_c();
         assert_eq!(kind_text(h), name);
         // SAFETY: the reference `obj_error_take` gave us.
@@ -148,10 +144,8 @@ fn kind_names_cross_c_unchanged() {
     }
     // A null kind is the kind-less `Error`.
     // SAFETY: null kind, a NUL-terminated message.
-    assert_ne!(
-        unsafe { obj_error_raise(core::ptr::null(), c"m".as_ptr()) },
-        0
-    );
+    let rc = unsafe { obj_error_raise(core::ptr::null(), c"m".as_ptr()) };
+    assert_ne!(rc, 0);
     assert!(matches!(
         take_last_error().map(|e| e.kind().clone()),
         Some(ErrorKind::Error)
