@@ -336,11 +336,10 @@ impl core::fmt::Display for AbiMismatch {
 /// and message) with the load as one more frame, as before this type existed.
 ///
 /// ```
-/// use object_capi::{LoadError, ModuleLoad};
-/// use object_containers::Module;
+/// use object_capi::{load_module, LoadError};
 /// use object_core::{Error, ErrorKind};
 ///
-/// let e = Module::load("/no/such/plugin.so").unwrap_err();
+/// let e = load_module("/no/such/plugin.so").unwrap_err(); // or `Module::load`
 /// match &e {
 ///     LoadError::Open { path, message } => {
 ///         assert_eq!(path.to_str(), Some("/no/such/plugin.so"));

@@ -19,7 +19,9 @@ macro_rules! error_kinds {
         /// …)` works) maps a well-known name to its variant, so `Other` never holds one;
         /// equality and hashing compare the text form, so even a hand-built
         /// `Other("TypeError".into())` equals `TypeError`. A kind compares equal to its
-        /// name as a `str`.
+        /// name as a `str`. The enum is `#[non_exhaustive]`: a later version may give a
+        /// name that is `Other` today a variant of its own, so test a kind of your own
+        /// by its name (`kind == "MyError"`) rather than with an `Other(…)` pattern.
         ///
         /// ```
         /// use object_core::{Error, ErrorKind};
