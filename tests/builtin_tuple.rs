@@ -28,7 +28,7 @@ static TUPLE: BuiltinHooks = BuiltinHooks {
         None => Contents::Identity,
     },
     build: |parts| match parts {
-        Parts::Items(items) => Ok(Any::from(tuple(items))),
+        Parts::Items(items) => Ok(Any::from(tuple(items.collect::<Vec<_>>()))),
         other => Err(BuiltinError::wrong_shape(BuiltinShape::Items, &other)),
     },
 };

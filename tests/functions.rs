@@ -222,7 +222,7 @@ fn packed_function_receives_views_and_returns_values() {
     assert!(named.call(&[AnyView::NONE]).unwrap().is_none());
     let e = fails(named.call(&[]));
     assert_eq!(
-        (e.kind(), e.message(), e.frames()),
+        (e.kind().as_str(), e.message(), e.frames()),
         ("ValueError", "need something", &["checker".to_owned()][..])
     );
     // An anonymous function still adds a frame.
@@ -576,7 +576,8 @@ fn typed_argument_conversions() {
         "argument 0: expected ffi.Function, got int"
     );
     // An Error argument is a value, not a failure.
-    let describe = Function::from_typed(|e: Error| format!("{}/{}", e.kind(), e.message()));
+    let describe =
+        Function::from_typed(|e: Error| format!("{}/{}", e.kind().as_str(), e.message()));
     let err_any = Any::from(Error::value_error("bad"));
     assert_eq!(
         describe.call(&[AnyView::from(&err_any)]).unwrap().as_str(),
@@ -681,7 +682,7 @@ fn typed_return_kinds() {
     assert_eq!(c.call((16.0,)).unwrap(), 4.0);
     let e = c.call((-4.0,)).unwrap_err();
     assert_eq!(
-        (e.kind(), e.message(), e.frames()),
+        (e.kind().as_str(), e.message(), e.frames()),
         (
             "ValueError",
             "negative input -4",
@@ -692,13 +693,13 @@ fn typed_return_kinds() {
     let str_err = Function::from_typed(|ok: bool| if ok { Ok(1i64) } else { Err("plain message") });
     assert_eq!(str_err.call(&[AnyView::from(true)]).unwrap(), Any::from(1));
     let e = fails(str_err.call(&[AnyView::from(false)]));
-    assert_eq!((e.kind(), e.message()), ("Error", "plain message"));
+    assert_eq!((e.kind().as_str(), e.message()), ("Error", "plain message"));
     let type_err = Function::from_typed(|| -> Result<i64, TypeError> {
         Err(TypeError::new("thing", "other"))
     });
     let e = fails(type_err.call(&[]));
     assert_eq!(
-        (e.kind(), e.message()),
+        (e.kind().as_str(), e.message()),
         ("TypeError", "expected thing, got other")
     );
     // Result<Option<T>, E> and Option<Result>-like nesting.
@@ -1041,7 +1042,7 @@ fn panics_become_panic_errors() {
     let odd = Function::from_packed(|_args: &[AnyView<'_>]| std::panic::panic_any(42i32));
     let e = fails(odd.call(&[]));
     assert_eq!(
-        (e.kind(), e.message()),
+        (e.kind().as_str(), e.message()),
         ("Panic", "a panic with a non-string payload")
     );
     // A panic two calls deep arrives with both frames; objects on the unwound stack are
@@ -1303,7 +1304,7 @@ fn error_marks_tell_a_threads_own_new_errors_from_stale_ones() {
                     set_last_error(Error::new("Fresh", format!("{t}/{i}")));
                     let e = take_error_since(mark).expect("the error raised after the mark");
                     assert_eq!(
-                        (e.kind(), e.message()),
+                        (e.kind().as_str(), e.message()),
                         ("Fresh", format!("{t}/{i}").as_str())
                     );
                     assert!(take_last_error().is_none());
@@ -2247,7 +2248,7 @@ fn modules_as_values_and_debug() {
         AnyView::from(2i64),
     ]));
     assert_eq!(
-        (e.kind(), e.message()),
+        (e.kind().as_str(), e.message()),
         ("AttributeError", "no function `cube` in `app`")
     );
     let make = Function::from_typed(|name: std::string::String| {
@@ -2447,7 +2448,7 @@ impl FromArg for SlowOnly {
 #[track_caller]
 fn panicked<T: std::fmt::Debug>(r: Result<T, Error>, message: &str, frame: &str) {
     let e = r.expect_err("the call must fail");
-    assert_eq!((e.kind(), e.message()), ("Panic", message), "{e}");
+    assert_eq!((e.kind().as_str(), e.message()), ("Panic", message), "{e}");
     assert_eq!(e.frames(), [frame]);
     assert!(take_last_error().is_none());
 }

@@ -1106,7 +1106,10 @@ fn unsigned_fields_beyond_i64_are_refused_when_saving() {
     assert_eq!(e.kind(), GraphErrorKind::Unsupported, "{e}");
     // Reflection's error is the source, and what a packed call sees.
     let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<Error>());
-    assert_eq!(source.map(Error::kind), Some("TypeError"));
+    assert_eq!(
+        source.map(Error::kind),
+        Some(&object_core::ErrorKind::TypeError)
+    );
     assert_eq!(Error::from(e).kind(), "TypeError");
     expect_error(
         &graph(
@@ -2575,7 +2578,7 @@ fn mutated_graphs_never_panic_or_leak() {
                         return Err(Error::value_error(format!("a position iff syntax: {e:?}")));
                     }
                     let e = Error::from(e);
-                    *error_kinds.entry(e.kind().to_owned()).or_default() += 1;
+                    *error_kinds.entry(e.kind().to_string()).or_default() += 1;
                     Ok(None)
                 }
             }

@@ -1179,7 +1179,7 @@ fn functions_take_arrays_objects_or_raw_tensors() {
     let ints = NDArray::from_slice(&[1], &[1i64]).unwrap();
     let err = total.call_with([&ints]).unwrap_err();
     assert_eq!(
-        (err.kind(), err.frames()),
+        (err.kind().as_str(), err.frames()),
         ("TypeError", &["total".to_owned()][..])
     );
 

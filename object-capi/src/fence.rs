@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
 use object_containers::set_last_error;
-use object_core::{Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectRef};
+use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ErrorKind, Object, ObjectRef};
 
 use crate::types::{ObjAny, ObjHandle, ObjStr};
 
@@ -31,7 +31,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> i32 {
                 .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
             // The payload's own drop may panic; keep it from unwinding out of here.
             let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            set_last_error(Error::new("Panic", msg));
+            set_last_error(Error::new(ErrorKind::Panic, msg));
             FAILED
         }
     }

@@ -6,7 +6,7 @@ use object_containers::{
     error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
     take_error_since, Array, Function, FunctionObj, Module, ModuleObj,
 };
-use object_core::{Any, AnyView, Error, ObjectPtr, String};
+use object_core::{Any, AnyView, Error, ErrorKind, ObjectPtr, String};
 
 use crate::fence::{
     any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, Slot,
@@ -57,7 +57,7 @@ impl CCallback {
             let _ = unsafe { any_from_c_owned(ret) };
             return Err(take_error_since(mark).unwrap_or_else(|| {
                 Error::new(
-                    "Error",
+                    ErrorKind::Error,
                     format!(
                         "C function `{}` returned {rc} without raising an error",
                         self.name
@@ -499,10 +499,9 @@ pub unsafe extern "C" fn obj_global_call(
     let rc = guard(|| {
         // SAFETY: the caller's guarantee.
         let name = unsafe { c_str(name, "name") }?;
-        found = Some(
-            get_global(name)
-                .ok_or_else(|| Error::new("KeyError", format!("no global function `{name}`")))?,
-        );
+        found = Some(get_global(name).ok_or_else(|| {
+            Error::new(ErrorKind::KeyError, format!("no global function `{name}`"))
+        })?);
         Ok(())
     });
     match found {

@@ -38,7 +38,9 @@
 //! compile time, in C by the header's `OBJ_LAYOUT_FINGERPRINT_C` from the C structs),
 //! a name and `init`. A different major version, a newer minor version or a different
 //! fingerprint is refused before any plugin code beyond the entry runs, with a
-//! `PluginError` naming both sides' versions and fingerprints. Then the host calls
+//! [`LoadError::Abi`] naming both sides' versions and fingerprints (each failure of a
+//! load is a [`LoadError`] variant; as a packed-call `Error`, and to C, a
+//! `PluginError`). Then the host calls
 //! `init` with its [`ObjHostApi`]: a size-prefixed, append-only table of host
 //! functions (a plugin checks `size` before using an entry added in a later minor).
 //!

@@ -8,7 +8,7 @@ use object_core::reflection::{get_attr, FieldFlags, FieldKind};
 use object_core::registry::{
     self, register_type, type_index_of, ForeignMaker, LayoutOwner, TypeLayout, TypeSpec,
 };
-use object_core::{Error, Object, ObjectRef};
+use object_core::{Error, ErrorKind, Object, ObjectRef};
 
 use crate::fence::{any_to_c, borrow, c_str, guard, interned, null, out};
 use crate::types::*;
@@ -109,7 +109,7 @@ fn check_c_layout(addr: usize, size: usize, type_index: u32) -> Result<(), Error
     };
     if let LayoutOwner::Rust { rust_name, layout } = info.layout_owner() {
         return Err(Error::new(
-            "TypeError",
+            ErrorKind::TypeError,
             format!(
                 "C cannot initialize an object of type `{}`: its layout is the Rust struct                  `{rust_name}`'s ({layout}); register a type of your own under it",
                 info.key()
@@ -122,7 +122,7 @@ fn check_c_layout(addr: usize, size: usize, type_index: u32) -> Result<(), Error
         .find(|f| f.flags & OBJ_FIELD_C_READABLE == 0)
     {
         return Err(Error::new(
-            "TypeError",
+            ErrorKind::TypeError,
             format!(
                 "C cannot initialize an object of type `{}`: its Rust ancestor `{}` holds                  field `{}` (`{}`), which C cannot lay out",
                 info.key(),
@@ -134,7 +134,7 @@ fn check_c_layout(addr: usize, size: usize, type_index: u32) -> Result<(), Error
     }
     if ancestor.reflection().is_opaque() {
         return Err(Error::new(
-            "TypeError",
+            ErrorKind::TypeError,
             format!(
                 "C cannot initialize an object of type `{}`: its Rust ancestor `{}` is a                  built-in with contents of its own",
                 info.key(),
@@ -153,7 +153,7 @@ fn check_c_layout(addr: usize, size: usize, type_index: u32) -> Result<(), Error
         )));
     }
     registry::seal_foreign_layout(type_index, size, ForeignMaker::C)
-        .map_err(|e| Error::new("TypeError", e.to_string()))?;
+        .map_err(|e| Error::new(ErrorKind::TypeError, e.to_string()))?;
     Ok(())
 }
 
@@ -168,7 +168,7 @@ fn ancestor_layout(
         }
         t = t.parent().ok_or_else(|| {
             Error::new(
-                "TypeError",
+                ErrorKind::TypeError,
                 format!("type `{}` has no Rust ancestor", info.key()),
             )
         })?;
@@ -193,7 +193,12 @@ pub unsafe extern "C" fn obj_type_layout(index: u32, out_layout: *mut ObjTypeLay
         let o = out(out_layout, "out_layout")?;
         let info = registry::type_info(index)
             .filter(|t| t.is_object())
-            .ok_or_else(|| Error::new("KeyError", format!("no object type has index {index}")))?;
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::KeyError,
+                    format!("no object type has index {index}"),
+                )
+            })?;
         let owner = info.layout_owner();
         let (ancestor, layout) = ancestor_layout(info)?;
         *o = ObjTypeLayout {
@@ -230,7 +235,7 @@ pub unsafe extern "C" fn obj_type_index_of(key: *const c_char, out_index: *mut u
         // SAFETY: the caller's guarantee.
         let key = unsafe { c_str(key, "key") }?;
         let o = out(out_index, "out_index")?;
-        *o = type_index_of(key).map_err(|e| Error::new("KeyError", e.to_string()))?;
+        *o = type_index_of(key).map_err(|e| Error::new(ErrorKind::KeyError, e.to_string()))?;
         Ok(())
     })
 }
@@ -245,7 +250,7 @@ pub unsafe extern "C" fn obj_type_key_of(index: u32, out_key: *mut ObjStr) -> i3
     guard(|| {
         let o = out(out_key, "out_key")?;
         let info = registry::type_info(index)
-            .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+            .ok_or_else(|| Error::new(ErrorKind::KeyError, format!("no type has index {index}")))?;
         *o = interned(info.key());
         Ok(())
     })
@@ -261,7 +266,7 @@ pub unsafe extern "C" fn obj_type_info(index: u32, out_info: *mut ObjTypeInfo) -
     guard(|| {
         let o = out(out_info, "out_info")?;
         let t = registry::type_info(index)
-            .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+            .ok_or_else(|| Error::new(ErrorKind::KeyError, format!("no type has index {index}")))?;
         let range = t.range();
         *o = ObjTypeInfo {
             index: t.index(),
@@ -324,7 +329,8 @@ pub unsafe extern "C" fn obj_type_register(
             .slots(slots)
             .final_type(is_final != 0)
             .overflow(allow_overflow != 0);
-        let info = register_type(&spec).map_err(|e| Error::new("RegistryError", e.to_string()))?;
+        let info = register_type(&spec)
+            .map_err(|e| Error::new(ErrorKind::RegistryError, e.to_string()))?;
         *o = info.index();
         Ok(())
     })
@@ -436,7 +442,7 @@ fn field_table(index: u32) -> Result<&'static [ObjFieldInfo], Error> {
         return Ok(done.0);
     }
     let info = registry::type_info(index)
-        .ok_or_else(|| Error::new("KeyError", format!("no type has index {index}")))?;
+        .ok_or_else(|| Error::new(ErrorKind::KeyError, format!("no type has index {index}")))?;
     let rows: Vec<ObjFieldInfo> = info
         .reflection()
         .fields()
@@ -510,7 +516,8 @@ pub unsafe extern "C" fn obj_object_get_attr(
         // SAFETY: the caller's guarantee.
         let name = unsafe { c_str(name, "name") }?;
         let slot = out(out_value, "out_value")?;
-        let v = get_attr(&o, name).map_err(|e| Error::new("AttributeError", e.to_string()))?;
+        let v =
+            get_attr(&o, name).map_err(|e| Error::new(ErrorKind::AttributeError, e.to_string()))?;
         *slot = any_to_c(v);
         Ok(())
     })

@@ -10,9 +10,11 @@
 //! cell, `DLTensor` and the field-info record, computed at compile time on each side:
 //! in Rust from the Rust types, in C by the header's `OBJ_LAYOUT_FINGERPRINT_C` macro
 //! from the C structs), its name and its `init` function. The host reads the
-//! descriptor and refuses, with an error naming both sides' versions and fingerprints,
-//! a different major version, a newer minor version than its own, or a different
-//! fingerprint. Then it calls `init(host, &module)` with its [`ObjHostApi`]: a
+//! descriptor and refuses, with a [`LoadError::Abi`] naming both sides' versions and
+//! fingerprints, a different major version, a newer minor version than its own, or a
+//! different fingerprint. Every way a load fails is a [`LoadError`] variant, which
+//! becomes a `PluginError` as a packed-call `Error` (what C's `obj_module_load`
+//! reports). Then it calls `init(host, &module)` with its [`ObjHostApi`]: a
 //! size-prefixed, append-only table of host functions (the C API's, plus, for Rust
 //! plugins of the same build, the adoption hooks). The plugin registers what it
 //! registers through the host and returns a module.
@@ -39,8 +41,9 @@
 //! another version of a shared crate, whose struct has one more field, is refused), and
 //! a key whose objects were already made without a Rust struct (by C, with 16-byte
 //! objects, say) accepts only a struct that adds nothing to its Rust ancestor. Any
-//! refusal fails the load with a `PluginError` naming each key and both layouts, before
-//! the plugin's own `init` runs (see `object_core::registry::TypeLayout`).
+//! refusal fails the generated `init`, so the load ([`LoadError::InitFailed`]), with a
+//! `PluginError` naming each key and both layouts, before the plugin's own `init` runs
+//! (see `object_core::registry::TypeLayout`).
 //!
 //! A plugin in C (or any language) uses the host functions in the table only and never
 //! links a copy of the runtime.
@@ -54,11 +57,11 @@
 
 use core::ffi::{c_char, c_void, CStr};
 use core::mem::{offset_of, size_of};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use object_containers::{Module, ModuleObj};
-use object_core::{Error, ObjectRef};
+use object_core::{Error, ErrorKind, ObjectRef};
 
 use crate::fence::{c_str, give, guard, out};
 use crate::types::*;
@@ -254,78 +257,356 @@ pub fn host_api() -> &'static ObjHostApi {
     })
 }
 
-fn plugin_error(path: &Path, message: impl core::fmt::Display) -> Error {
-    Error::new(
-        "PluginError",
-        format!("cannot load plugin `{}`: {message}", path.display()),
-    )
+/// An ABI version as the handshake compares it: major, minor and layout fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AbiVersion {
+    /// The ABI major version.
+    pub major: u32,
+    /// The ABI minor version.
+    pub minor: u32,
+    /// The layout fingerprint ([`OBJ_LAYOUT_FINGERPRINT`] on the host's side).
+    pub fingerprint: u64,
+}
+
+impl AbiVersion {
+    /// This host's: [`OBJ_ABI_MAJOR`], [`OBJ_ABI_MINOR`], [`OBJ_LAYOUT_FINGERPRINT`].
+    pub const fn host() -> AbiVersion {
+        AbiVersion {
+            major: OBJ_ABI_MAJOR,
+            minor: OBJ_ABI_MINOR,
+            fingerprint: OBJ_LAYOUT_FINGERPRINT,
+        }
+    }
+}
+
+/// Which check of the handshake an [`AbiMismatch`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AbiMismatchKind {
+    /// The major versions differ.
+    Major,
+    /// The plugin's minor version is newer than the host's.
+    NewerMinor,
+    /// The layout fingerprints differ.
+    Layout,
+}
+
+/// A plugin built for another ABI: which check failed, and both sides' versions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AbiMismatch {
+    /// The check that failed.
+    pub kind: AbiMismatchKind,
+    /// The version and fingerprint the plugin's descriptor claims.
+    pub plugin: AbiVersion,
+    /// This host's ([`AbiVersion::host`]).
+    pub host: AbiVersion,
+}
+
+impl core::fmt::Display for AbiMismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (p, h) = (self.plugin, self.host);
+        write!(
+            f,
+            "the plugin was built for ABI {}.{} (layout fingerprint {:#018x}), this host \
+             implements ABI {}.{} (layout fingerprint {:#018x}): {}",
+            p.major,
+            p.minor,
+            p.fingerprint,
+            h.major,
+            h.minor,
+            h.fingerprint,
+            match self.kind {
+                AbiMismatchKind::Major => "the major versions differ",
+                AbiMismatchKind::NewerMinor => "the plugin is newer",
+                AbiMismatchKind::Layout => "the layouts differ",
+            }
+        )
+    }
+}
+
+/// Why [`load_module`] (`Module::load`) refused a plugin: one variant per failure of the
+/// load, each naming the library's path and what was found. `Display` writes
+/// "cannot load plugin `<path>`: …"; [`source`](std::error::Error::source) is the
+/// plugin's own error for [`InitFailed`](LoadError::InitFailed).
+///
+/// It converts into the packed-call [`Error`] (so `?` works in a function returning
+/// one, and `obj_module_load` reports it to C): an error of kind
+/// [`PluginError`](object_core::ErrorKind::PluginError) with the same message, except
+/// that [`InitFailed`](LoadError::InitFailed) becomes the plugin's own error (its kind
+/// and message) with the load as one more frame, as before this type existed.
+///
+/// ```
+/// use object_capi::{load_module, LoadError};
+///
+/// let e = load_module("/no/such/plugin.so").unwrap_err(); // or `Module::load`
+/// match &e {
+///     LoadError::Open { path, message } => {
+///         assert_eq!(path.to_str(), Some("/no/such/plugin.so"));
+///         assert!(!message.is_empty());
+///     }
+///     other => panic!("unexpected {other}"),
+/// }
+/// assert!(e.to_string().starts_with("cannot load plugin `/no/such/plugin.so`: "));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The shared library cannot be opened (no such file, not a library, a missing
+    /// dependency, …): the loader's message.
+    Open {
+        /// The library.
+        path: PathBuf,
+        /// The dynamic loader's message.
+        message: String,
+    },
+    /// The library does not export the entry symbol: it is not a plugin.
+    MissingSymbol {
+        /// The library.
+        path: PathBuf,
+        /// The symbol looked for (`obj_plugin_entry`).
+        symbol: &'static str,
+        /// The dynamic loader's message.
+        message: String,
+    },
+    /// `obj_plugin_entry` returned a null descriptor.
+    NullDescriptor {
+        /// The library.
+        path: PathBuf,
+    },
+    /// The descriptor's magic is not [`OBJ_PLUGIN_MAGIC`].
+    BadMagic {
+        /// The library.
+        path: PathBuf,
+        /// The magic found.
+        found: u64,
+    },
+    /// The plugin was built for another ABI version or layout.
+    Abi {
+        /// The library.
+        path: PathBuf,
+        /// Which check failed, and both sides' versions.
+        mismatch: AbiMismatch,
+    },
+    /// The descriptor is smaller than every ABI version's.
+    DescriptorTooSmall {
+        /// The library.
+        path: PathBuf,
+        /// The size the descriptor claims.
+        size: u64,
+        /// The smallest size the host reads (`sizeof(ObjPluginDescriptor)` of ABI 1).
+        minimum: usize,
+    },
+    /// The descriptor has no `init` function.
+    NoInit {
+        /// The library.
+        path: PathBuf,
+    },
+    /// The plugin's `init` failed with an error of its own (for a Rust plugin this
+    /// includes adoption's refusals, of kind `PluginError`, which name each key and
+    /// both layouts).
+    InitFailed {
+        /// The library.
+        path: PathBuf,
+        /// The plugin's name (from its descriptor; `<unnamed>` if it has none).
+        name: String,
+        /// The error `init` raised.
+        error: Error,
+    },
+    /// The plugin's `init` failed without raising an error.
+    InitCode {
+        /// The library.
+        path: PathBuf,
+        /// The plugin's name.
+        name: String,
+        /// What `init` returned.
+        code: i32,
+    },
+    /// `init` succeeded but returned no module.
+    NoModule {
+        /// The library.
+        path: PathBuf,
+        /// The plugin's name.
+        name: String,
+    },
+    /// `init` returned an object that is not a module.
+    NotAModule {
+        /// The library.
+        path: PathBuf,
+        /// The plugin's name.
+        name: String,
+        /// The type key of what it returned.
+        type_key: String,
+    },
+}
+
+impl LoadError {
+    /// The library the load was of.
+    pub fn path(&self) -> &Path {
+        match self {
+            LoadError::Open { path, .. }
+            | LoadError::MissingSymbol { path, .. }
+            | LoadError::NullDescriptor { path }
+            | LoadError::BadMagic { path, .. }
+            | LoadError::Abi { path, .. }
+            | LoadError::DescriptorTooSmall { path, .. }
+            | LoadError::NoInit { path }
+            | LoadError::InitFailed { path, .. }
+            | LoadError::InitCode { path, .. }
+            | LoadError::NoModule { path, .. }
+            | LoadError::NotAModule { path, .. } => path,
+        }
+    }
+
+    /// The frame an error of `init` gets: the plugin's name and path.
+    fn init_frame(path: &Path, name: &str) -> String {
+        format!("loading plugin `{name}` from `{}`", path.display())
+    }
+}
+
+impl core::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "cannot load plugin `{}`: ", self.path().display())?;
+        match self {
+            LoadError::Open { message, .. } => f.write_str(message),
+            LoadError::MissingSymbol {
+                symbol, message, ..
+            } => write!(f, "no `{symbol}` symbol ({message})"),
+            LoadError::NullDescriptor { .. } => f.write_str("`obj_plugin_entry` returned null"),
+            LoadError::BadMagic { found, .. } => write!(f, "bad magic {found:#x}"),
+            LoadError::Abi { mismatch, .. } => write!(f, "{mismatch}"),
+            LoadError::DescriptorTooSmall { size, .. } => {
+                write!(f, "a descriptor of {size} bytes is too small")
+            }
+            LoadError::NoInit { .. } => f.write_str("the descriptor has no `init`"),
+            LoadError::InitFailed { name, error, .. } => write!(
+                f,
+                "`init` of `{name}` failed: {}: {}",
+                error.kind(),
+                error.message()
+            ),
+            LoadError::InitCode { code, .. } => {
+                write!(f, "`init` returned {code} without an error")
+            }
+            LoadError::NoModule { .. } => f.write_str("`init` returned no module"),
+            LoadError::NotAModule { type_key, .. } => {
+                write!(f, "`init` returned a `{type_key}`, not a module")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::InitFailed { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<LoadError> for Error {
+    /// A `PluginError` with the same message (and, for
+    /// [`InitCode`](LoadError::InitCode), the load as a frame); for
+    /// [`InitFailed`](LoadError::InitFailed), the plugin's own error with the load as
+    /// one more frame.
+    fn from(e: LoadError) -> Self {
+        match e {
+            LoadError::InitFailed { path, name, error } => {
+                error.with_frame(LoadError::init_frame(&path, &name))
+            }
+            LoadError::InitCode {
+                ref path, ref name, ..
+            } => {
+                let frame = LoadError::init_frame(path, name);
+                Error::new(ErrorKind::PluginError, e.to_string()).with_frame(frame)
+            }
+            e => Error::new(ErrorKind::PluginError, e.to_string()),
+        }
+    }
 }
 
 /// The prefix of the descriptor every ABI version has (up to and including `init`).
 const DESCRIPTOR_V1: usize = size_of::<ObjPluginDescriptor>();
+
+/// The name of the entry symbol.
+const ENTRY_SYMBOL: &str = "obj_plugin_entry";
 
 /// Loads a plugin: opens the shared library (never closed again), checks its
 /// descriptor against this host's ABI, calls its `init` and returns its module.
 ///
 /// # Errors
 ///
-/// A `PluginError` naming the path: the library cannot be opened or lacks the entry
-/// symbol; the magic is wrong; the ABI major differs, the plugin's minor is newer or
-/// the fingerprint differs (naming both sides' versions and fingerprints); or `init`
-/// failed (its error, with the load as a frame).
-pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
+/// A [`LoadError`] naming the path: the library cannot be opened
+/// ([`Open`](LoadError::Open)) or lacks the entry symbol
+/// ([`MissingSymbol`](LoadError::MissingSymbol)); the descriptor is null, has the
+/// wrong magic, is too small or has no `init`; the ABI major differs, the plugin's
+/// minor is newer or the fingerprint differs ([`Abi`](LoadError::Abi), with both
+/// sides' versions and fingerprints); or `init` failed
+/// ([`InitFailed`](LoadError::InitFailed) with its error,
+/// [`InitCode`](LoadError::InitCode) without one) or returned no module or not a
+/// module.
+pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
     let path = path.as_ref();
+    let owned = || path.to_path_buf();
     // SAFETY: loading a library runs its initializers; loading a plugin means trusting
     // its code, which is the point of the call.
-    let lib = unsafe { libloading::Library::new(path) }.map_err(|e| plugin_error(path, e))?;
+    let lib = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
+        path: owned(),
+        message: e.to_string(),
+    })?;
     // SAFETY: the entry symbol's type is part of the plugin ABI; a library that exports
     // the name with another type is not a plugin of this ABI (nothing can check it).
-    let entry = unsafe { lib.get::<ObjPluginEntry>(b"obj_plugin_entry\0") }
-        .map_err(|e| plugin_error(path, format_args!("no `obj_plugin_entry` symbol ({e})")))?;
+    let entry = unsafe { lib.get::<ObjPluginEntry>(b"obj_plugin_entry\0") }.map_err(|e| {
+        LoadError::MissingSymbol {
+            path: owned(),
+            symbol: ENTRY_SYMBOL,
+            message: e.to_string(),
+        }
+    })?;
     // SAFETY: as above.
     let d = unsafe { entry() };
     if d.is_null() {
-        return Err(plugin_error(path, "`obj_plugin_entry` returned null"));
+        return Err(LoadError::NullDescriptor { path: owned() });
     }
     // SAFETY: the entry returns a pointer to its static descriptor; the magic (the
     // first field, which every version has) is checked before anything else is used.
     let magic = unsafe { core::ptr::addr_of!((*d).magic).read_unaligned() };
     if magic != OBJ_PLUGIN_MAGIC {
-        return Err(plugin_error(path, format_args!("bad magic {magic:#x}")));
+        return Err(LoadError::BadMagic {
+            path: owned(),
+            found: magic,
+        });
     }
     // SAFETY: a descriptor with our magic has at least the version fields and `size`.
     let (major, minor, size, fingerprint) =
         unsafe { ((*d).abi_major, (*d).abi_minor, (*d).size, (*d).fingerprint) };
-    let both = || {
-        format!(
-            "the plugin was built for ABI {major}.{minor} (layout fingerprint {fingerprint:#018x}), \
-             this host implements ABI {OBJ_ABI_MAJOR}.{OBJ_ABI_MINOR} (layout fingerprint \
-             {OBJ_LAYOUT_FINGERPRINT:#018x})"
-        )
+    let plugin = AbiVersion {
+        major,
+        minor,
+        fingerprint,
     };
-    if major != OBJ_ABI_MAJOR {
-        return Err(plugin_error(
-            path,
-            format_args!("{}: the major versions differ", both()),
-        ));
-    }
-    if minor > OBJ_ABI_MINOR {
-        return Err(plugin_error(
-            path,
-            format_args!("{}: the plugin is newer", both()),
-        ));
-    }
-    if fingerprint != OBJ_LAYOUT_FINGERPRINT {
-        return Err(plugin_error(
-            path,
-            format_args!("{}: the layouts differ", both()),
-        ));
+    let host = AbiVersion::host();
+    let mismatch = if major != host.major {
+        Some(AbiMismatchKind::Major)
+    } else if minor > host.minor {
+        Some(AbiMismatchKind::NewerMinor)
+    } else if fingerprint != host.fingerprint {
+        Some(AbiMismatchKind::Layout)
+    } else {
+        None
+    };
+    if let Some(kind) = mismatch {
+        return Err(LoadError::Abi {
+            path: owned(),
+            mismatch: AbiMismatch { kind, plugin, host },
+        });
     }
     if (size as usize) < DESCRIPTOR_V1 {
-        return Err(plugin_error(
-            path,
-            format_args!("a descriptor of {size} bytes is too small"),
-        ));
+        return Err(LoadError::DescriptorTooSmall {
+            path: owned(),
+            size,
+            minimum: DESCRIPTOR_V1,
+        });
     }
     // SAFETY: a complete version-1 descriptor (size checked).
     let (name, init) = unsafe { ((*d).name, (*d).init) };
@@ -337,7 +618,7 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
             .to_string_lossy()
             .into_owned()
     };
-    let init = init.ok_or_else(|| plugin_error(path, "the descriptor has no `init`"))?;
+    let init = init.ok_or_else(|| LoadError::NoInit { path: owned() })?;
     let mut module: ObjHandle = core::ptr::null_mut();
     // Never unloaded (see the module docs): the plugin's code must outlive its objects.
     core::mem::forget(lib);
@@ -345,25 +626,34 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, Error> {
     let mark = object_containers::error_mark();
     // SAFETY: `init`'s contract (the plugin ABI): our table, a writable slot.
     let rc = unsafe { init(host_api(), &mut module) };
-    let frame = || format!("loading plugin `{name}` from `{}`", path.display());
     if rc != 0 {
-        let e = object_containers::take_error_since(mark).unwrap_or_else(|| {
-            plugin_error(path, format_args!("`init` returned {rc} without an error"))
+        return Err(match object_containers::take_error_since(mark) {
+            Some(error) => LoadError::InitFailed {
+                path: owned(),
+                name,
+                error,
+            },
+            None => LoadError::InitCode {
+                path: owned(),
+                name,
+                code: rc,
+            },
         });
-        return Err(e.with_frame(frame()));
     }
     if module.is_null() {
-        return Err(plugin_error(path, "`init` returned no module"));
+        return Err(LoadError::NoModule {
+            path: owned(),
+            name,
+        });
     }
     // SAFETY: `init` gave us one reference to a live object.
     let obj = unsafe { ObjectRef::from_raw(module.cast::<object_core::Object>()) };
     obj.downcast::<ModuleObj>()
         .map(Module::from_object_ptr)
-        .map_err(|o| {
-            plugin_error(
-                path,
-                format_args!("`init` returned a `{}`, not a module", o.type_key()),
-            )
+        .map_err(|o| LoadError::NotAModule {
+            path: owned(),
+            name,
+            type_key: o.type_key().to_owned(),
         })
 }
 
@@ -374,11 +664,11 @@ pub trait ModuleLoad: Sized {
     /// # Errors
     ///
     /// As [`load_module`].
-    fn load(path: impl AsRef<Path>) -> Result<Self, Error>;
+    fn load(path: impl AsRef<Path>) -> Result<Self, LoadError>;
 }
 
 impl ModuleLoad for Module {
-    fn load(path: impl AsRef<Path>) -> Result<Self, Error> {
+    fn load(path: impl AsRef<Path>) -> Result<Self, LoadError> {
         load_module(path)
     }
 }

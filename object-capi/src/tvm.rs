@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use object_containers::{ForeignWrite, Function, Module, NDArray, NDArrayObj};
-use object_core::{type_index as ti, Any, AnyView, DataType, Device, Error};
+use object_core::{type_index as ti, Any, AnyView, DataType, Device, Error, ErrorKind};
 
 use crate::fence::view_to_c;
 use crate::types::ObjAny;
@@ -69,7 +69,7 @@ pub struct TvmFfiLibrary {
 }
 
 fn tvm_error(message: impl Into<std::string::String>) -> Error {
-    Error::new("TvmFfiError", message)
+    Error::new(ErrorKind::TvmFfiError, message)
 }
 
 impl TvmFfiLibrary {

@@ -4,7 +4,9 @@ use core::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use object_containers::{set_last_error, take_last_error, Array, Map};
-use object_core::{Any, Bytes, BytesObj, Error, ErrorObj, ObjectPtr, ObjectRef, String, StringObj};
+use object_core::{
+    Any, Bytes, BytesObj, Error, ErrorKind, ErrorObj, ObjectPtr, ObjectRef, String, StringObj,
+};
 
 use crate::fence::{
     any_from_c_owned, any_to_c, borrow, bytes, c_str, give, guard, interned, null, out,
@@ -92,8 +94,12 @@ pub unsafe extern "C" fn obj_any_type_key(value: *const ObjAny, out_key: *mut Ob
         // SAFETY: the caller's guarantee.
         let v = unsafe { value.as_ref() }.ok_or_else(|| null("value"))?;
         let o = out(out_key, "out_key")?;
-        let info = object_core::registry::type_info(v.type_index)
-            .ok_or_else(|| Error::new("KeyError", format!("no type has index {}", v.type_index)))?;
+        let info = object_core::registry::type_info(v.type_index).ok_or_else(|| {
+            Error::new(
+                ErrorKind::KeyError,
+                format!("no type has index {}", v.type_index),
+            )
+        })?;
         *o = interned(info.key());
         Ok(())
     })
@@ -233,7 +239,7 @@ pub unsafe extern "C" fn obj_any_print(value: *const ObjAny) -> i32 {
         let slot = unsafe { slot_from_c(c) }?;
         use std::io::Write;
         writeln!(std::io::stdout().lock(), "{:?}", slot.view())
-            .map_err(|e| Error::new("IOError", format!("printing a value: {e}")))
+            .map_err(|e| Error::new(ErrorKind::IOError, format!("printing a value: {e}")))
     })
 }
 
@@ -362,8 +368,9 @@ fn with_error<R>(error: ObjHandle, f: impl FnOnce(&Error) -> Result<R, Error>) -
 pub unsafe extern "C" fn obj_error_kind(error: ObjHandle, out_str: *mut ObjStr) -> i32 {
     guard(|| {
         let o = out(out_str, "out_str")?;
-        // The text lives in the object, which the caller's reference keeps alive.
-        *o = with_error(error, |e| Ok(str_out(e.kind())))?;
+        // The text is static (a well-known kind) or lives in the object (`Other`), which
+        // the caller's reference keeps alive.
+        *o = with_error(error, |e| Ok(str_out(e.kind().as_str())))?;
         Ok(())
     })
 }
@@ -409,7 +416,7 @@ pub unsafe extern "C" fn obj_error_frame(error: ObjHandle, i: usize, out_str: *m
             e.frames()
                 .get(i)
                 .map(|f| str_out(f))
-                .ok_or_else(|| Error::new("IndexError", format!("no frame {i}")))
+                .ok_or_else(|| Error::new(ErrorKind::IndexError, format!("no frame {i}")))
         })?;
         Ok(())
     })
@@ -579,7 +586,7 @@ pub unsafe extern "C" fn obj_array_get(array: ObjHandle, i: usize, out_value: *m
         let a = array_of(array)?;
         let v = a.get(i).ok_or_else(|| {
             Error::new(
-                "IndexError",
+                ErrorKind::IndexError,
                 format!("index {i} out of range for an array of {}", a.len()),
             )
         })?;

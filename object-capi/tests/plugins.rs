@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use object_capi::ModuleLoad;
+use object_capi::{AbiMismatchKind, AbiVersion, LoadError, ModuleLoad, OBJ_LAYOUT_FINGERPRINT};
 use object_capi_fixtures::ShapeNode;
 use object_containers::{get_global, Module};
 use object_core::reflection::get_attr;
 use object_core::registry::{type_index_of, type_info};
-use object_core::{Any, ObjectRef, ObjectType};
+use object_core::{Any, Error, ErrorKind, ObjectRef, ObjectType};
 
 use support::{build_library, build_library_with, c_compiler, copy_plugin, out_dir};
 
@@ -129,7 +129,10 @@ fn rust_plugin_types_adopt_the_host_registry() {
 
     // Errors arrive in the host's slot, with their frames.
     let e = call(&m, "fail", [Any::from("bad input")]).unwrap_err();
-    assert_eq!((e.kind(), e.message()), ("ValueError", "bad input"));
+    assert_eq!(
+        (e.kind().as_str(), e.message()),
+        ("ValueError", "bad input")
+    );
     assert_eq!(e.frames(), ["fail"]);
     let e = call(&m, "area", [Any::from(m.clone())]).unwrap_err();
     assert_eq!(e.kind(), "TypeError");
@@ -193,9 +196,22 @@ fn plugin_objects_outlive_the_module() {
 #[cfg_attr(miri, ignore = "loads shared libraries: no FFI under Miri")]
 fn a_skewed_abi_is_refused_with_both_versions() {
     let e = Module::load(&plugins().rust_skewed).unwrap_err();
-    assert_eq!(e.kind(), "PluginError");
-    let msg = e.message();
     let (major, minor) = (object_capi::OBJ_ABI_MAJOR, object_capi::OBJ_ABI_MINOR);
+    match &e {
+        LoadError::Abi { path, mismatch } => {
+            assert_eq!(path, &plugins().rust_skewed);
+            assert_eq!(mismatch.kind, AbiMismatchKind::Major);
+            assert_eq!(
+                (mismatch.plugin.major, mismatch.plugin.minor),
+                (major + 1, 0)
+            );
+            assert_eq!(mismatch.host, AbiVersion::host());
+        }
+        other => panic!("not an ABI mismatch: {other}"),
+    }
+    let msg = Error::from(e.clone()).message().to_owned();
+    assert_eq!(msg, e.to_string());
+    assert_eq!(Error::from(e).kind(), &ErrorKind::PluginError);
     assert!(
         msg.contains(&format!("built for ABI {}.0", major + 1)),
         "{msg}"
@@ -206,7 +222,8 @@ fn a_skewed_abi_is_refused_with_both_versions() {
     );
     assert!(msg.contains("the major versions differ"), "{msg}");
     let e = Module::load(out_dir().join("no_such_plugin.so")).unwrap_err();
-    assert_eq!(e.kind(), "PluginError");
+    assert!(matches!(e, LoadError::Open { .. }), "{e}");
+    assert_eq!(Error::from(e).kind(), "PluginError");
 }
 
 #[test]
@@ -231,20 +248,31 @@ fn c_plugin() {
     assert_eq!(t.downcast_ref::<ShapeNode>().map(|s| s.id), Some(5));
     let e = call(&m, "fail", []).unwrap_err();
     assert_eq!(
-        (e.kind(), e.message()),
+        (e.kind().as_str(), e.message()),
         ("RuntimeError", "the C plugin failed")
     );
     assert_eq!(e.frames(), ["cplugin.fail"]);
 
     let e = Module::load(minor).unwrap_err();
     assert!(
-        e.message().contains(&format!(
+        matches!(&e, LoadError::Abi { mismatch, .. } if mismatch.kind == AbiMismatchKind::NewerMinor),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(&format!(
             "built for ABI {}.{}",
             object_capi::OBJ_ABI_MAJOR,
             object_capi::OBJ_ABI_MINOR + 1
-        )) && e.message().contains("the plugin is newer"),
+        )) && e.to_string().contains("the plugin is newer"),
         "{e}"
     );
     let e = Module::load(layout).unwrap_err();
-    assert!(e.message().contains("the layouts differ"), "{e}");
+    assert!(e.to_string().contains("the layouts differ"), "{e}");
+    match &e {
+        LoadError::Abi { mismatch, .. } => {
+            assert_eq!(mismatch.kind, AbiMismatchKind::Layout);
+            assert_eq!(mismatch.plugin.fingerprint, OBJ_LAYOUT_FINGERPRINT + 1);
+        }
+        other => panic!("not an ABI mismatch: {other}"),
+    }
 }

@@ -93,7 +93,8 @@ pub use function::{
     TypedFunction,
 };
 pub use object_core::{
-    Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorObj, String, StringObj, TypeError,
+    Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorKind, ErrorObj, String, StringObj,
+    TypeError,
 };
 pub use tensor::{
     dlpack, Element, ForeignWrite, NDArray, NDArrayError, NDArrayObj, TensorLease, TensorView,

@@ -224,16 +224,75 @@ impl DataType {
     }
 }
 
-/// A string that is not a data type.
+/// A string that is not a data type: the text, and why ([`ParseDataTypeReason`]).
+///
+/// ```
+/// use object_core::{DataType, ParseDataTypeError, ParseDataTypeReason};
+/// let e = "int0x4".parse::<DataType>().unwrap_err();
+/// assert_eq!((e.text.as_str(), e.reason), ("int0x4", ParseDataTypeReason::Bits));
+/// assert!(matches!(
+///     "float32x0".parse::<DataType>(),
+///     Err(ParseDataTypeError { reason: ParseDataTypeReason::Lanes, .. })
+/// ));
+/// assert_eq!(
+///     "f32".parse::<DataType>().unwrap_err().to_string(),
+///     "`f32` is not a data type: unknown type name \
+///      (expected e.g. int32, float16x4, bool, float8_e4m3fn)"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseDataTypeError(pub String);
+#[non_exhaustive]
+pub struct ParseDataTypeError {
+    /// The text that was parsed.
+    pub text: String,
+    /// Why it is not a data type.
+    pub reason: ParseDataTypeReason,
+}
+
+/// Why a text is not a data type (see [`ParseDataTypeError`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ParseDataTypeReason {
+    /// It starts with no type name (`int`, `uint`, `float`, `bfloat`, `bool`, `handle`,
+    /// a named float such as `float8_e4m3fn`, …).
+    UnknownName,
+    /// A `float8_`, `float6_` or `float4_` name that is no known format.
+    UnknownFloatFormat,
+    /// The bits are 0 or more than 255.
+    Bits,
+    /// What follows the name and bits is no lane count: `x<lanes>` (1 to 32767) or
+    /// `xvscalex<factor>` (2 to 32768), or nothing.
+    Lanes,
+}
+
+impl ParseDataTypeError {
+    fn new(text: &str, reason: ParseDataTypeReason) -> Self {
+        ParseDataTypeError {
+            text: text.to_owned(),
+            reason,
+        }
+    }
+}
+
+impl fmt::Display for ParseDataTypeReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ParseDataTypeReason::UnknownName => "unknown type name",
+            ParseDataTypeReason::UnknownFloatFormat => "unknown float format",
+            ParseDataTypeReason::Bits => "the bits must be 1 to 255",
+            ParseDataTypeReason::Lanes => {
+                "bad lanes (expected x<1..32767>, xvscalex<2..32768> or nothing)"
+            }
+        })
+    }
+}
 
 impl fmt::Display for ParseDataTypeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "`{}` is not a data type (expected e.g. int32, float16x4, bool, float8_e4m3fn)",
-            self.0
+            "`{}` is not a data type: {} (expected e.g. int32, float16x4, bool, float8_e4m3fn)",
+            self.text, self.reason
         )
     }
 }
@@ -262,15 +321,18 @@ fn parse_lanes(suffix: &str) -> Option<u16> {
 impl FromStr for DataType {
     type Err = ParseDataTypeError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || ParseDataTypeError(s.to_owned());
+        let err = |reason| ParseDataTypeError::new(s, reason);
         if s.is_empty() || s == "void" {
             return Ok(Self::void());
         }
         // The named floats first (`float8_e4m3fnuz` before `float8_e4m3fn`: the
         // longest name that leaves a valid suffix).
         let mut named: Option<DataType> = None;
+        let mut named_prefix = false;
         for (code, name, bits) in NAMED_FLOATS {
             if let Some(rest) = s.strip_prefix(name) {
+                // A name and then an attempt at lanes (not a longer, unknown name).
+                named_prefix |= rest.starts_with('x');
                 if let Some(lanes) = parse_lanes(rest) {
                     named = Some(Self::new(*code, *bits, lanes));
                 }
@@ -279,13 +341,16 @@ impl FromStr for DataType {
         if let Some(t) = named {
             return Ok(t);
         }
+        if named_prefix {
+            return Err(err(ParseDataTypeReason::Lanes));
+        }
         if s.starts_with("float8_") || s.starts_with("float6_") || s.starts_with("float4_") {
-            return Err(err());
+            return Err(err(ParseDataTypeReason::UnknownFloatFormat));
         }
         let (name, code, default_bits) = BASE_NAMES
             .iter()
             .find(|(name, _, _)| s.starts_with(name))
-            .ok_or_else(err)?;
+            .ok_or_else(|| err(ParseDataTypeReason::UnknownName))?;
         let rest = &s[name.len()..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         let (bits, suffix) = rest.split_at(digits);
@@ -294,10 +359,10 @@ impl FromStr for DataType {
         } else {
             match bits.parse::<u8>() {
                 Ok(b) if b > 0 => b,
-                _ => return Err(err()),
+                _ => return Err(err(ParseDataTypeReason::Bits)),
             }
         };
-        let lanes = parse_lanes(suffix).ok_or_else(err)?;
+        let lanes = parse_lanes(suffix).ok_or_else(|| err(ParseDataTypeReason::Lanes))?;
         Ok(Self::new(*code, bits, lanes))
     }
 }
@@ -486,21 +551,27 @@ mod tests {
         ] {
             assert_eq!(short.parse::<DataType>().unwrap().to_string(), long);
         }
-        for bad in [
-            "float0",
-            "int32x0",
-            "foo32",
-            "int999",
-            "x4",
-            "float8_e4m3fnx",
-            "float8_e9m9",
-            "float32xvscalex1",
-            "float32xvscalex",
-            "float32x40000",
-            "int32 ",
-            "float8_e4m3fn32",
+        use ParseDataTypeReason as R;
+        for (bad, reason) in [
+            ("float0", R::Bits),
+            ("int32x0", R::Lanes),
+            ("foo32", R::UnknownName),
+            ("int999", R::Bits),
+            ("x4", R::UnknownName),
+            ("float8_e4m3fnx", R::Lanes),
+            ("float8_e9m9", R::UnknownFloatFormat),
+            ("float8_e4m3fz", R::UnknownFloatFormat),
+            ("float32xvscalex1", R::Lanes),
+            ("float32xvscalex", R::Lanes),
+            ("float32x40000", R::Lanes),
+            ("int32 ", R::Lanes),
+            ("float8_e4m3fn32", R::UnknownFloatFormat),
         ] {
-            assert!(bad.parse::<DataType>().is_err(), "{bad}");
+            let e = bad.parse::<DataType>().unwrap_err();
+            assert_eq!((e.text.as_str(), e.reason), (bad, reason), "{bad}");
+            assert!(e
+                .to_string()
+                .starts_with(&format!("`{bad}` is not a data type: {reason} (")));
         }
         assert_eq!(
             "float32xvscalex4".parse::<DataType>().unwrap().lanes,

@@ -98,8 +98,10 @@ pub use crate::alloc::{
     ObjectPool, SizeClassAllocator,
 };
 pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
-pub use crate::dtype::{DataType, Device, ParseDataTypeError, ParseDeviceError};
-pub use crate::error::{Error, ErrorObj};
+pub use crate::dtype::{
+    DataType, Device, ParseDataTypeError, ParseDataTypeReason, ParseDeviceError,
+};
+pub use crate::error::{Error, ErrorKind, ErrorObj};
 #[cfg(feature = "live-count")]
 pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};

@@ -2,10 +2,9 @@
 //! [`GraphErrorKind`] to match on, and the line, column, node, field and type key
 //! where the error has them — beside the message a person reads.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use object_core::Error;
+use object_core::{Error, ErrorKind};
 
 /// The class of a [`GraphError`]: what a caller can act on.
 ///
@@ -102,13 +101,13 @@ struct Inner {
     member: Option<String>,
     type_key: Option<String>,
     /// The kind of the [`Error`] this converts into.
-    error_kind: Cow<'static, str>,
+    error_kind: ErrorKind,
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl GraphError {
     /// An error of `kind` with `message`, converting into an `Error` of the kind
-    /// string usual for `kind` (see [`default_error_kind`]).
+    /// usual for `kind` (see [`default_error_kind`]).
     pub(crate) fn new(kind: GraphErrorKind, message: impl Into<String>) -> Self {
         GraphError(Box::new(Inner {
             kind,
@@ -118,7 +117,7 @@ impl GraphError {
             field: None,
             member: None,
             type_key: None,
-            error_kind: Cow::Borrowed(default_error_kind(kind)),
+            error_kind: default_error_kind(kind),
             source: None,
         }))
     }
@@ -137,13 +136,7 @@ impl GraphError {
     /// the same message, and it converts back into an `Error` of the same kind.
     pub(crate) fn wrap(kind: GraphErrorKind, source: Error) -> Self {
         let mut e = GraphError::new(kind, source.message());
-        e.0.error_kind = match source.kind() {
-            "ValueError" => Cow::Borrowed("ValueError"),
-            "TypeError" => Cow::Borrowed("TypeError"),
-            "KeyError" => Cow::Borrowed("KeyError"),
-            "MemoryError" => Cow::Borrowed("MemoryError"),
-            other => Cow::Owned(other.to_owned()),
-        };
+        e.0.error_kind = source.kind().clone();
         e.with_source(source)
     }
 
@@ -278,23 +271,23 @@ impl GraphError {
     }
 }
 
-/// The kind string of the [`Error`] a [`GraphError`] of `kind` converts into, unless
+/// The kind of the [`Error`] a [`GraphError`] of `kind` converts into, unless
 /// the site that made it says otherwise: what `from_json_graph` and `to_json_graph`
 /// reported before they had a typed error.
-fn default_error_kind(kind: GraphErrorKind) -> &'static str {
+fn default_error_kind(kind: GraphErrorKind) -> ErrorKind {
     match kind {
-        GraphErrorKind::UnknownType => "KeyError",
+        GraphErrorKind::UnknownType => ErrorKind::KeyError,
         GraphErrorKind::Unsupported | GraphErrorKind::Metadata | GraphErrorKind::Abstract => {
-            "TypeError"
+            ErrorKind::TypeError
         }
-        GraphErrorKind::Memory => "MemoryError",
+        GraphErrorKind::Memory => ErrorKind::MemoryError,
         GraphErrorKind::Syntax
         | GraphErrorKind::Document
         | GraphErrorKind::NodeIndex
         | GraphErrorKind::Cycle
         | GraphErrorKind::Data
         | GraphErrorKind::Field
-        | GraphErrorKind::DuplicateMember => "ValueError",
+        | GraphErrorKind::DuplicateMember => ErrorKind::ValueError,
     }
 }
 
@@ -335,7 +328,7 @@ impl std::error::Error for GraphError {
 }
 
 impl From<GraphError> for Error {
-    /// The error a packed function reports: the kind string `from_json_graph` and
+    /// The error a packed function reports: the kind `from_json_graph` and
     /// `to_json_graph` reported before they had a typed error, and the message.
     fn from(e: GraphError) -> Self {
         Error::new(e.0.error_kind, e.0.message)

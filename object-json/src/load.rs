@@ -790,13 +790,14 @@ impl<'d, 'a> Loader<'d, 'a> {
         start: usize,
     ) -> Result<Any, GraphError> {
         let kids = &self.arena[start..];
+        // (The children go to the built-in straight from the built nodes.)
+        let mut items = kids.iter().map(|&c| self.child(c));
+        let mut entries = kids
+            .chunks_exact(2)
+            .map(|pair| (self.child(pair[0]), self.child(pair[1])));
         let parts = match hooks.shape {
-            BuiltinShape::Items => Parts::Items(kids.iter().map(|&c| self.child(c)).collect()),
-            BuiltinShape::Entries => Parts::Entries(
-                kids.chunks_exact(2)
-                    .map(|pair| (self.child(pair[0]), self.child(pair[1])))
-                    .collect(),
-            ),
+            BuiltinShape::Items => Parts::Items(&mut items),
+            BuiltinShape::Entries => Parts::Entries(&mut entries),
             BuiltinShape::Ints => Parts::Ints(Cow::Owned(
                 data.and_then(read_ints)
                     .ok_or_else(|| bad_data("an array of integers", data))?,

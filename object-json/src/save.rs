@@ -886,19 +886,22 @@ impl<'r> Saver<'r> {
         tasks: &mut Vec<Task<'r>>,
     ) {
         if let Some(lent) = v.lent_object() {
-            match (hooks.contents)(lent) {
-                Contents::Items(items) => {
+            // (Held without its drop glue: only a snapshot owns anything, and goes to
+            // `enter_owned`.)
+            let contents = core::mem::ManuallyDrop::new((hooks.contents)(lent));
+            match &*contents {
+                &Contents::Items(items) => {
                     for item in items.iter().rev() {
                         self.enter(Val::Any(item), tasks);
                     }
                 }
                 Contents::Entries(entries) => {
-                    for (k, val) in entries.rev() {
+                    for (k, val) in entries.clone().rev() {
                         self.enter(Val::Any(val), tasks);
                         self.enter(Val::Any(k), tasks);
                     }
                 }
-                other => self.enter_owned(other, tasks),
+                _ => self.enter_owned(core::mem::ManuallyDrop::into_inner(contents), tasks),
             }
             return;
         }

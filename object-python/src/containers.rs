@@ -66,12 +66,16 @@ fn pending_or_built(
                         shape.name()
                     ))
                 })?;
-            let parts = parts.unwrap_or(match shape {
-                BuiltinShape::Entries => Parts::Entries(Vec::new()),
-                BuiltinShape::Ints => Parts::Ints(Vec::new().into()),
-                _ => Parts::Items(Vec::new()),
-            });
-            let built = (hooks.build)(parts).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            let (mut no_items, mut no_entries) = (std::iter::empty(), std::iter::empty());
+            let built = match parts {
+                Some(parts) => (hooks.build)(parts),
+                None => (hooks.build)(match shape {
+                    BuiltinShape::Entries => Parts::Entries(&mut no_entries),
+                    BuiltinShape::Ints => Parts::Ints(Vec::new().into()),
+                    _ => Parts::Items(&mut no_items),
+                }),
+            }
+            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
             ObjectRef::try_from(built).map_err(|e| PyTypeError::new_err(e.to_string()))?
         }
     };
@@ -106,14 +110,16 @@ impl PyArray {
         cls: &Bound<'_, PyType>,
         items: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let parts = match items {
+        let mut values = match items {
             None => None,
-            Some(seq) => Some(Parts::Items(
+            Some(seq) => Some(
                 seq.try_iter()?
                     .map(|x| py_to_any(&x?))
-                    .collect::<PyResult<Vec<Any>>>()?,
-            )),
+                    .collect::<PyResult<Vec<Any>>>()?
+                    .into_iter(),
+            ),
         };
+        let parts = values.as_mut().map(|v| Parts::Items(v));
         let (obj, hooks) = pending_or_built(cls, BuiltinShape::Items, parts)?;
         let base = PyObj { obj: obj.clone() };
         Ok(PyClassInitializer::from(base).add_subclass(PyArray { obj, hooks }))
@@ -199,16 +205,17 @@ impl PyMap {
         cls: &Bound<'_, PyType>,
         items: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let parts = match items {
+        let mut pairs = match items {
             None => None,
             Some(d) => {
                 let mut entries = Vec::with_capacity(d.len());
                 for (k, v) in d.iter() {
                     entries.push((py_to_any(&k)?, py_to_any(&v)?));
                 }
-                Some(Parts::Entries(entries))
+                Some(entries.into_iter())
             }
         };
+        let parts = pairs.as_mut().map(|e| Parts::Entries(e));
         let (obj, hooks) = pending_or_built(cls, BuiltinShape::Entries, parts)?;
         let map = Map::<Any, Any>::try_from(Any::from(obj.clone())).ok();
         let base = PyObj { obj: obj.clone() };

@@ -18,7 +18,7 @@
 use core::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use object_core::{make_object, Error, Object};
+use object_core::{make_object, Error, ErrorKind, Object};
 use pyo3::exceptions::{
     PyAttributeError, PyException, PyIndexError, PyKeyError, PyNotImplementedError, PyRuntimeError,
     PyTypeError, PyValueError,
@@ -145,17 +145,17 @@ pub(crate) fn error_to_pyerr(py: Python<'_>, e: Error) -> PyErr {
         text.push_str(f);
     }
     let err = match e.kind() {
-        "ValueError" => PyValueError::new_err(text),
-        "TypeError" => PyTypeError::new_err(text),
-        "KeyError" => PyKeyError::new_err(text),
-        "AttributeError" => PyAttributeError::new_err(text),
-        "IndexError" => PyIndexError::new_err(text),
-        "NotImplementedError" => PyNotImplementedError::new_err(text),
-        "RuntimeError" => PyRuntimeError::new_err(text),
+        ErrorKind::ValueError => PyValueError::new_err(text),
+        ErrorKind::TypeError => PyTypeError::new_err(text),
+        ErrorKind::KeyError => PyKeyError::new_err(text),
+        ErrorKind::AttributeError => PyAttributeError::new_err(text),
+        ErrorKind::IndexError => PyIndexError::new_err(text),
+        ErrorKind::NotImplementedError => PyNotImplementedError::new_err(text),
+        ErrorKind::RuntimeError => PyRuntimeError::new_err(text),
         _ => ObjectError::new_err(text),
     };
     let value = err.value(py);
-    let _ = value.setattr("kind", e.kind());
+    let _ = value.setattr("kind", e.kind().as_str());
     if let Ok(list) = PyList::new(py, e.frames()) {
         let _ = value.setattr("frames", list);
     }

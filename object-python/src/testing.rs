@@ -7,7 +7,7 @@
 use std::thread;
 
 use object_containers::{register_global_override, Function, Map, NDArray};
-use object_core::{AnyView, Error, ObjectPtr};
+use object_core::{AnyView, Error, ErrorKind, ObjectPtr};
 use object_examples::expr::{self, Env, Expr, Var};
 use pyo3::prelude::*;
 
@@ -84,7 +84,8 @@ fn call_in_threads(f: Function, threads: i64, calls: i64) -> Result<i64, Error> 
     let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
     let mut total = 0;
     for r in joined {
-        total += r.map_err(|_| Error::new("RuntimeError", "a calling thread panicked"))??;
+        total +=
+            r.map_err(|_| Error::new(ErrorKind::RuntimeError, "a calling thread panicked"))??;
     }
     Ok(total)
 }

@@ -135,7 +135,14 @@ int main(void) {
     FAILS(obj_function_call(bad, NULL, 0, &ret), "TypeError", "value kind 50");
     FAILS(obj_global_set("fixtures.add", add, 0), "KeyError", "fixtures.add");
 
-    /* Raising: a chosen kind, and re-raising an error object with a frame. */
+    /* Raising: a well-known kind and a chosen one (both read back as raised), and
+     * re-raising an error object with a frame. */
+    CHECK(obj_error_raise("TypeError", "from C") != 0);
+    OK(obj_error_take(&h));
+    CHECK(h != NULL);
+    OK(obj_error_kind(h, &text));
+    CHECK(str_eq(text, "TypeError"));
+    OK(obj_dec_ref(h));
     CHECK(obj_error_raise("MyError", "from C") != 0);
     OK(obj_error_take(&h));
     CHECK(h != NULL);

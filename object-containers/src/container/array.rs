@@ -6,7 +6,8 @@ use core::marker::PhantomData;
 use core::ops::Index;
 
 use object_core::{
-    make_object_with_items, Any, AnyItem, Error, InlineItems, Object, ObjectPtr, TypeError,
+    make_object_with_items, Any, AnyItem, Error, ErrorKind, InlineItems, Object, ObjectPtr,
+    TypeError,
 };
 
 /// The object behind [`Array`]: header, a pointer to the slots (for C readers and for
@@ -809,7 +810,7 @@ unsafe impl<T: AnyItem> AnyItem for Array<T> {
 impl From<ArrayError> for Error {
     fn from(e: ArrayError) -> Self {
         match e {
-            ArrayError::OutOfRange { .. } => Error::new("IndexError", e.to_string()),
+            ArrayError::OutOfRange { .. } => Error::new(ErrorKind::IndexError, e.to_string()),
             ArrayError::WrongType { .. } => Error::type_error(e.to_string()),
         }
     }
@@ -823,15 +824,23 @@ crate::function::impl_call_traits!(impl<T: AnyItem> Array<T>);
 static ARRAY_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
     shape: object_core::builtin::BuiltinShape::Items,
     mutable: false,
-    contents: |obj| match obj.downcast_ptr_ref::<ArrayObj>() {
-        Some(p) => object_core::builtin::Contents::Items(ObjectPtr::items(p)),
-        None => object_core::builtin::Contents::Identity,
-    },
+    contents: array_contents,
     build: |parts| match parts {
-        object_core::builtin::Parts::Items(items) => Ok(Any::from(Array::<Any>::from(items))),
+        // (In one block of the iterator's length: items past it are not taken.)
+        object_core::builtin::Parts::Items(items) => Ok(Any::from(Array::<Any>::from_obj(
+            new_obj(items.len(), items),
+        ))),
         other => Err(object_core::builtin::BuiltinError::wrong_shape(
             object_core::builtin::BuiltinShape::Items,
             &other,
         )),
     },
 };
+
+/// The contents of `obj` (a named function: no closure shim on the walkers' path).
+fn array_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    match obj.downcast_ptr_ref::<ArrayObj>() {
+        Some(p) => object_core::builtin::Contents::Items(ObjectPtr::items(p)),
+        None => object_core::builtin::Contents::Identity,
+    }
+}

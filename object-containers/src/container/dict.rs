@@ -521,10 +521,7 @@ crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Dict<K, V>);
 static DICT_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
     shape: object_core::builtin::BuiltinShape::Entries,
     mutable: true,
-    contents: |obj| match obj.downcast_ref::<DictObj>() {
-        Some(d) => object_core::builtin::Contents::SnapshotEntries(d.snapshot()),
-        None => object_core::builtin::Contents::Identity,
-    },
+    contents: dict_contents,
     build: |parts| match parts {
         object_core::builtin::Parts::Entries(entries) => {
             let d = Dict::<Any, Any>::new();
@@ -539,3 +536,11 @@ static DICT_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::Bu
         )),
     },
 };
+
+/// The contents of `obj` (a named function: no closure shim on the walkers' path).
+fn dict_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    match obj.downcast_ref::<DictObj>() {
+        Some(d) => object_core::builtin::Contents::SnapshotEntries(d.snapshot()),
+        None => object_core::builtin::Contents::Identity,
+    }
+}

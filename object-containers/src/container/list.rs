@@ -573,10 +573,7 @@ crate::function::impl_call_traits!(impl<T: AnyItem> List<T>);
 static LIST_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
     shape: object_core::builtin::BuiltinShape::Items,
     mutable: true,
-    contents: |obj| match obj.downcast_ref::<ListObj>() {
-        Some(l) => object_core::builtin::Contents::SnapshotItems(l.snapshot()),
-        None => object_core::builtin::Contents::Identity,
-    },
+    contents: list_contents,
     build: |parts| match parts {
         object_core::builtin::Parts::Items(items) => {
             Ok(Any::from(items.into_iter().collect::<List<Any>>()))
@@ -587,3 +584,11 @@ static LIST_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::Bu
         )),
     },
 };
+
+/// The contents of `obj` (a named function: no closure shim on the walkers' path).
+fn list_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    match obj.downcast_ref::<ListObj>() {
+        Some(l) => object_core::builtin::Contents::SnapshotItems(l.snapshot()),
+        None => object_core::builtin::Contents::Identity,
+    }
+}

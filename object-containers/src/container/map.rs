@@ -13,12 +13,8 @@ use object_core::{make_object, Any, AnyItem, AnyView, Object, ObjectPtr, TypeErr
 /// look-up time), seeded per map so that iteration order never depends on hashes.
 type Hasher = foldhash::fast::RandomState;
 
-#[derive(Clone)]
-pub(super) struct Entry {
-    hash: u64,
-    pub(super) key: Any,
-    pub(super) value: Any,
-}
+/// An entry as the storage keeps it (the built-in entry slot walkers read in place).
+pub(super) type Entry = object_core::builtin::EntrySlot;
 
 /// The storage of a map, shared with [`Dict`](super::Dict) (which keeps one behind its
 /// lock).
@@ -33,6 +29,12 @@ pub(super) struct MapInner {
 }
 
 impl MapInner {
+    /// The entries, lent in place.
+    #[inline]
+    pub(super) fn lend(&self) -> object_core::builtin::Entries<'_> {
+        object_core::builtin::Entries::from_slots(&self.entries, self.len)
+    }
+
     pub(super) fn with_capacity(capacity: usize) -> Self {
         MapInner {
             table: HashTable::with_capacity(capacity),
@@ -632,15 +634,14 @@ crate::function::impl_call_traits!(impl<K: AnyItem, V: AnyItem> Map<K, V>);
 static MAP_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
     shape: object_core::builtin::BuiltinShape::Entries,
     mutable: false,
-    contents: |obj| match obj.downcast_ref::<MapObj>() {
-        Some(m) => {
-            object_core::builtin::Contents::Entries(object_core::builtin::Entries::new(&m.inner))
-        }
-        None => object_core::builtin::Contents::Identity,
-    },
+    contents: map_contents,
     build: |parts| match parts {
         object_core::builtin::Parts::Entries(entries) => {
-            Ok(Any::from(entries.into_iter().collect::<Map<Any, Any>>()))
+            let mut m = Map::<Any, Any>::with_capacity(entries.len());
+            for (k, v) in entries {
+                m.insert(k, v);
+            }
+            Ok(Any::from(m))
         }
         other => Err(object_core::builtin::BuiltinError::wrong_shape(
             object_core::builtin::BuiltinShape::Entries,
@@ -649,20 +650,10 @@ static MAP_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::Bui
     },
 };
 
-impl object_core::builtin::EntryList for MapInner {
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline]
-    fn end(&self) -> usize {
-        self.entries.len()
-    }
-    #[inline]
-    fn entry(&self, position: usize) -> Option<(&Any, &Any)> {
-        self.entries
-            .get(position)?
-            .as_ref()
-            .map(|e| (&e.key, &e.value))
+/// The contents of `obj` (a named function: no closure shim on the walkers' path).
+fn map_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    match obj.downcast_ref::<MapObj>() {
+        Some(m) => object_core::builtin::Contents::Entries(m.inner.lend()),
+        None => object_core::builtin::Contents::Identity,
     }
 }

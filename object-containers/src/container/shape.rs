@@ -146,10 +146,7 @@ crate::function::impl_call_traits!(Shape);
 static SHAPE_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
     shape: object_core::builtin::BuiltinShape::Ints,
     mutable: false,
-    contents: |obj| match obj.downcast_ptr_ref::<ShapeObj>() {
-        Some(p) => object_core::builtin::Contents::Ints(ObjectPtr::items(p)),
-        None => object_core::builtin::Contents::Identity,
-    },
+    contents: shape_contents,
     build: |parts| match parts {
         object_core::builtin::Parts::Ints(dims) => Ok(object_core::Any::from(Shape::new(&dims))),
         other => Err(object_core::builtin::BuiltinError::wrong_shape(
@@ -158,3 +155,11 @@ static SHAPE_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::B
         )),
     },
 };
+
+/// The contents of `obj` (a named function: no closure shim on the walkers' path).
+fn shape_contents(obj: &object_core::ObjectRef) -> object_core::builtin::Contents<'_> {
+    match obj.downcast_ptr_ref::<ShapeObj>() {
+        Some(p) => object_core::builtin::Contents::Ints(ObjectPtr::items(p)),
+        None => object_core::builtin::Contents::Identity,
+    }
+}

@@ -22,7 +22,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use object_core::{
-    alloc::extra_of, make_object_with_extra, Any, AnyView, Error, Object, ObjectPtr, String,
+    alloc::extra_of, make_object_with_extra, Any, AnyView, Error, ErrorKind, Object, ObjectPtr,
+    String,
 };
 
 use super::convert::{FromArg, IntoRet};
@@ -408,7 +409,9 @@ fn fail_with(this: *const FunctionObj, e: Error) {
 fn fail_with_panic(this: *const FunctionObj, payload: Box<dyn core::any::Any + Send>) {
     let message = panic_message(&*payload);
     drop_payload(payload);
-    never_unwind(|| set_last_error(Error::new("Panic", message).with_frame(frame_name(this))));
+    never_unwind(|| {
+        set_last_error(Error::new(ErrorKind::Panic, message).with_frame(frame_name(this)))
+    });
 }
 
 fn panic_message(p: &(dyn core::any::Any + Send)) -> std::string::String {

@@ -15,7 +15,7 @@
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use object_core::Error;
+use object_core::{Error, ErrorKind};
 
 /// An error in the slot, with the number it got when it was set.
 struct Raised {
@@ -137,7 +137,7 @@ pub(super) fn take_error_since_here(mark: ErrorMark) -> Option<Error> {
 pub(super) fn call_failed(rc: i32) -> Error {
     take_last_error().unwrap_or_else(|| {
         Error::new(
-            "Error",
+            ErrorKind::Error,
             format!(
                 "call failed with code {rc}, and its error could not be delivered \
                  (the thread's error slot is gone or was emptied)"

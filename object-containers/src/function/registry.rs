@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{OnceLock, RwLock};
 
-use object_core::Error;
+use object_core::{Error, ErrorKind};
 
 use super::Function;
 
@@ -40,7 +40,7 @@ pub fn register_global(name: &str, f: Function) -> Result<(), Error> {
     let mut g = globals().write().unwrap_or_else(|e| e.into_inner());
     if g.contains_key(name) {
         return Err(Error::new(
-            "KeyError",
+            ErrorKind::KeyError,
             format!("global function `{name}` is already registered"),
         ));
     }

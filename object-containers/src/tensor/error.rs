@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use object_core::{DataType, Device, Error, TypeError};
+use object_core::{DataType, Device, Error, ErrorKind, TypeError};
 
 use super::dlpack::DLPACK_MAJOR_VERSION;
 use super::layout::MAX_NDIM;
@@ -189,7 +189,9 @@ impl From<NDArrayError> for Error {
         match e {
             NDArrayError::WrongType(t) => Error::from(t),
             NDArrayError::DataTypeMismatch { .. } => Error::type_error(e.to_string()),
-            NDArrayError::AllocationFailed { .. } => Error::new("MemoryError", e.to_string()),
+            NDArrayError::AllocationFailed { .. } => {
+                Error::new(ErrorKind::MemoryError, e.to_string())
+            }
             _ => Error::value_error(e.to_string()),
         }
     }

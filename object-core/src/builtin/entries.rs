@@ -1,4 +1,5 @@
-//! [`Entries`]: a map's entries lent as a borrowed iterator, over any storage that
+//! [`Entries`]: a map's entries lent as a borrowed iterator, over a hash map's slots
+//! ([`EntrySlot`]s, read in place with no call per entry) or any storage that
 //! implements [`EntryList`].
 
 use core::fmt;
@@ -21,6 +22,30 @@ pub trait EntryList: Sync {
     fn entry(&self, position: usize) -> Option<(&Any, &Any)>;
 }
 
+/// One entry of a hash map's storage, in insertion order: the key's hash (the map's
+/// own, which walkers do not read), the key and the value. A built-in that stores its
+/// entries as `[Option<EntrySlot>]` (vacant where one was removed) lends them with
+/// [`Entries::from_slots`].
+#[derive(Clone, Debug)]
+pub struct EntrySlot {
+    /// The key's hash, as the map computed it.
+    pub hash: u64,
+    /// The key.
+    pub key: Any,
+    /// The value.
+    pub value: Any,
+}
+
+#[derive(Clone)]
+enum Source<'a> {
+    Slots(core::slice::Iter<'a, Option<EntrySlot>>),
+    List {
+        list: &'a dyn EntryList,
+        front: usize,
+        back: usize,
+    },
+}
+
 /// A built-in's key-value entries in order, borrowed from it: a double-ended, exact-size
 /// iterator of `(&key, &value)` that allocates nothing.
 ///
@@ -40,11 +65,10 @@ pub trait EntryList: Sync {
 /// let keys: Vec<i64> = Entries::new(&pairs).rev().map(|(k, _)| k.as_int().unwrap()).collect();
 /// assert_eq!(keys, [3, 1]);
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Entries<'a> {
-    list: &'a dyn EntryList,
-    front: usize,
-    back: usize,
+    source: Source<'a>,
+    /// Entries not yet given (from either end).
     left: usize,
 }
 
@@ -53,10 +77,33 @@ impl<'a> Entries<'a> {
     #[inline]
     pub fn new(list: &'a dyn EntryList) -> Self {
         Entries {
-            list,
-            front: 0,
-            back: list.end(),
+            source: Source::List {
+                list,
+                front: 0,
+                back: list.end(),
+            },
             left: list.len(),
+        }
+    }
+
+    /// The entries in `slots` (`len` of them are not vacant: a count that is wrong
+    /// ends the iteration early or late, never reads out of bounds).
+    ///
+    /// ```
+    /// use object_core::builtin::{Entries, EntrySlot};
+    /// use object_core::Any;
+    ///
+    /// let slot = |k: i64, v: i64| Some(EntrySlot { hash: 0, key: k.into(), value: v.into() });
+    /// let slots = [slot(1, 2), None, slot(3, 4)];
+    /// let values: Vec<i64> =
+    ///     Entries::from_slots(&slots, 2).map(|(_, v)| v.as_int().unwrap()).collect();
+    /// assert_eq!(values, [2, 4]);
+    /// ```
+    #[inline]
+    pub fn from_slots(slots: &'a [Option<EntrySlot>], len: usize) -> Self {
+        Entries {
+            source: Source::Slots(slots.iter()),
+            left: len,
         }
     }
 }
@@ -66,15 +113,25 @@ impl<'a> Iterator for Entries<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.left > 0 && self.front < self.back {
-            let at = self.front;
-            self.front += 1;
-            if let Some(e) = self.list.entry(at) {
-                self.left -= 1;
-                return Some(e);
-            }
+        if self.left == 0 {
+            return None;
         }
-        None
+        let found = match &mut self.source {
+            Source::Slots(slots) => slots.find_map(Option::as_ref).map(|e| (&e.key, &e.value)),
+            Source::List { list, front, back } => {
+                let mut found = None;
+                while *front < *back && found.is_none() {
+                    found = list.entry(*front);
+                    *front += 1;
+                }
+                found
+            }
+        };
+        match found {
+            Some(_) => self.left -= 1,
+            None => self.left = 0,
+        }
+        found
     }
 
     #[inline]
@@ -86,14 +143,28 @@ impl<'a> Iterator for Entries<'a> {
 impl DoubleEndedIterator for Entries<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
-        while self.left > 0 && self.front < self.back {
-            self.back -= 1;
-            if let Some(e) = self.list.entry(self.back) {
-                self.left -= 1;
-                return Some(e);
-            }
+        if self.left == 0 {
+            return None;
         }
-        None
+        let found = match &mut self.source {
+            Source::Slots(slots) => slots
+                .rev()
+                .find_map(Option::as_ref)
+                .map(|e| (&e.key, &e.value)),
+            Source::List { list, front, back } => {
+                let mut found = None;
+                while *front < *back && found.is_none() {
+                    *back -= 1;
+                    found = list.entry(*back);
+                }
+                found
+            }
+        };
+        match found {
+            Some(_) => self.left -= 1,
+            None => self.left = 0,
+        }
+        found
     }
 }
 
@@ -103,6 +174,6 @@ impl core::iter::FusedIterator for Entries<'_> {}
 
 impl fmt::Debug for Entries<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(*self).finish()
+        f.debug_map().entries(self.clone()).finish()
     }
 }

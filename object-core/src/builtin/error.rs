@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::{BuiltinShape, Parts};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// What kind of failure a [`BuiltinError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,9 +145,9 @@ impl From<BuiltinError> for Error {
             return error;
         }
         let kind = match e.kind {
-            BuiltinErrorKind::Memory => "MemoryError",
-            BuiltinErrorKind::WrongShape | BuiltinErrorKind::NotBuiltin => "TypeError",
-            _ => "ValueError",
+            BuiltinErrorKind::Memory => ErrorKind::MemoryError,
+            BuiltinErrorKind::WrongShape | BuiltinErrorKind::NotBuiltin => ErrorKind::TypeError,
+            _ => ErrorKind::ValueError,
         };
         Error::new(kind, e.message)
     }

@@ -41,8 +41,8 @@
 //!         None => Contents::Identity,
 //!     },
 //!     build: |parts| match parts {
-//!         Parts::Items(v) => {
-//!             let [a, b]: [Any; 2] = v.try_into().map_err(|v: Vec<Any>| {
+//!         Parts::Items(items) => {
+//!             let [a, b]: [Any; 2] = items.collect::<Vec<_>>().try_into().map_err(|v: Vec<Any>| {
 //!                 BuiltinError::data(format!("a pair holds 2 items, not {}", v.len()))
 //!             })?;
 //!             Ok(Any::from(make_object(Pair { base: Object::new(), items: [a, b] })))
@@ -64,7 +64,7 @@ mod error;
 
 use std::borrow::Cow;
 
-pub use self::entries::{Entries, EntryList};
+pub use self::entries::{Entries, EntryList, EntrySlot};
 pub use self::error::{BuiltinError, BuiltinErrorKind};
 use crate::any::Any;
 use crate::dtype::{DataType, Device};
@@ -233,7 +233,7 @@ impl Contents<'_> {
         match self {
             Contents::Items(v) => v.iter().for_each(f),
             Contents::SnapshotItems(v) => v.iter().for_each(f),
-            Contents::Entries(e) => (*e).for_each(|(k, v)| {
+            Contents::Entries(e) => e.clone().for_each(|(k, v)| {
                 f(k);
                 f(v);
             }),
@@ -300,17 +300,17 @@ impl core::fmt::Debug for TensorContents<'_> {
     }
 }
 
-/// What a built-in is made of: the input of [`BuiltinHooks::build`]. Values are
-/// owned (the built object keeps them); text and numbers may be borrowed (from the
+/// What a built-in is made of: the input of [`BuiltinHooks::build`]. Values come one
+/// at a time from a borrowed exact-size iterator (the built object takes them; no
+/// collection is made to hand them over); text and numbers may be borrowed (from the
 /// text being loaded, say), since building copies them anyway.
-#[derive(Debug)]
 #[non_exhaustive]
 pub enum Parts<'a> {
     /// Values in order.
-    Items(Vec<Any>),
+    Items(&'a mut dyn ExactSizeIterator<Item = Any>),
     /// Key-value entries in order (a later entry with an equal key replaces an
     /// earlier one).
-    Entries(Vec<(Any, Any)>),
+    Entries(&'a mut dyn ExactSizeIterator<Item = (Any, Any)>),
     /// 64-bit integers.
     Ints(Cow<'a, [i64]>),
     /// Bytes.
@@ -321,6 +321,20 @@ pub enum Parts<'a> {
     Integer(Cow<'a, str>),
     /// A tensor.
     Tensor(TensorParts<'a>),
+}
+
+impl core::fmt::Debug for Parts<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Parts::Items(i) => f.debug_struct("Items").field("len", &i.len()).finish(),
+            Parts::Entries(e) => f.debug_struct("Entries").field("len", &e.len()).finish(),
+            Parts::Ints(v) => f.debug_tuple("Ints").field(v).finish(),
+            Parts::Bytes(v) => f.debug_tuple("Bytes").field(v).finish(),
+            Parts::Text(v) => f.debug_tuple("Text").field(v).finish(),
+            Parts::Integer(v) => f.debug_tuple("Integer").field(v).finish(),
+            Parts::Tensor(v) => f.debug_tuple("Tensor").field(v).finish(),
+        }
+    }
 }
 
 impl Parts<'_> {

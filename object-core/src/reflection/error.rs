@@ -3,7 +3,7 @@
 use core::fmt;
 
 use crate::any::TypeError;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::registry::RegistryError;
 
 /// What kind of reflection error it is: what to match on. Each kind has the
@@ -50,28 +50,31 @@ pub enum ReflectErrorKind {
 }
 
 impl ReflectErrorKind {
-    /// The kind string of the [`Error`] this becomes (`"KeyError"`,
-    /// `"AttributeError"`, `"ValueError"` or `"TypeError"`), as reflection errors have
-    /// always been reported across the packed-call boundary.
+    /// The kind of the [`Error`] this becomes ([`KeyError`](ErrorKind::KeyError),
+    /// [`AttributeError`](ErrorKind::AttributeError), [`ValueError`](ErrorKind::ValueError)
+    /// or [`TypeError`](ErrorKind::TypeError)), as reflection errors have always been
+    /// reported across the packed-call boundary.
     ///
     /// ```
     /// use object_core::reflection::ReflectErrorKind;
+    /// use object_core::ErrorKind;
+    /// assert_eq!(ReflectErrorKind::MissingField.error_kind(), ErrorKind::ValueError);
     /// assert_eq!(ReflectErrorKind::MissingField.error_kind(), "ValueError");
     /// ```
-    pub fn error_kind(self) -> &'static str {
+    pub fn error_kind(self) -> ErrorKind {
         match self {
-            ReflectErrorKind::UnknownType => "KeyError",
-            ReflectErrorKind::NoSuchField => "AttributeError",
+            ReflectErrorKind::UnknownType => ErrorKind::KeyError,
+            ReflectErrorKind::NoSuchField => ErrorKind::AttributeError,
             ReflectErrorKind::MissingField
             | ReflectErrorKind::ExtraField
-            | ReflectErrorKind::DuplicateField => "ValueError",
+            | ReflectErrorKind::DuplicateField => ErrorKind::ValueError,
             ReflectErrorKind::NotInTable
             | ReflectErrorKind::SkippedField
             | ReflectErrorKind::OutOfRange
             | ReflectErrorKind::WrongType
             | ReflectErrorKind::NotCreatable
             | ReflectErrorKind::LayoutMismatch
-            | ReflectErrorKind::Abstract => "TypeError",
+            | ReflectErrorKind::Abstract => ErrorKind::TypeError,
         }
     }
 }

@@ -64,7 +64,7 @@ pub(crate) enum TensorData<'a> {
 }
 
 /// The contents of `obj` (a built-in of `hooks`' type), as the engines compare them.
-#[inline]
+#[inline(always)]
 pub(crate) fn contents<'a>(
     hooks: &'static BuiltinHooks,
     obj: &'a ObjectRef,

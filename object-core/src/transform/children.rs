@@ -149,33 +149,39 @@ fn item_child(item: &Any) -> Option<&ObjectRef> {
 
 /// Calls `f` with the objects among a built-in container's values (items; entries' keys
 /// and values in turn), borrowed where it stores them, owned from a snapshot.
-#[inline]
+#[inline(always)]
 fn builtin_children<'a>(
     h: &'static BuiltinHooks,
     obj: &'a ObjectRef,
     f: &mut impl FnMut(ChildRef<'a>),
 ) {
-    match (h.contents)(obj) {
-        Contents::Items(items) => {
+    // (Held without its drop glue: only a snapshot owns anything, and is dropped in
+    // its arm; a walk meets a container per few nodes.)
+    let contents = core::mem::ManuallyDrop::new((h.contents)(obj));
+    match &*contents {
+        &Contents::Items(items) => {
             for o in items.iter().filter_map(item_child) {
                 f(ChildRef::Borrowed(o));
             }
         }
         Contents::Entries(entries) => {
-            for (k, v) in entries {
-                for o in [k, v].into_iter().filter_map(item_child) {
+            for (k, v) in entries.clone() {
+                if let Some(o) = item_child(k) {
+                    f(ChildRef::Borrowed(o));
+                }
+                if let Some(o) = item_child(v) {
                     f(ChildRef::Borrowed(o));
                 }
             }
         }
-        c @ (Contents::SnapshotItems(_) | Contents::SnapshotEntries(_)) => {
+        _ => {
+            let c = core::mem::ManuallyDrop::into_inner(contents);
             c.for_each_value(|v| {
                 if let Some(o) = item_child(v) {
                     f(ChildRef::Owned(o.clone()));
                 }
             });
         }
-        _ => {}
     }
 }
 
@@ -197,24 +203,32 @@ fn builtin_rebuild(
         e.map(|(k, v)| Ok((item(k, c)?, item(v, c)?)))
             .collect::<Result<Vec<_>, TransformError>>()
     };
-    let parts = match (h.contents)(obj) {
-        Contents::Items(items) => Parts::Items(
-            items
+    // The new values, then the built-in made of them (its own build decides how to
+    // hold them).
+    let (mut items, mut pairs) = (Vec::new(), Vec::new());
+    match (h.contents)(obj) {
+        Contents::Items(v) => {
+            items = v
                 .iter()
                 .map(|v| item(v, children))
-                .collect::<Result<_, _>>()?,
-        ),
-        Contents::SnapshotItems(items) => Parts::Items(
-            items
+                .collect::<Result<_, _>>()?;
+        }
+        Contents::SnapshotItems(v) => {
+            items = v
                 .iter()
                 .map(|v| item(v, children))
-                .collect::<Result<_, _>>()?,
-        ),
-        Contents::Entries(mut e) => Parts::Entries(entries(&mut e, children)?),
+                .collect::<Result<_, _>>()?;
+        }
+        Contents::Entries(mut e) => pairs = entries(&mut e, children)?,
         Contents::SnapshotEntries(e) => {
-            Parts::Entries(entries(&mut e.iter().map(|(k, v)| (k, v)), children)?)
+            pairs = entries(&mut e.iter().map(|(k, v)| (k, v)), children)?;
         }
         _ => return Err(TransformError::not_rebuildable(key)),
+    }
+    let (mut items, mut pairs) = (items.into_iter(), pairs.into_iter());
+    let parts = match h.shape {
+        BuiltinShape::Entries => Parts::Entries(&mut pairs),
+        _ => Parts::Items(&mut items),
     };
     let built = (h.build)(parts).map_err(|e| TransformError::custom(key, e.to_string()))?;
     ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key, e))
