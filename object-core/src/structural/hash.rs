@@ -566,6 +566,7 @@ impl<'a> HashEngine<'a> {
 
     /// What a built-in (`e.builtin`) shows of itself: its hooks' contents, or its
     /// identity for an opaque type without hooks.
+    #[inline(always)]
     fn builtin_contents(&self, o: &'a ObjectRef, e: Entry<'a>) -> Contents<'a> {
         match e.d.reflection().builtin() {
             Some(hooks) => hooks::contents(hooks, o, &self.opts),
