@@ -211,3 +211,45 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BenchPlainPoint>()?;
     Ok(())
 }
+
+/// A built-in defined only for the tests, `testing.Tuple` (a fixed sequence of values):
+/// one type and one hooks value, which Python's classes and conversions read by its
+/// shape alone (`tests/test_builtin_shapes.py`).
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "testing.Tuple", final, opaque, builtin = TUPLE_HOOKS)]
+struct TestTuple {
+    base: object_core::Object,
+    items: Box<[object_core::Any]>,
+}
+
+impl std::fmt::Debug for TestTuple {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut t = f.debug_tuple("");
+        for item in self.items.iter() {
+            t.field(&item.view());
+        }
+        t.finish()
+    }
+}
+
+static TUPLE_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::BuiltinHooks {
+    shape: object_core::builtin::BuiltinShape::Items,
+    mutable: false,
+    contents: |obj| match obj.downcast_ref::<TestTuple>() {
+        Some(t) => object_core::builtin::Contents::Items(&t.items),
+        None => object_core::builtin::Contents::Identity,
+    },
+    build: |parts| match parts {
+        object_core::builtin::Parts::Items(items) => Ok(object_core::Any::from(
+            object_core::make_object(TestTuple {
+                base: object_core::Object::new(),
+                items: items.collect(),
+            }),
+        )),
+        other => Err(object_core::builtin::BuiltinError::wrong_shape(
+            object_core::builtin::BuiltinShape::Items,
+            &other,
+        )),
+    },
+};
