@@ -48,6 +48,19 @@ for line in sys.stdin:
 )"
 export OBJECT_PYTHON_SHIPPED="${OBJECT_PYTHON_SHIPPED:?cargo named no library for the build without testing}"
 
+# The C API library (libobject_capi.so), built by the same compiler from the same
+# tree, for tests/test_runtime.py: loaded beside the extension, it joins the runtime
+# the extension runs (and the other way round).
+OBJECT_CAPI_LIBRARY="$(
+    cargo build --quiet --message-format=json-render-diagnostics -p object-capi |
+        "$py" -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_capi":
+        print(next(f for f in m["filenames"] if f.endswith(".so")))'
+)"
+export OBJECT_CAPI_LIBRARY="${OBJECT_CAPI_LIBRARY:?cargo named no libobject_capi.so}"
+
 # Run from the tests folder, so `object_python` is the installed package, not the
 # sources in object-python/python/.
 cd object-python/tests

@@ -23,6 +23,20 @@ typedef struct ObjObjectHeader ObjObjectHeader;
 typedef struct ObjFunctionCell ObjFunctionCell;
 
 
+// `obj_runtime_info`'s state: this copy runs the process's registry.
+#define OBJ_RUNTIME_OWN 0
+
+// `obj_runtime_info`'s state: another copy in the process runs it (the Python
+// extension, another `libobject_capi`, …), and this one uses it.
+#define OBJ_RUNTIME_JOINED 1
+
+// `obj_runtime_info`'s state: a host handed its registry over (a plugin's handshake).
+#define OBJ_RUNTIME_HOST 2
+
+// `obj_runtime_info`'s state: another build runs the process's registry, so this copy
+// runs none (every registration fails, naming both builds).
+#define OBJ_RUNTIME_REFUSED 3
+
 // `ObjPluginDescriptor::magic`: "OBJPLUGN".
 #define OBJ_PLUGIN_MAGIC 5711208986197706574
 
@@ -656,6 +670,22 @@ int32_t obj_type_layout(uint32_t index, struct ObjTypeLayout *out_layout);
 //
 // `key` is null (an error) or a NUL-terminated string; `out_index` is writable.
 int32_t obj_type_index_of(const char *key, uint32_t *out_index);
+
+// Which runtime this copy of the library uses: the process has one registry, one set
+// of globals and one error slot per thread, whichever language loaded first. The
+// first call into the library that needs the registry decides (this call does, if
+// none did): a copy of the same build already running in the process (the Python
+// extension `object_python`, which exports this C API too, or another
+// `libobject_capi`) is joined; a copy of another build is refused. `*out_state` is an
+// `OBJ_RUNTIME_*` value; `*out_library` (may be null) is the file of the copy whose
+// registry is used (this library's own when `OBJ_RUNTIME_OWN`; the conflict's message
+// when `OBJ_RUNTIME_REFUSED`; empty when a host's), NUL-terminated, valid for the
+// process.
+//
+// # Safety
+//
+// `out_state` is writable; `out_library` is null or writable.
+int32_t obj_runtime_info(int32_t *out_state, struct ObjStr *out_library);
 
 // The key of the type at `index` (NUL-terminated, valid for the process).
 //

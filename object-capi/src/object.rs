@@ -240,6 +240,55 @@ pub unsafe extern "C" fn obj_type_index_of(key: *const c_char, out_index: *mut u
     })
 }
 
+/// `obj_runtime_info`'s state: this copy runs the process's registry.
+pub const OBJ_RUNTIME_OWN: i32 = 0;
+/// `obj_runtime_info`'s state: another copy in the process runs it (the Python
+/// extension, another `libobject_capi`, …), and this one uses it.
+pub const OBJ_RUNTIME_JOINED: i32 = 1;
+/// `obj_runtime_info`'s state: a host handed its registry over (a plugin's handshake).
+pub const OBJ_RUNTIME_HOST: i32 = 2;
+/// `obj_runtime_info`'s state: another build runs the process's registry, so this copy
+/// runs none (every registration fails, naming both builds).
+pub const OBJ_RUNTIME_REFUSED: i32 = 3;
+
+/// Which runtime this copy of the library uses: the process has one registry, one set
+/// of globals and one error slot per thread, whichever language loaded first. The
+/// first call into the library that needs the registry decides (this call does, if
+/// none did): a copy of the same build already running in the process (the Python
+/// extension `object_python`, which exports this C API too, or another
+/// `libobject_capi`) is joined; a copy of another build is refused. `*out_state` is an
+/// `OBJ_RUNTIME_*` value; `*out_library` (may be null) is the file of the copy whose
+/// registry is used (this library's own when `OBJ_RUNTIME_OWN`; the conflict's message
+/// when `OBJ_RUNTIME_REFUSED`; empty when a host's), NUL-terminated, valid for the
+/// process.
+///
+/// # Safety
+///
+/// `out_state` is writable; `out_library` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_runtime_info(out_state: *mut i32, out_library: *mut ObjStr) -> i32 {
+    use object_core::registry::adopt::{process_runtime, ProcessRuntime};
+    guard(|| {
+        let o = out(out_state, "out_state")?;
+        static LIBRARY: std::sync::OnceLock<(i32, String)> = std::sync::OnceLock::new();
+        let (state, library) = LIBRARY.get_or_init(|| match process_runtime() {
+            ProcessRuntime::Own => (
+                OBJ_RUNTIME_OWN,
+                object_core::registry::process::this_library().unwrap_or_default(),
+            ),
+            ProcessRuntime::Joined { library } => (OBJ_RUNTIME_JOINED, library),
+            ProcessRuntime::Refused(e) => (OBJ_RUNTIME_REFUSED, e.to_string()),
+            _ => (OBJ_RUNTIME_HOST, String::new()),
+        });
+        *o = *state;
+        if !out_library.is_null() {
+            // SAFETY: non-null, and the caller promises it is writable.
+            unsafe { *out_library = interned(library) };
+        }
+        Ok(())
+    })
+}
+
 /// The key of the type at `index` (NUL-terminated, valid for the process).
 ///
 /// # Safety

@@ -10,6 +10,7 @@
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
+//! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
 //! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
@@ -55,6 +56,7 @@ mod error;
 )]
 mod field_slot;
 mod function;
+mod module;
 #[allow(
     unsafe_code,
     reason = "NumPy arrays: reading the C struct of an exact `numpy.ndarray` in place"
@@ -81,9 +83,13 @@ use pyo3::prelude::*;
 /// The native module, `object_python._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // First: the process's one runtime (this copy's registry, or the one another copy
+    // in the process runs), decided before any type is touched.
+    module::join_process_runtime()?;
     object::add_to_module(m)?;
     containers::add_to_module(m)?;
     function::add_to_module(m)?;
+    module::add_to_module(m)?;
     tensor::add_to_module(m)?;
     values::add_to_module(m)?;
     error::add_to_module(m)?;

@@ -487,6 +487,7 @@ fn make_class<'py>(
     let base = match (index, info.reflection().builtin()) {
         (type_index::OBJECT, _) => return Ok(py.get_type::<PyObj>()),
         (type_index::FUNCTION, _) => py.get_type::<PyFunction>(),
+        (type_index::MODULE, _) => py.get_type::<crate::module::PyModuleBase>(),
         (_, Some(hooks)) => crate::containers::builtin_base(py, hooks)
             .or_else(|| parent.cloned())
             .unwrap_or_else(|| py.get_type::<PyObj>()),

@@ -37,20 +37,56 @@ static HOST_HOOKS: ContainerHooks = ContainerHooks {
     globals: super::registry::globals_here,
 };
 
-static ADOPTED: OnceLock<&'static ContainerHooks> = OnceLock::new();
-
-/// This copy's hooks, to hand to a plugin.
-pub fn host_hooks() -> &'static ContainerHooks {
-    ADOPTED.get().copied().unwrap_or(&HOST_HOOKS)
+object_core::__private::inventory::submit! {
+    object_core::registry::adopt::RuntimePart {
+        name: PART,
+        hooks: || (host_hooks() as *const ContainerHooks).cast(),
+    }
 }
 
+/// This crate's name among the runtime's parts.
+const PART: &str = "object-containers";
+
+/// The hooks this copy uses, once decided: [`HOST_HOOKS`] (its own) or another copy's.
+static ADOPTED: OnceLock<&'static ContainerHooks> = OnceLock::new();
+
+/// This copy's hooks, to hand to a plugin: its own, or the ones it adopted.
+pub fn host_hooks() -> &'static ContainerHooks {
+    adopted().unwrap_or(&HOST_HOOKS)
+}
+
+/// The host's hooks, if this copy uses another's. The first call decides, with the
+/// registry: when `object-core`'s copy adopted another copy's registry (a plugin's
+/// handshake, or the process's runtime found at first use), this copy uses that
+/// copy's error slot and global table too.
 #[inline(always)]
 pub(super) fn adopted() -> Option<&'static ContainerHooks> {
-    ADOPTED.get().copied()
+    match ADOPTED.get() {
+        Some(h) if core::ptr::eq(*h, &HOST_HOOKS) => None,
+        Some(h) => Some(h),
+        None => decide(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn decide() -> Option<&'static ContainerHooks> {
+    let hooks = match object_core::registry::adopt::adopted_part(PART) {
+        // SAFETY: the part named `object-containers` of a registry this copy adopted,
+        // which `object-core` adopts only from a copy of the same build (its
+        // `BUILD_ID`): a `&'static ContainerHooks` of that copy's, this struct.
+        Some(p) => unsafe { &*p.cast::<ContainerHooks>() },
+        None => &HOST_HOOKS,
+    };
+    let _ = ADOPTED.set(hooks);
+    ADOPTED
+        .get()
+        .copied()
+        .filter(|h| !core::ptr::eq(*h, &HOST_HOOKS))
 }
 
 /// Makes this copy use the host's error slot and global functions. Returns `false` if
-/// it already adopted other hooks.
+/// it already uses other hooks.
 pub fn adopt(hooks: &'static ContainerHooks) -> bool {
     if core::ptr::eq(hooks, &HOST_HOOKS) {
         return true;

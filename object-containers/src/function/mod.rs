@@ -17,7 +17,8 @@
 //!
 //! | file | holds |
 //! | --- | --- |
-//! | `abi.rs` | the C entry points, fast entries and the unwinding fence (the only `unsafe` here) |
+//! | `abi.rs` | the C entry points, fast entries and the unwinding fence  |
+//! | `adopt.rs` | the error slot and global table of the process's runtime, when another copy runs it (one `unsafe`: its hooks' pointer read as this build's struct) |
 //! | `last_error.rs` | the thread-local error slot |
 //! | `convert.rs` | the conversion traits, for core types, and `impl_call_traits!` |
 //! | `typed.rs` | typed closures, argument tuples, [`TypedFunction`] |
@@ -27,6 +28,10 @@
 
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
 mod abi;
+#[allow(
+    unsafe_code,
+    reason = "the hooks of the copy whose registry this one joined, handed over as a pointer, read as this build's struct"
+)]
 pub mod adopt;
 mod convert;
 mod last_error;

@@ -61,6 +61,30 @@ pub struct RegistryHooks {
     pub types: fn() -> Vec<&'static TypeInfo>,
     /// `link_errors`.
     pub link_errors: fn() -> Vec<RegistryError>,
+    /// The hooks of the host's other process-wide state, by crate ([`RuntimePart`]:
+    /// `object-containers`' error slot and global functions), or null.
+    pub parts: fn(&str) -> *const (),
+}
+
+/// The process-wide state of a crate layered on this one (its hooks, for the copies
+/// that adopt this copy's registry to adopt too): `object-containers` submits its
+/// error slot and global table. The hooks are reached only by a copy of the same build.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct RuntimePart {
+    /// The crate's name.
+    pub name: &'static str,
+    /// Its hooks as it hands them out (its own, or those it adopted).
+    pub hooks: fn() -> *const (),
+}
+
+inventory::collect!(RuntimePart);
+
+fn own_part(name: &str) -> *const () {
+    inventory::iter::<RuntimePart>
+        .into_iter()
+        .find(|p| p.name == name)
+        .map_or(core::ptr::null(), |p| (p.hooks)())
 }
 
 static HOST_HOOKS: RegistryHooks = RegistryHooks {
@@ -72,19 +96,161 @@ static HOST_HOOKS: RegistryHooks = RegistryHooks {
     resolve_rust_type: |r| super::spec::resolve_rust_type_from(r, true),
     types: super::types,
     link_errors: super::link_errors,
+    parts: own_part,
 };
 
-static ADOPTED: OnceLock<&'static RegistryHooks> = OnceLock::new();
+/// What a copy refused by [`process_runtime`] sees: no types, and every registration
+/// fails with the conflict.
+static REFUSED_HOOKS: RegistryHooks = RegistryHooks {
+    build_id: BUILD_ID,
+    type_info: |_| None,
+    type_info_by_key: |_| None,
+    display_check: |_, _, _| false,
+    register_type: |_| Err(conflict()),
+    resolve_rust_type: |_| Err(conflict()),
+    types: Vec::new,
+    link_errors: || vec![conflict()],
+    parts: |_| core::ptr::null(),
+};
 
-/// This copy's registry entry points, to hand to a plugin.
-pub fn host_hooks() -> &'static RegistryHooks {
-    ADOPTED.get().copied().unwrap_or(&HOST_HOOKS)
+/// Which registry this copy uses, once decided: [`HOST_HOOKS`] (its own),
+/// [`REFUSED_HOOKS`], or another copy's.
+static ADOPTED: OnceLock<&'static RegistryHooks> = OnceLock::new();
+/// How it was decided, for [`process_runtime`].
+static OWNER: OnceLock<ProcessRuntime> = OnceLock::new();
+
+fn conflict() -> RegistryError {
+    match OWNER.get() {
+        Some(ProcessRuntime::Refused(e)) => e.clone(),
+        _ => RegistryError::RuntimeConflict {
+            library: String::new(),
+            theirs: String::new(),
+            ours: BUILD_ID.to_owned(),
+        },
+    }
 }
 
-/// The host's hooks, if this copy adopted a host registry.
+/// This copy's registry entry points, to hand to a plugin: its own, or the ones it
+/// adopted.
+pub fn host_hooks() -> &'static RegistryHooks {
+    adopted().unwrap_or(&HOST_HOOKS)
+}
+
+/// The hooks of a crate layered on this one (`name`: its package name) in the registry
+/// this copy adopted, or `None` when it runs its own (or the host has no such part).
+#[doc(hidden)]
+pub fn adopted_part(name: &str) -> Option<*const ()> {
+    let p = (adopted()?.parts)(name);
+    (!p.is_null()).then_some(p)
+}
+
+/// The host's hooks, if this copy adopted a host registry. The first call decides:
+/// a registry another copy runs in this process (found by [`process`](super::process))
+/// is adopted, else this copy runs its own.
 #[inline(always)]
 pub(crate) fn adopted() -> Option<&'static RegistryHooks> {
-    ADOPTED.get().copied()
+    match ADOPTED.get() {
+        Some(h) if core::ptr::eq(*h, &HOST_HOOKS) => None,
+        Some(h) => Some(h),
+        None => decide(),
+    }
+}
+
+/// 0 undecided, 1 own, 2 adopted, 3 refused (the exported descriptor's `state`).
+pub(super) fn state_code() -> u32 {
+    match ADOPTED.get() {
+        None => 0,
+        Some(h) if core::ptr::eq(*h, &HOST_HOOKS) => 1,
+        Some(h) if core::ptr::eq(*h, &REFUSED_HOOKS) => 3,
+        Some(_) => 2,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn decide() -> Option<&'static RegistryHooks> {
+    use super::process::{find_running, Found};
+    match find_running() {
+        Found::Nothing => {
+            let _ = OWNER.set(ProcessRuntime::Own);
+            let _ = ADOPTED.set(&HOST_HOOKS);
+        }
+        Found::Runtime { hooks, library } => match adopt_hooks(hooks) {
+            Ok(()) => {
+                let _ = OWNER.set(ProcessRuntime::Joined { library });
+            }
+            Err(AdoptError::TypesRefused(errors)) => {
+                let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                let _ = OWNER.set(ProcessRuntime::Refused(RegistryError::RuntimeConflict {
+                    library,
+                    theirs: hooks.build_id.to_owned(),
+                    ours: format!("{BUILD_ID}, whose types it refused: {}", list.join("; ")),
+                }));
+            }
+            // Decided meanwhile, by another thread of this copy: its decision stands.
+            Err(_) => {}
+        },
+        Found::Conflict { library, build } => {
+            let _ = OWNER.set(ProcessRuntime::Refused(RegistryError::RuntimeConflict {
+                library,
+                theirs: build,
+                ours: BUILD_ID.to_owned(),
+            }));
+            let _ = ADOPTED.set(&REFUSED_HOOKS);
+        }
+    }
+    match ADOPTED.get() {
+        Some(h) if core::ptr::eq(*h, &HOST_HOOKS) => None,
+        Some(h) => Some(h),
+        // Unreachable: every arm above sets it (or another thread did).
+        None => {
+            let _ = ADOPTED.set(&HOST_HOOKS);
+            None
+        }
+    }
+}
+
+/// Which registry this copy of the crate uses, and how it came to: the answer of
+/// [`process_runtime`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProcessRuntime {
+    /// Its own: when it first needed one, no other copy in the process ran a registry.
+    Own,
+    /// The registry of another copy of the same build, found in the process (the Python
+    /// extension, `libobject_capi.so`, another extension module): `library` is the
+    /// file that copy was loaded from.
+    Joined {
+        /// The library whose registry this copy uses.
+        library: String,
+    },
+    /// A host's, handed over by a plugin's handshake ([`adopt`]).
+    Host,
+    /// A copy of another build runs this process's registry, so this one runs none:
+    /// nothing can be registered or looked up through it (every registration fails
+    /// with this error), and no object of its types can be made.
+    Refused(RegistryError),
+}
+
+/// Which registry this copy uses: the process's one runtime, whoever loaded first.
+///
+/// The first time a copy of this crate needs its registry (this call, or any look-up or
+/// registration) it looks through the process's loaded libraries for another copy
+/// that already runs one ([`process`](super::process): each copy exports
+/// `obj_process_runtime_v1`). A copy of the same build is adopted, as a plugin adopts
+/// its host: its types, indices, error slot and global functions are then this copy's;
+/// a copy of another build makes this one refuse to run a second registry
+/// ([`ProcessRuntime::Refused`]). Found nothing: this copy runs its own, and copies
+/// loaded later find it.
+///
+/// ```
+/// use object_core::registry::adopt::{process_runtime, ProcessRuntime};
+/// // A test program links one copy: it runs its own.
+/// assert_eq!(process_runtime(), ProcessRuntime::Own);
+/// ```
+pub fn process_runtime() -> ProcessRuntime {
+    let _ = adopted();
+    OWNER.get().cloned().unwrap_or(ProcessRuntime::Own)
 }
 
 /// Why [`adopt`] refused.
@@ -142,6 +308,14 @@ impl std::error::Error for AdoptError {}
 /// a key the host holds with another parent, …: the handshake compares every type the
 /// two share).
 pub fn adopt(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
+    adopt_hooks(hooks)?;
+    if !core::ptr::eq(hooks, &HOST_HOOKS) {
+        let _ = OWNER.set(ProcessRuntime::Host);
+    }
+    Ok(())
+}
+
+fn adopt_hooks(hooks: &'static RegistryHooks) -> Result<(), AdoptError> {
     if hooks.build_id != BUILD_ID {
         return Err(AdoptError::BuildMismatch {
             host: hooks.build_id,

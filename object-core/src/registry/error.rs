@@ -121,11 +121,28 @@ pub enum RegistryError {
         /// The key of the type that holds the index.
         holder: String,
     },
+    /// Another build of this crate runs this process's registry (the Python extension,
+    /// `libobject_capi.so` or a plugin built from another version or by another
+    /// compiler), so this copy runs none: its types cannot be shared with that one's.
+    RuntimeConflict {
+        /// The library whose copy runs the registry.
+        library: String,
+        /// That copy's build (`adopt::BUILD_ID`).
+        theirs: String,
+        /// This copy's.
+        ours: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            RegistryError::RuntimeConflict { library, theirs, ours } => write!(
+                f,
+                "another build of the object runtime runs this process's type registry \
+                 (`{theirs}`, in {library}); this copy is `{ours}` and runs none: load one \
+                 build per process (the same object-core, built by the same compiler)"
+            ),
             RegistryError::DuplicateKey { key, existing, requested } => write!(
                 f,
                 "type key `{key}` is already registered with {existing}; refusing {requested}"

@@ -70,6 +70,11 @@ mod error;
 mod info;
 mod layout;
 mod place;
+#[allow(
+    unsafe_code,
+    reason = "the exported descriptor and the loader's list of libraries (dl_iterate_phdr, dlopen, dlsym)"
+)]
+pub mod process;
 mod spec;
 // The index → entry table publishes and reads leaked entries through raw pointers.
 #[allow(unsafe_code)]

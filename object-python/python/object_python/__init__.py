@@ -24,6 +24,7 @@ from ._native import (
     Field,
     FunctionBase,
     MapBase,
+    ModuleBase,
     NDArrayBase,
     Object,
     ObjectError,
@@ -32,10 +33,12 @@ from ._native import (
     from_dlpack,
     get_global,
     list_globals,
+    load_module,
     load_json_graph,
     register_global,
     register_type,
     remove_global,
+    runtime,
     save_json_graph,
     ShapeBase,
     first_mismatch,
@@ -51,6 +54,7 @@ __all__ = [
     "Device",
     "Function",
     "Map",
+    "Module",
     "NDArray",
     "Object",
     "ObjectError",
@@ -61,11 +65,13 @@ __all__ = [
     "get_global",
     "list_globals",
     "load",
+    "load_module",
     "load_json_graph",
     "namespace",
     "register_global",
     "register_type",
     "remove_global",
+    "runtime",
     "save",
     "save_json_graph",
     "Shape",
@@ -96,6 +102,7 @@ _native._set_metaclass(ObjectMeta)
 Array = type_class("ffi.Array")
 Map = type_class("ffi.Map")
 Function = type_class("ffi.Function")
+Module = type_class("ffi.Module")
 NDArray = type_class("ffi.Tensor")
 Shape = type_class("ffi.Shape")
 _abc.Sequence.register(ArrayBase)
