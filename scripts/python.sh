@@ -52,7 +52,8 @@ export OBJECT_PYTHON_SHIPPED="${OBJECT_PYTHON_SHIPPED:?cargo named no library fo
 # tree, for tests/test_runtime.py: loaded beside the extension, it joins the runtime
 # the extension runs (and the other way round).
 OBJECT_CAPI_LIBRARY="$(
-    cargo build --quiet --message-format=json-render-diagnostics -p object-capi |
+    cargo build --quiet --message-format=json-render-diagnostics -p object-capi \
+        --features object-core/live-count |
         "$py" -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -60,6 +61,21 @@ for line in sys.stdin:
         print(next(f for f in m["filenames"] if f.endswith(".so")))'
 )"
 export OBJECT_CAPI_LIBRARY="${OBJECT_CAPI_LIBRARY:?cargo named no libobject_capi.so}"
+
+# The demo plugin (object-capi/plugins/rust-demo), same profile and compiler, for
+# tests/test_modules.py: loaded from Python, it adopts the process's runtime. Both are
+# built with `live-count`, as the extension is: objects one copy makes and another
+# releases are counted in the one count the copies share.
+OBJECT_DEMO_PLUGIN="$(
+    cargo build --quiet --message-format=json-render-diagnostics -p object-capi-plugin-demo \
+        --features object-core/live-count |
+        "$py" -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_capi_plugin_demo":
+        print(next(f for f in m["filenames"] if f.endswith(".so")))'
+)"
+export OBJECT_DEMO_PLUGIN="${OBJECT_DEMO_PLUGIN:?cargo named no demo plugin library}"
 
 # Run from the tests folder, so `object_python` is the installed package, not the
 # sources in object-python/python/.

@@ -610,6 +610,21 @@ int32_t obj_module_get_function(ObjHandle module,
                                 int32_t query_imports,
                                 ObjHandle *out_func);
 
+// The names of a module's own functions (not its imports'), sorted, as a new
+// `ffi.Array` of strings in `*out_array`.
+//
+// # Safety
+//
+// `module` null (an error) or a live object; `out_array` writable.
+int32_t obj_module_function_names(ObjHandle module, ObjHandle *out_array);
+
+// The modules a module imports, in order, as a new `ffi.Array` in `*out_array`.
+//
+// # Safety
+//
+// `module` null (an error) or a live object; `out_array` writable.
+int32_t obj_module_imports(ObjHandle module, ObjHandle *out_array);
+
 // Adds one strong reference to `obj`.
 //
 // # Safety

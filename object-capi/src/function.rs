@@ -643,3 +643,43 @@ pub unsafe extern "C" fn obj_module_get_function(
         Ok(())
     })
 }
+
+/// The names of a module's own functions (not its imports'), sorted, as a new
+/// `ffi.Array` of strings in `*out_array`.
+///
+/// # Safety
+///
+/// `module` null (an error) or a live object; `out_array` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_module_function_names(
+    module: ObjHandle,
+    out_array: *mut ObjHandle,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(module, "module") }?;
+        let m = Module::from_object_ptr(typed::<ModuleObj>(&b, "module")?);
+        let o = out(out_array, "out_array")?;
+        let names: Vec<String> = m.function_names().map(String::new).collect();
+        *o = give(Array::<String>::from(names).into_object_ptr());
+        Ok(())
+    })
+}
+
+/// The modules a module imports, in order, as a new `ffi.Array` in `*out_array`.
+///
+/// # Safety
+///
+/// `module` null (an error) or a live object; `out_array` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_module_imports(module: ObjHandle, out_array: *mut ObjHandle) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(module, "module") }?;
+        let m = Module::from_object_ptr(typed::<ModuleObj>(&b, "module")?);
+        let o = out(out_array, "out_array")?;
+        let imports: Vec<Module> = m.imports().to_vec();
+        *o = give(Array::<Module>::from(imports).into_object_ptr());
+        Ok(())
+    })
+}

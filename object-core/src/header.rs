@@ -21,14 +21,23 @@ pub type Deleter = unsafe extern "C" fn(*mut Object);
 /// thread that raced past the check before the first one aborted.
 pub(crate) const MAX_REFCOUNT: u32 = i32::MAX as u32;
 
-#[cfg(feature = "live-count")]
+/// This copy's count of live objects (counted with the `live-count` feature only).
 pub(crate) static LIVE: core::sync::atomic::AtomicIsize = core::sync::atomic::AtomicIsize::new(0);
 
+/// The process's count: this copy's, or that of the copy whose registry it adopted (an
+/// object made by one copy may be released by another, so the copies share one count).
+#[cfg(feature = "live-count")]
+#[inline]
+pub(crate) fn live_counter() -> &'static core::sync::atomic::AtomicIsize {
+    crate::registry::adopt::live_counter()
+}
+
 /// The number of objects made and not yet released (with the `live-count` feature), for
-/// tests that check that nothing leaks.
+/// tests that check that nothing leaks: in the whole process when copies of the library
+/// share one runtime (a plugin, a library joined), if each is built with the feature.
 #[cfg(feature = "live-count")]
 pub fn live_objects() -> isize {
-    LIVE.load(Ordering::SeqCst)
+    live_counter().load(Ordering::SeqCst)
 }
 
 /// The header of every object, and the root object type (`"ffi.Object"`, index 64).
@@ -109,7 +118,7 @@ impl Object {
     #[inline]
     pub(crate) unsafe fn init(this: *mut Object, type_index: u32, deleter: Option<Deleter>) {
         #[cfg(feature = "live-count")]
-        LIVE.fetch_add(1, Ordering::Relaxed);
+        live_counter().fetch_add(1, Ordering::Relaxed);
         // SAFETY: the caller guarantees `this` is valid for writes and unshared.
         unsafe {
             core::ptr::addr_of_mut!((*this).type_index).write(type_index);

@@ -727,7 +727,7 @@ impl<T: ObjectType> Drop for ObjectPtr<T> {
         // SAFETY: this handle owns one reference to a live object.
         if unsafe { Object::dec_ref(self.ptr.as_ptr() as *const Object) } {
             #[cfg(feature = "live-count")]
-            crate::header::LIVE.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
+            crate::header::live_counter().fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
             // SAFETY: this was the last reference, so nobody else can reach the object;
             // `release` runs the deleter its allocator installed (or defers it, so that
             // freeing a deep graph does not recurse once per level).

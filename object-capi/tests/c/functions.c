@@ -187,6 +187,26 @@ int main(void) {
     OK(obj_dec_ref(got));
     OK(obj_module_get_function(module, "nope", 1, &got));
     CHECK(got == NULL);
+    /* Its listing (sorted) and its imports (none). */
+    ObjHandle listed = NULL, imports = NULL;
+    size_t count = 0;
+    OK(obj_module_function_names(module, &listed));
+    OK(obj_array_size(listed, &count));
+    CHECK(count == 2);
+    OK(obj_array_get(listed, 0, &ret));
+    OK(obj_any_get_str(&ret, &text));
+    CHECK(str_eq(text, "greet"));
+    OK(obj_any_release(&ret));
+    OK(obj_array_get(listed, 1, &ret));
+    OK(obj_any_get_str(&ret, &text));
+    CHECK(str_eq(text, "mul"));
+    OK(obj_any_release(&ret));
+    OK(obj_dec_ref(listed));
+    OK(obj_module_imports(module, &imports));
+    OK(obj_array_size(imports, &count));
+    CHECK(count == 0);
+    OK(obj_dec_ref(imports));
+    FAILS(obj_module_function_names(greet, &listed), "TypeError", "module");
     OK(obj_dec_ref(module));
     OK(obj_dec_ref(greet));
     OK(obj_dec_ref(mul));

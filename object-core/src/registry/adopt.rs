@@ -64,6 +64,8 @@ pub struct RegistryHooks {
     /// The hooks of the host's other process-wide state, by crate ([`RuntimePart`]:
     /// `object-containers`' error slot and global functions), or null.
     pub parts: fn(&str) -> *const (),
+    /// The host's count of live objects (`live-count`): one for the process.
+    pub live_objects: &'static core::sync::atomic::AtomicIsize,
 }
 
 /// The process-wide state of a crate layered on this one (its hooks, for the copies
@@ -97,6 +99,7 @@ static HOST_HOOKS: RegistryHooks = RegistryHooks {
     types: super::types,
     link_errors: super::link_errors,
     parts: own_part,
+    live_objects: &crate::header::LIVE,
 };
 
 /// What a copy refused by [`process_runtime`] sees: no types, and every registration
@@ -111,6 +114,7 @@ static REFUSED_HOOKS: RegistryHooks = RegistryHooks {
     types: Vec::new,
     link_errors: || vec![conflict()],
     parts: |_| core::ptr::null(),
+    live_objects: &crate::header::LIVE,
 };
 
 /// Which registry this copy uses, once decided: [`HOST_HOOKS`] (its own),
@@ -154,6 +158,12 @@ pub(crate) fn adopted() -> Option<&'static RegistryHooks> {
         Some(h) => Some(h),
         None => decide(),
     }
+}
+
+/// The live-object count this copy adds to: its own, or the adopted registry's.
+#[cfg(feature = "live-count")]
+pub(crate) fn live_counter() -> &'static core::sync::atomic::AtomicIsize {
+    adopted().map_or(&crate::header::LIVE, |h| h.live_objects)
 }
 
 /// 0 undecided, 1 own, 2 adopted, 3 refused (the exported descriptor's `state`).
