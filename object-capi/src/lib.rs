@@ -55,7 +55,7 @@
 //! couple of loads and compares and its indices are the host's. Its objects keep their
 //! own deleters; its errors land in the host's slot with their frames; its globals are
 //! the host's. What stays per copy: the deferred-release queue of deep frees (each copy
-//! bounds its own nesting) and the `live-count` counter. The host's `is::<T>()` fast
+//! bounds its own nesting); the `live-count` test counter is the host's. The host's `is::<T>()` fast
 //! path and clone/drop do not look at the hooks; the index → entry look-up and the
 //! out-of-range display check pay one load of a once-initialized pointer. Adoption
 //! shares Rust types, so a Rust plugin must come from the same sources and compiler as

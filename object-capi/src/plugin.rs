@@ -31,8 +31,9 @@
 //! So the plugin's types get host indices on first use (subtypes of host types
 //! included: `is::<Base>()` and `downcast_ref` work in the host), its errors land in
 //! the host's slot with their frames, and its globals are the host's. Its objects keep
-//! their own deleters (its allocator, its drop glue). Two things stay per copy and are
-//! harmless: the deferred-release queue of deep frees, and the `live-count` counter.
+//! their own deleters (its allocator, its drop glue). One thing stays per copy and is
+//! harmless: the deferred-release queue of deep frees (the `live-count` test counter
+//! is the host's, since one copy may release what another made).
 //! Adoption shares Rust types, so the plugin must be built from the same `object-core`
 //! by the same compiler; `object_core::registry::adopt::BUILD_ID` is compared first.
 //! Then every Rust type the plugin's copy collected is registered in the host and
