@@ -182,3 +182,79 @@ def test_the_extension_imported_after_c_joins_the_c_runtime():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "joined"
+
+
+CEXT = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdio.h>
+#include "object_capi.h"
+
+/* call(name, x): calls the process's global `name` with one int, from C. */
+static PyObject *call(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *name;
+    long long x;
+    if (!PyArg_ParseTuple(args, "sL", &name, &x)) return NULL;
+    ObjAny arg = obj_any_int(x), ret;
+    if (obj_global_call(name, &arg, 1, &ret) != 0) {
+        ObjHandle err = NULL;
+        ObjStr kind, message;
+        if (obj_error_take(&err) || obj_error_kind(err, &kind) || obj_error_message(err, &message))
+            return PyErr_Format(PyExc_RuntimeError, "no error to take");
+        char text[512];
+        snprintf(text, sizeof text, "%.*s: %.*s", (int)kind.len, kind.data, (int)message.len,
+                 message.data);
+        obj_dec_ref(err);
+        PyErr_SetString(PyExc_RuntimeError, text);
+        return NULL;
+    }
+    long long v = ret.v.v_int64;
+    obj_any_release(&ret);
+    return PyLong_FromLongLong(v);
+}
+
+static PyMethodDef methods[] = {{"call", call, METH_VARARGS, "call a global"}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_cext", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__cext(void) { return PyModule_Create(&def); }
+"""
+
+
+@needs_lib
+def test_a_c_extension_module_finds_and_calls_a_python_global(tmp_path):
+    import importlib.util
+    import shutil
+    import sysconfig
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("no C compiler: CI installs gcc")
+        pytest.skip("no C compiler")
+    include = os.path.join(os.path.dirname(__file__), "..", "..", "object-capi", "include")
+    src = tmp_path / "_cext.c"
+    src.write_text(CEXT)
+    ext = tmp_path / ("_cext" + sysconfig.get_config_var("EXT_SUFFIX"))
+    libdir = os.path.dirname(LIB)
+    subprocess.run(
+        [cc, "-std=c11", "-shared", "-fPIC", "-Wall", "-Werror", "-o", str(ext), str(src),
+         "-I", sysconfig.get_paths()["include"], "-I", include,
+         "-L", libdir, "-lobject_capi", f"-Wl,-rpath,{libdir}"],
+        check=True,
+    )
+    spec = importlib.util.spec_from_file_location("_cext", ext)
+    cext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cext)
+
+    def fail(x):
+        raise KeyError(f"no {x}")
+
+    op.register_global("rt.cext_square", lambda x: x * x)
+    op.register_global("rt.cext_fail", fail)
+    try:
+        assert cext.call("rt.cext_square", 12) == 144
+        with pytest.raises(RuntimeError, match="KeyError"):
+            cext.call("rt.cext_fail", 1)
+    finally:
+        op.remove_global("rt.cext_square")
+        op.remove_global("rt.cext_fail")
