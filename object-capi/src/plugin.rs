@@ -737,9 +737,12 @@ impl ModuleLoad for Module {
     }
 }
 
-/// Loads a plugin or a tvm-ffi library (see the Rust `load_module`: told apart by
-/// their symbols, `obj_plugin_entry` or `__tvm_ffi_<name>` functions) and writes its
-/// module.
+/// Loads a plugin or a tvm-ffi kernel library and writes its module. The two are
+/// told apart by their symbols (see the Rust `load_module`): `obj_plugin_entry` makes
+/// a plugin; without it, `__tvm_ffi_<name>` functions (tvm-ffi's
+/// `TVM_FFI_DLL_EXPORT_TYPED_FUNC`) make a module of all of them, named after the file
+/// stem, whose errors keep their tvm-ffi kind (`obj_error_kind`) and message; neither
+/// is a `PluginError` naming both.
 ///
 /// # Safety
 ///

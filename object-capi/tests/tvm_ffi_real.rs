@@ -414,3 +414,44 @@ fn returned_objects_are_released() {
         );
     }
 }
+
+/// The same library from C (`tests/c/tvm_kernels.c`), loaded with `obj_module_load`.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "compiles and runs C programs: no FFI or processes under Miri"
+)]
+fn from_c() {
+    let _serial = serial();
+    let Some(kernels) = support::tvm_kernels() else {
+        return;
+    };
+    let Some(cc) = support::c_compiler() else {
+        return;
+    };
+    let lib_dir = support::build_library("object-capi");
+    let exe = support::out_dir().join("tvm_kernels");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = std::process::Command::new(cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-o"])
+        .arg(&exe)
+        .arg(dir.join("tests/c/tvm_kernels.c"))
+        .arg("-I")
+        .arg(dir.join("include"))
+        .arg("-L")
+        .arg(&lib_dir)
+        .arg("-lobject_capi")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "compiling tvm_kernels.c failed");
+    let out = support::run_with_args(&exe, &[&kernels]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "tvm_kernels failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert_eq!(stdout.trim(), "tvm_kernels: ok");
+}
