@@ -310,6 +310,16 @@ enum Callee<'a> {
 /// How many arguments are converted without allocating.
 const INLINE_ARGS: usize = 8;
 
+/// Whether a value crosses as it is: a plain kind, the same 16 bytes on both sides.
+#[inline(always)]
+fn is_plain(a: &AnyView<'_>) -> bool {
+    use object_core::type_index as ti;
+    matches!(
+        a.type_index(),
+        ti::NONE | ti::INT | ti::BOOL | ti::FLOAT | ti::OPAQUE_PTR | ti::DATA_TYPE | ti::DEVICE
+    )
+}
+
 /// Converts the arguments, calls, takes the error or converts the result; releases
 /// what the arguments held.
 fn call_foreign(
@@ -319,6 +329,38 @@ fn call_foreign(
     read_only: &[usize],
     args: &[AnyView<'_>],
 ) -> Result<Any, Error> {
+    use object_core::type_index as ti;
+    // The common call: a few plain values in, a plain value out. Nothing to convert,
+    // hold or release.
+    if let Callee::Symbol(f) = callee {
+        if args.len() <= INLINE_ARGS && args.iter().all(is_plain) {
+            let mut c_args = [ObjAny::NONE; INLINE_ARGS];
+            for (a, slot) in args.iter().zip(c_args.iter_mut()) {
+                *slot = crate::fence::view_to_c(*a);
+                slot.small = 0;
+            }
+            let mut ret = ObjAny::NONE;
+            // SAFETY: the convention's contract: `n` plain arguments, a None slot.
+            let rc = unsafe {
+                f(
+                    core::ptr::null_mut(),
+                    c_args.as_ptr(),
+                    args.len() as i32,
+                    &mut ret,
+                )
+            };
+            if rc == 0 {
+                match ret.type_index {
+                    // SAFETY: the member the kind selects, plain data.
+                    ti::INT => return Ok(Any::from(unsafe { ret.v.v_int64 })),
+                    // SAFETY: as above.
+                    ti::FLOAT => return Ok(Any::from(unsafe { ret.v.v_float64 })),
+                    _ => {}
+                }
+            }
+            return finish(rt, callee, name, rc, ret);
+        }
+    }
     let mut held = Held::default();
     let mut inline = [ObjAny::NONE; INLINE_ARGS];
     let mut spilled: Vec<ObjAny> = Vec::new();
@@ -344,22 +386,26 @@ fn call_foreign(
         }
     };
     drop(held);
+    finish(rt, callee, name, rc, ret)
+}
+
+/// After the call: the error it raised, or its result converted (and released).
+fn finish(
+    rt: Option<&'static Runtime>,
+    callee: Callee<'_>,
+    name: &str,
+    rc: i32,
+    ret: ObjAny,
+) -> Result<Any, Error> {
+    let rt = match callee {
+        Callee::Object(obj) => Some(obj.runtime()),
+        Callee::Symbol(_) => rt,
+    };
     if rc != 0 {
-        let raised = match callee {
-            Callee::Object(obj) => obj.runtime().take_raised(),
-            Callee::Symbol(_) => rt.and_then(Runtime::take_raised),
-        };
-        return Err(match raised {
+        return Err(match rt.and_then(Runtime::take_raised) {
             Some(e) => e.with_frame(format!("tvm-ffi function `{name}`")),
             None => tvm_error(format!("tvm-ffi function `{name}` failed (returned {rc})")),
         });
     }
-    convert::result(
-        rt.or(match callee {
-            Callee::Object(obj) => Some(obj.runtime()),
-            Callee::Symbol(_) => None,
-        }),
-        name,
-        ret,
-    )
+    convert::result(rt, name, ret)
 }
