@@ -82,7 +82,7 @@ export OBJECT_DEMO_PLUGIN="${OBJECT_DEMO_PLUGIN:?cargo named no demo plugin libr
 
 # The kernel library built with the real tvm-ffi headers (object-capi/tests/cpp), for
 # tests/test_tvm_kernels.py.
-TVM_KERNELS="$(TVM_FFI_CONFIG="$bin/tvm-ffi-config" bash scripts/build_tvm_kernels.sh target/python-tvm-kernels)"
+TVM_KERNELS="$(TVM_FFI_CONFIG="$bin/tvm-ffi-config" bash scripts/build_tvm_kernels.sh "$PWD/target/python-tvm-kernels")"
 export TVM_KERNELS
 
 # Run from the tests folder, so `object_python` is the installed package, not the
