@@ -35,6 +35,8 @@
 //! Nothing here recurses with the depth of a program: parser, printer, passes and the
 //! JSON graph all use explicit stacks.
 
+use std::sync::OnceLock;
+
 use object_capi::export_plugin;
 use object_containers::{register_global_override, Array, Function, Module};
 use object_core::{Error, ObjectPtr, ObjectRef};
@@ -167,13 +169,16 @@ pub fn functions() -> Vec<(&'static str, Function)> {
 }
 
 /// The plugin's `init`: registers each function as the global `frontend.<name>` (in
-/// the host, once adopted; a later load replaces them with the same) and returns the
-/// module holding them.
+/// the host, once adopted) and returns a module holding the same functions. They are
+/// made once per process: loading the library again (the same library: it is never
+/// unloaded) hands out the same function objects again, so a second load adds nothing
+/// to the host's live objects but its new module.
 fn init() -> Result<Module, Error> {
+    static FUNCTIONS: OnceLock<Vec<(&'static str, Function)>> = OnceLock::new();
     let mut module = Module::builder(MODULE_NAME);
-    for (name, function) in functions() {
+    for (name, function) in FUNCTIONS.get_or_init(functions) {
         register_global_override(&format!("{MODULE_NAME}.{name}"), function.clone());
-        module = module.function(name, function);
+        module = module.function(name, function.clone());
     }
     Ok(module.build())
 }
