@@ -280,7 +280,12 @@ fn errors_keep_their_kind_and_say_where() {
 #[cfg_attr(miri, ignore = "loads shared libraries: no FFI under Miri")]
 fn a_deep_program_crosses_the_plugin_without_recursion() {
     let m = module();
-    let depth = 100_000;
+    // 100,000 deep (scaled down under valgrind, never below 10,000).
+    let scale: f64 = std::env::var("OBJECT_TEST_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let depth = ((100_000.0 * scale) as usize).clamp(10_000, 100_000);
     let mut src = String::from("(fn f (x) (eval ");
     for _ in 0..depth {
         src.push_str("(+ 1 ");
