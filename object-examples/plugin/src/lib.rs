@@ -18,7 +18,7 @@
 //! | function | does | errors |
 //! | --- | --- | --- |
 //! | `parse(text) -> Function` | [`parse`]: the text syntax into the IR | `ValueError` naming line and column |
-//! | `print(node) -> str` | [`print`]: a program, expression or statement as text | — |
+//! | `print(node) -> str` | [`print()`]: a program, expression or statement as text | — |
 //! | `passes() -> Array<str>` | [`passes`]: the names `run_pass` knows, in pipeline order | — |
 //! | `run_pass(name, Function) -> Function` | [`run_pass`]: one pass by name | `ValueError` naming the known passes |
 //! | `to_json(Function) -> str` | [`to_json`]: a JSON graph (tvm-ffi's format) | — |

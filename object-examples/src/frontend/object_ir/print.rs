@@ -49,7 +49,7 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
     out
 }
 
-/// Prints any node of the IR: a program as [`print`] does, an expression or a
+/// Prints any node of the IR: a program as [`print()`] does, an expression or a
 /// statement in its own syntax (`(+ x 1)`, `(eval x)`); a node of another type as
 /// `<key>`. A variable prints as its name.
 ///
