@@ -21,6 +21,9 @@ py="$bin/python"
 export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 
 "$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
+# tvm-ffi's own package, in the same venv: tests/test_tvm_kernels.py calls a kernel
+# library built with its headers through both loaders in one process.
+"$py" -m pip install --quiet --disable-pip-version-check "apache-tvm-ffi==0.1.15.post2"
 # The same command a user types (`pip install ./object-python`), with maturin already in
 # the venv (no isolated build environment), a dev-profile build and the test globals.
 # (The features named replace pyproject.toml's, so `live-count` is named again.)
@@ -91,6 +94,11 @@ for line in sys.stdin:
         print(next(f for f in m["filenames"] if f.endswith(".so")))'
 )"
 export OBJECT_FRONTEND_PLUGIN="${OBJECT_FRONTEND_PLUGIN:?cargo named no front-end plugin library}"
+
+# The kernel library built with the real tvm-ffi headers (object-capi/tests/cpp), for
+# tests/test_tvm_kernels.py.
+TVM_KERNELS="$(TVM_FFI_CONFIG="$bin/tvm-ffi-config" bash scripts/build_tvm_kernels.sh target/python-tvm-kernels)"
+export TVM_KERNELS
 
 # Run from the tests folder, so `object_python` is the installed package, not the
 # sources in object-python/python/.

@@ -8,7 +8,13 @@
    itself. The exceptions say so in their own comments: obj_any_release (the value is
    released and set to None even when it breaks the rules), obj_global_def (a context it could not
    register goes to its deleter) and obj_function_call / obj_global_call (*ret is None once the
-   function ran). */
+   function ran).
+
+   obj_module_load loads this project's plugins (obj_plugin_entry) and tvm-ffi kernel libraries
+   (no obj_plugin_entry, but __tvm_ffi_<name> functions, as TVM_FFI_DLL_EXPORT_TYPED_FUNC exports
+   them): the module has every such function; a kernel's error arrives with its own kind
+   (obj_error_kind: "ValueError", "TypeError", ...) and message, and the tvm-ffi objects it
+   returns are converted (strings, bytes, shapes, tensors without a copy) and released. */
 
 #ifndef OBJECT_CAPI_H
 #define OBJECT_CAPI_H
@@ -764,7 +770,12 @@ int32_t obj_type_fields(uint32_t index,
 // writable.
 int32_t obj_object_get_attr(ObjHandle obj, const char *name, struct ObjAny *out_value);
 
-// Loads a plugin (see the Rust `load_module`) and writes its module.
+// Loads a plugin or a tvm-ffi kernel library and writes its module. The two are
+// told apart by their symbols (see the Rust `load_module`): `obj_plugin_entry` makes
+// a plugin; without it, `__tvm_ffi_<name>` functions (tvm-ffi's
+// `TVM_FFI_DLL_EXPORT_TYPED_FUNC`) make a module of all of them, named after the file
+// stem, whose errors keep their tvm-ffi kind (`obj_error_kind`) and message; neither
+// is a `PluginError` naming both.
 //
 // # Safety
 //

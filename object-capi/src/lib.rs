@@ -30,7 +30,8 @@
 //! ## Plugins
 //!
 //! [`load_module`] (`Module::load` through [`ModuleLoad`], `obj_module_load` from C)
-//! opens a shared library and talks to it through one entry symbol,
+//! opens a shared library (a plugin, or a tvm-ffi kernel library: below) and talks to
+//! a plugin through one entry symbol,
 //! `obj_plugin_entry`, which returns a static [`ObjPluginDescriptor`]: a magic value,
 //! the ABI major and minor version, the descriptor's size, the layout fingerprint
 //! ([`OBJ_LAYOUT_FINGERPRINT`]: FNV-1a over the sizes and field offsets of the object
@@ -66,8 +67,24 @@
 //! deleters), its functions and its type tables may outlive every handle to its module,
 //! and nothing tracks them all.
 //!
-//! [`tvm::TvmFfiLibrary`] calls libraries written to the tvm-ffi convention
-//! (`__tvm_ffi_<name>`): the 16-byte value is the same for plain kinds and `DLTensor*`.
+//! ## tvm-ffi kernel libraries
+//!
+//! The same loader takes libraries built with tvm-ffi (`TVM_FFI_DLL_EXPORT_TYPED_FUNC`
+//! exports each function as `__tvm_ffi_<name>`): a library without `obj_plugin_entry`
+//! whose ELF dynamic symbol table lists such functions becomes a [`Module`] of all of
+//! them, named after the file stem (neither symbol: [`LoadError::MissingSymbol`], which
+//! names both searches). [`tvm::TvmFfiLibrary`] is the library itself: its functions
+//! one by one (tensor parameters declared read-only where they are), their names, and
+//! the signatures and docs tvm-ffi exports with `TVM_FFI_DLL_EXPORT_INCLUDE_METADATA`.
+//! The 16-byte value is the same on both sides for plain kinds and `DLTensor*`;
+//! objects are converted through tvm-ffi's own C API, resolved from the library's
+//! handle: a kernel's error keeps its kind, message and backtrace
+//! (`TVMFFIErrorMoveFromRaised`), strings, bytes and shapes are copied, tensors
+//! imported through DLPack without a copy, functions cross both ways, and every
+//! foreign reference is released (`TVMFFIObjectDecRef`). A library written to the
+//! convention without tvm-ffi is called with plain values only.
+//!
+//! [`Module`]: object_containers::Module
 //!
 //! ## The unsafe fence
 //!
@@ -86,7 +103,7 @@
 //! | `function.rs` | functions from C callbacks, calls, globals, modules |
 //! | `tensor.rs` | NDArray and DLPack, the JSON graph |
 //! | `plugin.rs` | plugins: the handshake, the host table, adoption, loading |
-//! | `tvm.rs` | libraries of tvm-ffi-convention packed functions (`__tvm_ffi_<name>`) |
+//! | `tvm/` | tvm-ffi kernel libraries (`__tvm_ffi_<name>`): `mod.rs` the library and its calls, `runtime.rs` tvm-ffi's C API and its objects (24-byte header, released with `TVMFFIObjectDecRef`), `convert.rs` values both ways, `callback.rs` functions both ways, `symbols.rs` discovery |
 
 mod fence;
 mod function;

@@ -1,5 +1,7 @@
 //! Plugins: shared libraries loaded with [`load_module`] (or `obj_module_load`), which
-//! talk to the host through one entry symbol and two versioned tables.
+//! talk to the host through one entry symbol and two versioned tables. The same loader
+//! takes tvm-ffi kernel libraries, which have no entry symbol but export
+//! `__tvm_ffi_<name>` functions (see [`crate::tvm`]).
 //!
 //! ## The handshake
 //!
@@ -360,14 +362,24 @@ pub enum LoadError {
         /// The dynamic loader's message.
         message: String,
     },
-    /// The library does not export the entry symbol: it is not a plugin.
+    /// The library exports neither the plugin entry symbol nor any tvm-ffi function
+    /// (`__tvm_ffi_<name>`): it is neither a plugin nor a tvm-ffi library.
     MissingSymbol {
         /// The library.
         path: PathBuf,
-        /// The symbol looked for (`obj_plugin_entry`).
+        /// The plugin entry symbol looked for (`obj_plugin_entry`).
         symbol: &'static str,
-        /// The dynamic loader's message.
+        /// The dynamic loader's message about the entry, and what the search of the
+        /// dynamic symbol table for tvm-ffi functions found.
         message: String,
+    },
+    /// A tvm-ffi library (no `obj_plugin_entry`, but `__tvm_ffi_<name>` functions)
+    /// whose functions could not be made into a module.
+    TvmFfi {
+        /// The library.
+        path: PathBuf,
+        /// Why (a `TvmFfiError`).
+        error: Error,
     },
     /// `obj_plugin_entry` returned a null descriptor.
     NullDescriptor {
@@ -446,6 +458,7 @@ impl LoadError {
         match self {
             LoadError::Open { path, .. }
             | LoadError::MissingSymbol { path, .. }
+            | LoadError::TvmFfi { path, .. }
             | LoadError::NullDescriptor { path }
             | LoadError::BadMagic { path, .. }
             | LoadError::Abi { path, .. }
@@ -471,7 +484,16 @@ impl core::fmt::Display for LoadError {
             LoadError::Open { message, .. } => f.write_str(message),
             LoadError::MissingSymbol {
                 symbol, message, ..
-            } => write!(f, "no `{symbol}` symbol ({message})"),
+            } => write!(
+                f,
+                "no `{symbol}` symbol and no `__tvm_ffi_<name>` function ({message})"
+            ),
+            LoadError::TvmFfi { error, .. } => write!(
+                f,
+                "a tvm-ffi library: {}: {}",
+                error.kind(),
+                error.message()
+            ),
             LoadError::NullDescriptor { .. } => f.write_str("`obj_plugin_entry` returned null"),
             LoadError::BadMagic { found, .. } => write!(f, "bad magic {found:#x}"),
             LoadError::Abi { mismatch, .. } => write!(f, "{mismatch}"),
@@ -499,7 +521,7 @@ impl core::fmt::Display for LoadError {
 impl std::error::Error for LoadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            LoadError::InitFailed { error, .. } => Some(error),
+            LoadError::InitFailed { error, .. } | LoadError::TvmFfi { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -508,8 +530,8 @@ impl std::error::Error for LoadError {
 impl From<LoadError> for Error {
     /// A `PluginError` with the same message (and, for
     /// [`InitCode`](LoadError::InitCode), the load as a frame); for
-    /// [`InitFailed`](LoadError::InitFailed), the plugin's own error with the load as
-    /// one more frame.
+    /// [`InitFailed`](LoadError::InitFailed) and [`TvmFfi`](LoadError::TvmFfi), the
+    /// library's own error with the load as one more frame.
     fn from(e: LoadError) -> Self {
         match e {
             LoadError::InitFailed { path, name, error } => {
@@ -520,6 +542,9 @@ impl From<LoadError> for Error {
             } => {
                 let frame = LoadError::init_frame(path, name);
                 Error::new(ErrorKind::PluginError, e.to_string()).with_frame(frame)
+            }
+            LoadError::TvmFfi { path, error } => {
+                error.with_frame(format!("loading tvm-ffi library `{}`", path.display()))
             }
             e => Error::new(ErrorKind::PluginError, e.to_string()),
         }
@@ -532,14 +557,23 @@ const DESCRIPTOR_V1: usize = size_of::<ObjPluginDescriptor>();
 /// The name of the entry symbol.
 const ENTRY_SYMBOL: &str = "obj_plugin_entry";
 
-/// Loads a plugin: opens the shared library (never closed again), checks its
-/// descriptor against this host's ABI, calls its `init` and returns its module.
+/// Loads a plugin or a tvm-ffi library: opens the shared library (never closed again)
+/// and tells which it is by its symbols.
+///
+/// - It exports `obj_plugin_entry`: a plugin. Its descriptor is checked against this
+///   host's ABI, its `init` called, and its module returned.
+/// - It does not, but its dynamic symbol table has tvm-ffi functions
+///   (`__tvm_ffi_<name>`, as `TVM_FFI_DLL_EXPORT_TYPED_FUNC` exports them): a module
+///   named after the file's stem (`libkernels` for `libkernels.so`) with every one of
+///   them, called through [`tvm::TvmFfiLibrary`](crate::tvm::TvmFfiLibrary) (errors
+///   with their kinds, foreign objects converted and released).
 ///
 /// # Errors
 ///
 /// A [`LoadError`] naming the path: the library cannot be opened
-/// ([`Open`](LoadError::Open)) or lacks the entry symbol
-/// ([`MissingSymbol`](LoadError::MissingSymbol)); the descriptor is null, has the
+/// ([`Open`](LoadError::Open)) or has neither the entry symbol nor a tvm-ffi function
+/// ([`MissingSymbol`](LoadError::MissingSymbol)); a tvm-ffi library's functions cannot
+/// be made ([`TvmFfi`](LoadError::TvmFfi)); the descriptor is null, has the
 /// wrong magic, is too small or has no `init`; the ABI major differs, the plugin's
 /// minor is newer or the fingerprint differs ([`Abi`](LoadError::Abi), with both
 /// sides' versions and fingerprints); or `init` failed
@@ -557,13 +591,10 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
     })?;
     // SAFETY: the entry symbol's type is part of the plugin ABI; a library that exports
     // the name with another type is not a plugin of this ABI (nothing can check it).
-    let entry = unsafe { lib.get::<ObjPluginEntry>(b"obj_plugin_entry\0") }.map_err(|e| {
-        LoadError::MissingSymbol {
-            path: owned(),
-            symbol: ENTRY_SYMBOL,
-            message: e.to_string(),
-        }
-    })?;
+    let entry: ObjPluginEntry = match unsafe { lib.get::<ObjPluginEntry>(b"obj_plugin_entry\0") } {
+        Ok(symbol) => *symbol,
+        Err(e) => return load_tvm_ffi(lib, path, e.to_string()),
+    };
     // SAFETY: as above.
     let d = unsafe { entry() };
     if d.is_null() {
@@ -658,6 +689,39 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
         })
 }
 
+/// The second half of [`load_module`]: a library without `obj_plugin_entry` is a
+/// tvm-ffi library if it exports `__tvm_ffi_<name>` functions.
+fn load_tvm_ffi(
+    lib: libloading::Library,
+    path: &Path,
+    entry_message: String,
+) -> Result<Module, LoadError> {
+    let missing = |found: String| LoadError::MissingSymbol {
+        path: path.to_path_buf(),
+        symbol: ENTRY_SYMBOL,
+        message: format!("{entry_message}; {found}"),
+    };
+    let names = match crate::tvm::symbols::function_names(path) {
+        Ok(names) if !names.is_empty() => names,
+        Ok(_) => {
+            return Err(missing(
+                "its dynamic symbol table has no `__tvm_ffi_` function".to_owned(),
+            ))
+        }
+        Err(message) => return Err(missing(message)),
+    };
+    let module_name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "tvm_ffi".to_owned());
+    crate::tvm::TvmFfiLibrary::from_library_with_names(lib, path.to_path_buf(), names)
+        .module_all(&module_name)
+        .map_err(|error| LoadError::TvmFfi {
+            path: path.to_path_buf(),
+            error,
+        })
+}
+
 /// `Module::load(path)`: [`load_module`] as an associated function of `Module`.
 pub trait ModuleLoad: Sized {
     /// See [`load_module`].
@@ -674,7 +738,12 @@ impl ModuleLoad for Module {
     }
 }
 
-/// Loads a plugin (see the Rust `load_module`) and writes its module.
+/// Loads a plugin or a tvm-ffi kernel library and writes its module. The two are
+/// told apart by their symbols (see the Rust `load_module`): `obj_plugin_entry` makes
+/// a plugin; without it, `__tvm_ffi_<name>` functions (tvm-ffi's
+/// `TVM_FFI_DLL_EXPORT_TYPED_FUNC`) make a module of all of them, named after the file
+/// stem, whose errors keep their tvm-ffi kind (`obj_error_kind`) and message; neither
+/// is a `PluginError` naming both.
 ///
 /// # Safety
 ///

@@ -24,7 +24,9 @@ tvm-ffi convention (object-capi/tests/c/tvmffi_lib.c, compiled here with `cc` an
 loaded with `tvm_ffi.load_module`), a field read and a construction of
 `tvm_ffi.testing.TestIntPair` (two int fields, built positionally), and `testing.nop`
 taking a NumPy array (which tvm-ffi converts through DLPack; ours reads an exact
-`numpy.ndarray` in place, see `object-python/src/numpy_struct.rs`).
+`numpy.ndarray` in place, see `object-python/src/numpy_struct.rs`). The last row
+calls that C library's `add` through each package's loader (`op.load_module` and
+`tvm_ffi.load_module`), the plain pyo3 `add` beside them.
 """
 
 import os
@@ -66,7 +68,19 @@ def loop_empty(n):
         pass
 
 
-def tvm_ffi_rows(a):
+def kernel_library():
+    """object-capi/tests/c/tvmffi_lib.c (packed functions in tvm-ffi's convention),
+    compiled here, or None without a C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "object-capi", "tests", "c", "tvmffi_lib.c")
+    if not cc or not os.path.exists(src):
+        return None
+    lib = os.path.join(tempfile.mkdtemp(), "tvmffi_lib.so")
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
+    return lib
+
+
+def tvm_ffi_rows(a, lib):
     """tvm-ffi's counterpart of each row (None where it cannot be measured), and its
     version; all None if the package is not installed."""
     try:
@@ -75,13 +89,7 @@ def tvm_ffi_rows(a):
     except ImportError as e:
         return None, f"not measured ({e})"
     nop = tvm_ffi.get_global_func("testing.nop")
-    add = None
-    cc = shutil.which("cc") or shutil.which("gcc")
-    src = os.path.join(os.path.dirname(__file__), "..", "..", "object-capi", "tests", "c", "tvmffi_lib.c")
-    if cc and os.path.exists(src):
-        lib = os.path.join(tempfile.mkdtemp(), "tvmffi_lib.so")
-        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", lib, src], check=True)
-        add = tvm_ffi.load_module(lib)["add"]
+    add = tvm_ffi.load_module(lib)["add"] if lib else None
     pair = tt.TestIntPair(3, 4)
     TestIntPair = tt.TestIntPair
 
@@ -105,7 +113,8 @@ def tvm_ffi_rows(a):
         for _ in range(n):
             nop(a)
 
-    return [noop, add_ if add else None, field, make, array], tvm_ffi.__version__
+    # The same kernel, loaded by each package: tvm-ffi's loader against ours.
+    return [noop, add_ if add else None, field, make, array, add_ if add else None], tvm_ffi.__version__
 
 
 def main():
@@ -179,7 +188,14 @@ def main():
         for _ in range(n):
             plain_detach()
 
-    tvm, tvm_version = tvm_ffi_rows(a)
+    lib = kernel_library()
+    kernel_add = op.load_module(lib)["add"] if lib else None
+
+    def ours_kernel_add(n):
+        for _ in range(n):
+            kernel_add(1, 2)
+
+    tvm, tvm_version = tvm_ffi_rows(a, lib)
     base = per_op(loop_empty, n)
     rows = [
         ("no-op call", ours_noop, plain_noop_),
@@ -188,6 +204,10 @@ def main():
         ("construct an object", ours_make, plain_make),
         ("call taking a NumPy array", ours_array, plain_array),
     ]
+    if kernel_add is not None:
+        # A C kernel in tvm-ffi's convention, loaded with op.load_module (ours) and
+        # tvm_ffi.load_module (tvm-ffi); plain pyo3's add beside them.
+        rows.append(("tvm-ffi kernel add(int, int)", ours_kernel_add, plain_add_))
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {n} ops per run, best of {ROUNDS}; loop overhead {base:.1f} ns subtracted")
     print(f"tvm-ffi {tvm_version}" if tvm else f"tvm-ffi: {tvm_version} (pip install apache-tvm-ffi pytest)")
     print(f"{'operation':28} {'ours ns':>9} {'plain pyo3 ns':>14} {'ratio':>7} {'tvm-ffi ns':>11} {'ratio':>7}")

@@ -162,3 +162,59 @@ pub fn header_object(index: u32) -> ObjectRef {
     // SAFETY: `obj_object_init` made a live object with one reference, which we take.
     unsafe { ObjectRef::from_raw(raw.cast::<Object>()) }
 }
+
+/// The `tvm-ffi-config` executable of an `apache-tvm-ffi` install: `$TVM_FFI_CONFIG`,
+/// else `tvm-ffi-config` on PATH; `None` with the reason printed. In CI (`CI` set) a
+/// missing tvm-ffi is a failure, not a skip (`.ci/run` installs it).
+pub fn tvm_ffi_config() -> Option<PathBuf> {
+    let candidate = std::env::var_os("TVM_FFI_CONFIG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("tvm-ffi-config"));
+    let found = Command::new(&candidate)
+        .arg("--libdir")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(candidate);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "tvm-ffi not found (tried `{}`): CI must install apache-tvm-ffi and set TVM_FFI_CONFIG",
+        candidate.display()
+    );
+    println!(
+        "SKIPPED: tvm-ffi not found (set TVM_FFI_CONFIG to an apache-tvm-ffi install's \
+         tvm-ffi-config, or put tvm-ffi-config on PATH; tried `{}`)",
+        candidate.display()
+    );
+    None
+}
+
+/// Builds `tests/cpp/tvm_kernels.cc` against the real tvm-ffi with
+/// `scripts/build_tvm_kernels.sh` (once per test binary) and returns the library's
+/// path, or `None` (with the reason printed) when tvm-ffi is not installed.
+pub fn tvm_kernels() -> Option<PathBuf> {
+    static BUILT: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = built.as_ref() {
+        return Some(p.clone());
+    }
+    let config = tvm_ffi_config()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/build_tvm_kernels.sh");
+    let dir = out_dir().join(format!("tvm-kernels-{}", std::process::id()));
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(&dir)
+        .env("TVM_FFI_CONFIG", &config)
+        .output()
+        .expect("run scripts/build_tvm_kernels.sh");
+    assert!(
+        out.status.success(),
+        "building tvm_kernels.cc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert!(path.exists(), "the script named {}", path.display());
+    *built = Some(path.clone());
+    Some(path)
+}
