@@ -80,6 +80,21 @@ for line in sys.stdin:
 )"
 export OBJECT_DEMO_PLUGIN="${OBJECT_DEMO_PLUGIN:?cargo named no demo plugin library}"
 
+# The front-end plugin (object-examples/plugin: a compiler's parser, printer and passes),
+# for tests/test_compiler_plugin.py: the same dev profile, compiler and tree as the
+# extension (adoption checks the build), and `live-count` as above. The extension links
+# object-examples without the front-end, so its `frontend.*` types come from here.
+OBJECT_FRONTEND_PLUGIN="$(
+    cargo build --quiet --message-format=json-render-diagnostics -p object-frontend-plugin \
+        --features object-core/live-count |
+        "$py" -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_frontend_plugin":
+        print(next(f for f in m["filenames"] if f.endswith(".so")))'
+)"
+export OBJECT_FRONTEND_PLUGIN="${OBJECT_FRONTEND_PLUGIN:?cargo named no front-end plugin library}"
+
 # The kernel library built with the real tvm-ffi headers (object-capi/tests/cpp), for
 # tests/test_tvm_kernels.py.
 TVM_KERNELS="$(TVM_FFI_CONFIG="$bin/tvm-ffi-config" bash scripts/build_tvm_kernels.sh "$PWD/target/python-tvm-kernels")"

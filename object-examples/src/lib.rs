@@ -12,4 +12,5 @@
 //! ```
 
 pub mod expr;
+#[cfg(feature = "frontend")]
 pub mod frontend;

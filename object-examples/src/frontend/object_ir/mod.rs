@@ -26,7 +26,7 @@ mod print;
 pub mod walk;
 
 pub use passes::{cse, eliminate_dead_lets, fold_constants};
-pub use print::print;
+pub use print::{print, print_node};
 pub use walk::visit_post;
 
 object_core::object_view! {

@@ -45,9 +45,33 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
     let params: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     out.push_str(&params.join(" "));
     out.push_str(") ");
-    let mut stack = vec![Item::Text(")"), n(&f.body)];
+    write_nodes(&mut out, vec![Item::Text(")"), n(&f.body)]);
+    out
+}
+
+/// Prints any node of the IR: a program as [`print()`] does, an expression or a
+/// statement in its own syntax (`(+ x 1)`, `(eval x)`); a node of another type as
+/// `<key>`. A variable prints as its name.
+///
+/// ```
+/// use object_examples::frontend::{parse, object_ir::{print_node, ObjectBuilder}};
+/// let f = parse("(fn f (x) (eval (+ x 1)))", &mut ObjectBuilder).unwrap();
+/// assert_eq!(print_node(f.as_object_ref()), "(fn f (x) (eval (+ x 1)))");
+/// assert_eq!(print_node(f.body.as_object_ref()), "(eval (+ x 1))");
+/// ```
+pub fn print_node(node: &ObjectRef) -> String {
+    if let Some(f) = node.downcast_ptr_ref::<Function>() {
+        return print(f);
+    }
+    let mut out = String::new();
+    write_nodes(&mut out, vec![Item::N(node)]);
+    out
+}
+
+/// Writes the items of `stack`, last first, expanding each node into its form.
+fn write_nodes<'a>(out: &mut String, mut stack: Vec<Item<'a>>) {
     while let Some(item) = stack.pop() {
-        let (o, st) = (&mut out, &mut stack);
+        let (o, st) = (&mut *out, &mut stack);
         let node = match item {
             Item::Text(t) => {
                 o.push_str(t);
@@ -107,5 +131,4 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
             other(o, node);
         }
     }
-    out
 }
