@@ -212,7 +212,10 @@ fn probe(name: &std::ffi::CString) -> Probe {
         name.as_ptr()
     };
     // SAFETY: RTLD_NOLOAD opens nothing new: it returns a handle (one more reference)
-    // to an object already loaded, or null; the reference is given back below.
+    // to an object already loaded, or null. The reference is kept: glibc's `dlclose` of
+    // it loses the dependency list the open built for an object loaded only as another's
+    // dependency (valgrind reports it lost), and no library in this protocol is ever
+    // unloaded; a library loaded when a copy first needs its registry stays loaded.
     let handle = unsafe { libc::dlopen(path, libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
     if handle.is_null() {
         return Probe::Skip;
@@ -228,9 +231,6 @@ fn probe(name: &std::ffi::CString) -> Probe {
             unsafe { core::mem::transmute::<*mut c_void, _>(sym) };
         read_descriptor(entry())
     };
-    // SAFETY: the reference the NOLOAD open took; the object stays loaded (it was
-    // loaded before, by someone else, and libraries here are never unloaded).
-    unsafe { libc::dlclose(handle) };
     found
 }
 
