@@ -222,16 +222,14 @@ fn probe(name: &std::ffi::CString) -> Probe {
     }
     // SAFETY: a symbol looked up in the object's own scope.
     let sym = unsafe { libc::dlsym(handle, SYMBOL.as_ptr()) };
-    let found = if sym.is_null() {
-        Probe::Skip
-    } else {
-        // SAFETY: every copy exports this symbol as
-        // `extern "C" fn() -> *const RuntimeDescriptor`.
-        let entry: extern "C" fn() -> *const RuntimeDescriptor =
-            unsafe { core::mem::transmute::<*mut c_void, _>(sym) };
-        read_descriptor(entry())
-    };
-    found
+    if sym.is_null() {
+        return Probe::Skip;
+    }
+    // SAFETY: every copy exports this symbol as
+    // `extern "C" fn() -> *const RuntimeDescriptor`.
+    let entry: extern "C" fn() -> *const RuntimeDescriptor =
+        unsafe { core::mem::transmute::<*mut c_void, _>(sym) };
+    read_descriptor(entry())
 }
 
 #[cfg(all(target_os = "linux", not(miri)))]
