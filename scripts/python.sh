@@ -38,61 +38,42 @@ for features in live-count live-count,testing; do
         --features "$features" --all-targets -- -D warnings
 done
 
-# The extension as a user installs it (pyproject.toml's features, no `testing`), for
-# tests/test_shipped.py, which loads it in a separate interpreter.
-OBJECT_PYTHON_SHIPPED="$(
-    PYO3_PYTHON="$py" cargo build --quiet --message-format=json-render-diagnostics \
-        -p object-python --no-default-features --features live-count |
-        "$py" -c 'import json, sys
+# built_library TARGET CARGO-ARGS...: builds with cargo and prints the path of the
+# shared library cargo names for the target TARGET.
+built_library() {
+    local target="$1"
+    shift
+    PYO3_PYTHON="$py" cargo build --quiet --message-format=json-render-diagnostics "$@" |
+        TARGET="$target" "$py" -c 'import json, os, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_python":
-        print(m["filenames"][0])'
-)"
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == os.environ["TARGET"]:
+        print(next(f for f in m["filenames"] if f.endswith(".so")))'
+}
+
+# The extension as a user installs it (pyproject.toml's features, no `testing`), for
+# tests/test_shipped.py, which loads it in a separate interpreter.
+OBJECT_PYTHON_SHIPPED="$(built_library object_python -p object-python --no-default-features --features live-count)"
 export OBJECT_PYTHON_SHIPPED="${OBJECT_PYTHON_SHIPPED:?cargo named no library for the build without testing}"
 
 # The C API library (libobject_capi.so), built by the same compiler from the same
 # tree, for tests/test_runtime.py: loaded beside the extension, it joins the runtime
 # the extension runs (and the other way round).
-OBJECT_CAPI_LIBRARY="$(
-    cargo build --quiet --message-format=json-render-diagnostics -p object-capi \
-        --features object-core/live-count |
-        "$py" -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_capi":
-        print(next(f for f in m["filenames"] if f.endswith(".so")))'
-)"
+OBJECT_CAPI_LIBRARY="$(built_library object_capi -p object-capi --features object-core/live-count)"
 export OBJECT_CAPI_LIBRARY="${OBJECT_CAPI_LIBRARY:?cargo named no libobject_capi.so}"
 
 # The demo plugin (object-capi/plugins/rust-demo), same profile and compiler, for
 # tests/test_modules.py: loaded from Python, it adopts the process's runtime. Both are
 # built with `live-count`, as the extension is: objects one copy makes and another
 # releases are counted in the one count the copies share.
-OBJECT_DEMO_PLUGIN="$(
-    cargo build --quiet --message-format=json-render-diagnostics -p object-capi-plugin-demo \
-        --features object-core/live-count |
-        "$py" -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_capi_plugin_demo":
-        print(next(f for f in m["filenames"] if f.endswith(".so")))'
-)"
+OBJECT_DEMO_PLUGIN="$(built_library object_capi_plugin_demo -p object-capi-plugin-demo --features object-core/live-count)"
 export OBJECT_DEMO_PLUGIN="${OBJECT_DEMO_PLUGIN:?cargo named no demo plugin library}"
 
 # The front-end plugin (object-examples/plugin: a compiler's parser, printer and passes),
 # for tests/test_compiler_plugin.py: the same dev profile, compiler and tree as the
 # extension (adoption checks the build), and `live-count` as above. The extension links
 # object-examples without the front-end, so its `frontend.*` types come from here.
-OBJECT_FRONTEND_PLUGIN="$(
-    cargo build --quiet --message-format=json-render-diagnostics -p object-frontend-plugin \
-        --features object-core/live-count |
-        "$py" -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "object_frontend_plugin":
-        print(next(f for f in m["filenames"] if f.endswith(".so")))'
-)"
+OBJECT_FRONTEND_PLUGIN="$(built_library object_frontend_plugin -p object-frontend-plugin --features object-core/live-count)"
 export OBJECT_FRONTEND_PLUGIN="${OBJECT_FRONTEND_PLUGIN:?cargo named no front-end plugin library}"
 
 # The kernel library built with the real tvm-ffi headers (object-capi/tests/cpp), for

@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 
 use object_containers::set_last_error;
-use object_core::{Any, AnyView, Bytes, DataType, Device, Error, ErrorKind, Object, ObjectRef};
+use object_core::{Any, AnyView, Bytes, DataType, Device, Error, Object, ObjectRef};
 
 use crate::types::{ObjAny, ObjHandle, ObjStr};
 
@@ -24,14 +24,7 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Error>) -> i32 {
             FAILED
         }
         Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<std::string::String>().cloned())
-                .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-            // The payload's own drop may panic; keep it from unwinding out of here.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            set_last_error(Error::new(ErrorKind::Panic, msg));
+            set_last_error(object_containers::panic_error(payload));
             FAILED
         }
     }

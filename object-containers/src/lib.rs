@@ -87,10 +87,10 @@ pub use container::{
 };
 pub use function::adopt;
 pub use function::{
-    error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
-    set_last_error, take_error_since, take_last_error, ErrorMark, FromArg, FromRet, Function,
-    FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall, TypedCallable,
-    TypedFunction,
+    error_mark, get_global, list_globals, panic_error, register_global, register_global_override,
+    remove_global, set_last_error, take_error_since, take_last_error, ErrorMark, FromArg, FromRet,
+    Function, FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall,
+    TypedCallable, TypedFunction,
 };
 pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorKind, ErrorObj, String, StringObj,

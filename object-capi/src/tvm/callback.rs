@@ -66,15 +66,7 @@ unsafe extern "C" fn safe_call(
     let error = match outcome {
         Ok(Ok(())) => return 0,
         Ok(Err(e)) => e,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<std::string::String>().cloned())
-                .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
-            Error::new(ErrorKind::Panic, msg)
-        }
+        Err(payload) => object_containers::panic_error(payload),
     };
     let _ = catch_unwind(AssertUnwindSafe(|| cb.rt.raise(&error)));
     -1

@@ -407,11 +407,28 @@ fn fail_with(this: *const FunctionObj, e: Error) {
 #[cold]
 #[inline(never)]
 fn fail_with_panic(this: *const FunctionObj, payload: Box<dyn core::any::Any + Send>) {
+    let error = panic_error(payload);
+    never_unwind(|| set_last_error(error.with_frame(frame_name(this))));
+}
+
+/// The error a caught panic becomes: kind `Panic`, the payload's message (a `&str` or
+/// `String` payload; otherwise "a panic with a non-string payload"). The payload is
+/// dropped here, a panic in its own `Drop` caught too, so this never unwinds: for
+/// every entry point that catches panics before they cross a C ABI.
+///
+/// ```
+/// use object_containers::{panic_error, ErrorKind};
+/// let payload = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+/// let e = panic_error(payload);
+/// assert_eq!(e.kind(), &ErrorKind::Panic);
+/// assert_eq!(e.message(), "boom");
+/// ```
+#[cold]
+#[inline(never)]
+pub fn panic_error(payload: Box<dyn core::any::Any + Send>) -> Error {
     let message = panic_message(&*payload);
     drop_payload(payload);
-    never_unwind(|| {
-        set_last_error(Error::new(ErrorKind::Panic, message).with_frame(frame_name(this)))
-    });
+    Error::new(ErrorKind::Panic, message)
 }
 
 fn panic_message(p: &(dyn core::any::Any + Send)) -> std::string::String {

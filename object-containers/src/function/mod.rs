@@ -40,7 +40,7 @@ mod packed;
 mod registry;
 mod typed;
 
-pub use abi::{FastEntry, FunctionObj, PackedCall};
+pub use abi::{panic_error, FastEntry, FunctionObj, PackedCall};
 pub(crate) use convert::impl_call_traits;
 pub use convert::{FromArg, FromRet, IntoRet};
 pub use last_error::{error_mark, set_last_error, take_error_since, take_last_error, ErrorMark};

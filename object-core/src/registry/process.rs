@@ -211,11 +211,12 @@ fn probe(name: &std::ffi::CString) -> Probe {
     } else {
         name.as_ptr()
     };
-    // SAFETY: RTLD_NOLOAD opens nothing new: it returns a handle (one more reference)
-    // to an object already loaded, or null. The reference is kept: glibc's `dlclose` of
-    // it loses the dependency list the open built for an object loaded only as another's
-    // dependency (valgrind reports it lost), and no library in this protocol is ever
-    // unloaded; a library loaded when a copy first needs its registry stays loaded.
+    // The reference this open takes is kept: glibc's `dlclose` of it loses the
+    // dependency list the open built for an object loaded only as another's dependency
+    // (valgrind reports it lost), and no library in this protocol is ever unloaded; a
+    // library loaded when a copy first needs its registry stays loaded.
+    // SAFETY: RTLD_NOLOAD opens nothing new: it returns a handle to an object already
+    // loaded, or null.
     let handle = unsafe { libc::dlopen(path, libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
     if handle.is_null() {
         return Probe::Skip;
