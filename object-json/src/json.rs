@@ -170,6 +170,16 @@ pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// How [`Parser::plain_node`] read a node.
+enum NodeRead {
+    /// Built by the sink.
+    Built,
+    /// The sink refused it: give up.
+    Refused,
+    /// Not written as the quick reading expects: read it again as one value.
+    Unusual,
+}
+
 /// What [`stream_graph`] hands each node to. (Types come as the `Cow` they were read
 /// as: a sink keeps a borrowed one, not an owned one.)
 #[allow(clippy::ptr_arg)]
@@ -397,6 +407,14 @@ impl<'a> Parser<'a> {
 
     /// The `nodes` array (the `[` is next) for [`stream_graph`]; the node count, or
     /// `None` to give up.
+    ///
+    /// Each node is read the quick way ([`plain_node`](Self::plain_node)): its start and
+    /// end as the saver writes them, its data built in place or read as literals and
+    /// arrays of them. A node written otherwise (other spacing is fine; other member
+    /// order, nesting, escapes in its type) is read again from its start as one JSON
+    /// value and handed to the sink the same way ([`general_node`](Self::general_node)),
+    /// and reading goes on at the next node: nothing but a node the sink refuses (an
+    /// error, or a reference to a later node) makes the loader start over.
     fn plain_nodes(&mut self, node: &mut impl NodeSink<'a>) -> Option<usize> {
         // The storage of the data's arrays and objects, reused from node to node.
         let mut items: Vec<Json<'a>> = Vec::new();
@@ -409,55 +427,129 @@ impl<'a> Parser<'a> {
             return Some(0);
         }
         loop {
-            // A node's start as `to_json_graph` writes it, else in any spacing.
-            if self.eat_text(b"{\"type\":") {
-                self.skip_ws();
-            } else {
-                self.skip_ws();
-                self.eat(b'{')?;
-                self.skip_ws();
-                self.plain_key_is(b"type")?;
-            }
-            if self.peek() != Some(b'"') {
-                return None;
-            }
-            let ty = self.plain_string()?;
-            match node.node_in_place(count, &ty, self) {
-                Some(true) => {}
-                Some(false) => return None,
-                None => {
-                    let data = self.node_data(count, &ty, node, &mut items, &mut members)?;
-                    let go = node.node(count, &ty, data.as_ref());
-                    match data {
-                        Some(Json::Array(mut v)) => {
-                            v.clear();
-                            items = v;
-                        }
-                        Some(Json::Object(mut v)) => {
-                            v.clear();
-                            members = v;
-                        }
-                        _ => {}
+            let start = self.pos;
+            match self.plain_node(count, node, &mut items, &mut members) {
+                NodeRead::Built => {
+                    // The node's end and the comma after it, as `to_json_graph` writes
+                    // them.
+                    if self.eat_text(b"},") {
+                        count += 1;
+                        continue;
                     }
-                    if !go {
-                        return None;
-                    }
+                    self.skip_ws();
+                    self.eat(b'}')?;
+                }
+                NodeRead::Refused => return None,
+                NodeRead::Unusual => {
+                    items.clear();
+                    members.clear();
+                    self.rewind(start);
+                    self.general_node(count, node)?;
                 }
             }
             count += 1;
-            // The node's end and the comma after it, as `to_json_graph` writes them,
-            // else in any spacing.
-            if self.eat_text(b"},") {
-                continue;
-            }
-            self.skip_ws();
-            self.eat(b'}')?;
             self.skip_ws();
             if self.eat(b',').is_none() {
                 self.eat(b']')?;
                 return Some(count);
             }
         }
+    }
+
+    /// Node `i` read the quick way (see [`plain_nodes`](Self::plain_nodes)); when
+    /// `Built`, `p` stands before the node's closing `}`.
+    #[allow(clippy::ptr_arg)] // (as `NodeSink`)
+    fn plain_node(
+        &mut self,
+        i: usize,
+        node: &mut impl NodeSink<'a>,
+        items: &mut Vec<Json<'a>>,
+        members: &mut Vec<(Cow<'a, str>, Json<'a>)>,
+    ) -> NodeRead {
+        // A node's start as `to_json_graph` writes it, else in any spacing.
+        if self.eat_text(b"{\"type\":") {
+            self.skip_ws();
+        } else {
+            self.skip_ws();
+            if self.eat(b'{').is_none() {
+                return NodeRead::Unusual;
+            }
+            self.skip_ws();
+            if self.plain_key_is(b"type").is_none() {
+                return NodeRead::Unusual;
+            }
+        }
+        if self.peek() != Some(b'"') {
+            return NodeRead::Unusual;
+        }
+        let Some(ty) = self.plain_string() else {
+            return NodeRead::Unusual;
+        };
+        match node.node_in_place(i, &ty, self) {
+            Some(true) => NodeRead::Built,
+            Some(false) => NodeRead::Refused,
+            None => {
+                let Some(data) = self.node_data(i, &ty, node, items, members) else {
+                    return NodeRead::Unusual;
+                };
+                self.skip_ws();
+                if self.peek() != Some(b'}') {
+                    return NodeRead::Unusual; // a member after `data`
+                }
+                let go = node.node(i, &ty, data.as_ref());
+                match data {
+                    Some(Json::Array(mut v)) => {
+                        v.clear();
+                        *items = v;
+                    }
+                    Some(Json::Object(mut v)) => {
+                        v.clear();
+                        *members = v;
+                    }
+                    _ => {}
+                }
+                if go {
+                    NodeRead::Built
+                } else {
+                    NodeRead::Refused
+                }
+            }
+        }
+    }
+
+    /// Node `i` read as one JSON value (from its `{`, through its `}`) and handed to
+    /// the sink; `None` to give up: the text is not an object with a string `type` and
+    /// no member twice, or the sink refused it.
+    fn general_node(&mut self, i: usize, node: &mut impl NodeSink<'a>) -> Option<()> {
+        self.skip_ws();
+        if self.peek() != Some(b'{') {
+            return None;
+        }
+        // The document, the `nodes` array, then the node: two levels in.
+        let n = self.value(2).ok()?;
+        if n.duplicate_member().is_some() {
+            return None; // the general path reports it
+        }
+        let Json::Object(members) = n else {
+            return None;
+        };
+        // Other members are passed over, as the general path passes them over.
+        let (mut ty, mut data) = (None, None);
+        for (key, value) in members {
+            match (key.as_ref(), value) {
+                ("type", Json::Str(t)) => ty = Some(t),
+                ("type", _) => return None,
+                ("data", v) => data = Some(v),
+                _ => {}
+            }
+        }
+        let ty = ty?;
+        if let Some(d) = &data {
+            if d.duplicate_member().is_some() {
+                return None; // the general path reports it
+            }
+        }
+        node.node(i, &ty, data.as_ref()).then_some(())
     }
 
     /// The `data` of node `i` of type `ty` after its type (`None` for a node without),
@@ -515,7 +607,7 @@ impl<'a> Parser<'a> {
                             Some(f) if self.key_is(f.name().as_bytes()) => Cow::Borrowed(f.name()),
                             _ => self.plain_key()?,
                         };
-                        members.push((key, self.literal()?));
+                        members.push((key, self.member_value()?));
                         self.skip_ws();
                         if self.eat(b',').is_none() {
                             self.eat(b'}')?;
@@ -613,6 +705,16 @@ impl<'a> Parser<'a> {
         self.eat(b':')?;
         self.skip_ws();
         Some(key)
+    }
+
+    /// A member's value in a node's `data` object: a literal, or (as a tensor's
+    /// `shape` and `device` are) an array or object, read as `value` reads it at that
+    /// depth (the document, `nodes`, the node, its data: four levels in).
+    fn member_value(&mut self) -> Option<Json<'a>> {
+        match self.peek()? {
+            b'[' | b'{' => self.value(4).ok(),
+            _ => self.literal(),
+        }
     }
 
     /// A value that is not an array or object, as `value` reads it.
