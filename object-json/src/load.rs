@@ -8,8 +8,11 @@
 //! type (compact, fields in table order: the type's [`Template`]) is built straight
 //! from the text: its constructor takes each field from an [`InPlace`] feed, which
 //! checks the text before the value and reads the value then. A node that reads
-//! otherwise is read again into a list of members and built from that; a graph that
-//! cannot be built so is left to the general path, which reports what is wrong.
+//! otherwise is read again into a list of members (a tensor's `shape` and `device`
+//! arrays among them) and built from that; a node in any other form is read again,
+//! alone, as one JSON value, and reading goes on at the next. Only a graph that cannot
+//! be built so (an error, a reference to a later node) is left to the general path,
+//! which reports what is wrong.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
