@@ -1767,10 +1767,61 @@ fn pinned_values() -> Vec<(&'static str, u64)> {
             )),
         ),
     ];
+    // (Pinned as content-only hashes: by default free variables hash by identity,
+    // which differs from run to run.)
+    let stable = StructuralOptions::new().content_only_hashes(true);
     graphs
         .into_iter()
-        .map(|(name, g)| (name, structural_hash(&g)))
+        .map(|(name, g)| (name, structural_hash_with(&g, &stable)))
         .collect()
+}
+
+/// By default a free variable and an identity object hash by identity: distinct ones
+/// apart (so keys over many free variables do not collide), the same one alike; bound
+/// variables still hash by position (alpha-equivalent programs alike); with
+/// `content_only_hashes`, all free variables of a type hash alike.
+#[test]
+fn free_variables_and_identity_objects_hash_by_identity() {
+    let _leaks = LeakCheck::new();
+    let stable = StructuralOptions::new().content_only_hashes(true);
+    let vars: Vec<E> = (0..1000).map(|i| var(&format!("v{i}"))).collect();
+    let keys: Vec<E> = vars.iter().map(|v| add(v, &int(1))).collect();
+    let distinct: std::collections::HashSet<u64> = keys.iter().map(structural_hash).collect();
+    assert_eq!(distinct.len(), keys.len(), "free variables collide");
+    // The same variable: equal, and equal hashes.
+    let again = add(&vars[7], &int(1));
+    assert!(structural_equal(&keys[7], &again));
+    assert_eq!(structural_hash(&keys[7]), structural_hash(&again));
+    // Content only: all alike (and unequal, which a hash may be).
+    assert_eq!(
+        structural_hash_with(&keys[0], &stable),
+        structural_hash_with(&keys[1], &stable)
+    );
+    assert!(!structural_equal(&keys[0], &keys[1]));
+    // Bound: by position, so alpha-equivalent functions hash alike either way.
+    let (x, y) = (var("x"), var("y"));
+    let fx = func(&[&x], add(&x, &int(2)));
+    let fy = func(&[&y], add(&y, &int(2)));
+    assert!(structural_equal(&fx, &fy));
+    assert_eq!(structural_hash(&fx), structural_hash(&fy));
+    assert_eq!(structural_hash_with(&fx, &stable), structural_hash_with(&fy, &stable));
+    // Identity objects.
+    let h = |id| {
+        make_object(Handle {
+            base: Object::new(),
+            id,
+        })
+    };
+    let (a, b) = (h(1), h(1));
+    assert!(!structural_equal(&a, &b));
+    assert_ne!(structural_hash(&a), structural_hash(&b));
+    assert_eq!(structural_hash(&a), structural_hash(&a.clone()));
+    assert_eq!(structural_hash_with(&a, &stable), structural_hash_with(&b, &stable));
+    // The subtree cache agrees with the plain hash.
+    let mut cache = StructuralHashCache::new();
+    for k in &keys[..10] {
+        assert_eq!(cache.hash(k), structural_hash(k));
+    }
 }
 
 #[test]

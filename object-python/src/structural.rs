@@ -34,17 +34,20 @@ fn structural_equal(
 }
 
 /// The structural hash of `value` (an int below 2**64): equal values (with the same
-/// options) hash alike, the same in every process.
+/// options) hash alike. Free variables and identity objects hash by identity (distinct
+/// ones apart, in this process only); with `content_only`, by their content, and the
+/// hash is the same in every process.
 #[pyfunction]
-#[pyo3(signature = (value, *, map_free_vars = false, skip_tensor_contents = false))]
+#[pyo3(signature = (value, *, map_free_vars = false, skip_tensor_contents = false, content_only = false))]
 fn structural_hash(
     py: Python<'_>,
     value: &Bound<'_, PyAny>,
     map_free_vars: bool,
     skip_tensor_contents: bool,
+    content_only: bool,
 ) -> PyResult<u64> {
     let v = py_to_any(value)?;
-    let o = options(map_free_vars, skip_tensor_contents);
+    let o = options(map_free_vars, skip_tensor_contents).content_only_hashes(content_only);
     Ok(py.detach(|| structural_hash_with(&v, &o)))
 }
 

@@ -39,6 +39,15 @@ def test_free_variables_by_identity_unless_mapped(tour):
     assert op.first_mismatch(a, b, map_free_vars=True) is None
 
 
+def test_free_variables_hash_by_identity_unless_content_only(tour):
+    x1, x2 = tour.Var(name="x"), tour.Var(name="x")
+    one = tour.IntImm(value=1)
+    a, b = tour.Add(lhs=x1, rhs=one), tour.Add(lhs=x2, rhs=one)
+    assert op.structural_hash(a) != op.structural_hash(b), "distinct free variables"
+    assert op.structural_hash(a) == op.structural_hash(tour.Add(lhs=x1, rhs=one))
+    assert op.structural_hash(a, content_only=True) == op.structural_hash(b, content_only=True)
+
+
 def test_python_values_and_containers():
     assert op.structural_equal([1, "two", 3.0], [1, "two", 3.0])
     assert not op.structural_equal([1, 2], [2, 1])

@@ -437,6 +437,19 @@ impl<'a> HashEngine<'a> {
         }
     }
 
+    /// The hash of an object equal only to itself (of an `identity` type, or an opaque
+    /// type without hooks), seeded with its type: by its address, unless the options ask
+    /// for content only (then by its type alone, the same in every process).
+    #[inline]
+    fn identity_hash(&self, seed: u64, a: usize) -> u64 {
+        let h = combine(seed, TAG_IDENTITY);
+        if self.opts.hashes_content_only() {
+            h
+        } else {
+            combine(h, a as u64)
+        }
+    }
+
     /// Hashes `v` on the work stack: its hash pushed on the values, or its children's
     /// visits pushed before a combine.
     #[inline]
@@ -467,7 +480,7 @@ impl<'a> HashEngine<'a> {
         let mut seed = e.d.info().key_hash();
         match e.kind {
             StructuralKind::Identity => {
-                return Prelude::Done(combine(seed, TAG_IDENTITY));
+                return Prelude::Done(self.identity_hash(seed, a));
             }
             StructuralKind::Var => {
                 if let Some(&i) = self.vars.get(&a) {
@@ -486,6 +499,10 @@ impl<'a> HashEngine<'a> {
                         seed,
                         memo: 0,
                     };
+                }
+                if !self.opts.hashes_content_only() {
+                    // Equal only to itself: its identity is its hash.
+                    return Prelude::Done(combine(combine(seed, TAG_FREE_VAR), a as u64));
                 }
                 seed = combine(seed, TAG_FREE_VAR);
             }
@@ -532,6 +549,9 @@ impl<'a> HashEngine<'a> {
     ) {
         if e.builtin {
             let contents = self.builtin_contents(o, e);
+            if let Contents::Identity = contents {
+                return self.done(self.identity_hash(seed, addr(o)), memo);
+            }
             return self.contents(contents, seed, def, nest, memo);
         }
         let at = self.stack.len();

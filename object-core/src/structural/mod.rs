@@ -52,11 +52,17 @@
 //!
 //! `structural_equal(a, b)` implies `structural_hash(a) == structural_hash(b)` in every
 //! mode: a bound variable hashes as the order in which it was bound, so alpha-equivalent
-//! programs hash alike; a free variable as its type and fields; an identity object as
-//! its type. Hashes are **stable across processes and builds**: they are seeded from
-//! type keys ([`TypeInfo::key_hash`](crate::TypeInfo::key_hash)) and mixed with fixed
-//! constants (no random keys, no addresses, no type indices). They may change between
-//! versions of this crate.
+//! programs hash alike; a free variable and an identity object (each equal only to
+//! itself) by identity: distinct objects hash apart, which keeps hash-consing and CSE
+//! keys over many free variables from colliding. That part of a hash is the object's
+//! address, valid in this process while the object lives (a [`StructuralKey`] keeps its
+//! value alive). With [`StructuralOptions::content_only_hashes`], a free variable hashes
+//! as its type and fields and an identity object as its type instead, and hashes are
+//! **stable across processes and builds**: seeded from type keys
+//! ([`TypeInfo::key_hash`](crate::TypeInfo::key_hash)) and mixed with fixed constants
+//! (no random keys, no addresses, no type indices) — for hashes stored or sent
+//! elsewhere. Values without free variables or identity objects hash the same either
+//! way. Hashes may change between versions of this crate.
 //!
 //! # Cost
 //!
@@ -220,15 +226,56 @@ pub const fn can_define(kind: FieldKind) -> bool {
 pub struct StructuralOptions {
     map_free_vars: bool,
     skip_tensor_contents: bool,
+    content_only_hashes: bool,
 }
 
 impl StructuralOptions {
-    /// The defaults: free variables by identity, tensors by contents.
+    /// The defaults: free variables by identity, tensors by contents, hashes of free
+    /// variables and identity objects by identity (in-process).
     pub const fn new() -> Self {
         StructuralOptions {
             map_free_vars: false,
             skip_tensor_contents: false,
+            content_only_hashes: false,
         }
+    }
+
+    /// Hash free variables and `identity` objects by their content only (a free
+    /// variable as its type and compared fields, an identity object as its type), so
+    /// that a hash is **the same in every process and build**; by default they hash by
+    /// identity (the object's address), which is what hash-consing and CSE need — two
+    /// distinct free variables then never collide — but differs from run to run.
+    /// Equality is not affected (a free variable equals only itself either way).
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::structural::{structural_hash, structural_hash_with, StructuralOptions};
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.content_only.Var", structural = "var")]
+    /// struct Var {
+    ///     base: Object,
+    ///     #[object(no_eq)]
+    ///     name: String,
+    /// }
+    ///
+    /// let (x, y) = (Var::new("x"), Var::new("y"));
+    /// // In-process, distinct free variables hash apart...
+    /// assert_ne!(structural_hash(&x), structural_hash(&y));
+    /// // ...and by content, alike (the name is not compared), in every process.
+    /// let stable = StructuralOptions::new().content_only_hashes(true);
+    /// assert_eq!(structural_hash_with(&x, &stable), structural_hash_with(&y, &stable));
+    /// ```
+    #[must_use]
+    pub const fn content_only_hashes(mut self, yes: bool) -> Self {
+        self.content_only_hashes = yes;
+        self
+    }
+
+    /// Whether free variables and identity objects hash by content only.
+    pub const fn hashes_content_only(&self) -> bool {
+        self.content_only_hashes
     }
 
     /// Bind free variables where they are first met, as if defined there (so `x + 1`
@@ -285,7 +332,8 @@ pub fn structural_equal_with<A: FieldValue, B: FieldValue>(
 }
 
 /// The structural hash of `a` (see the [module docs](self)), with the default options:
-/// equal values hash alike, the same in every process.
+/// equal values hash alike; the same in every process unless `a` holds free variables
+/// or identity objects (see [`StructuralOptions::content_only_hashes`]).
 ///
 /// ```
 /// use object_core::structural::structural_hash;
@@ -509,7 +557,8 @@ impl fmt::Debug for StructuralHashCache {
 /// as it is — no second hash function runs on every insert and look-up (with the
 /// default `RandomState`, SipHash runs over the 8 bytes each time).
 ///
-/// The hashes are deterministic ([`structural_hash`] is stable by design), so a map
+/// The hashes are deterministic (by content, and by address for free variables and
+/// identity objects), so a map
 /// fed keys chosen by an adversary can be made slow with colliding keys, with this
 /// hasher or with `RandomState` alike (SipHash of equal structural hashes collides too);
 /// `RandomState` only spreads keys whose structural hashes differ. Other key types
