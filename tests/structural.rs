@@ -1804,7 +1804,10 @@ fn free_variables_and_identity_objects_hash_by_identity() {
     let fy = func(&[&y], add(&y, &int(2)));
     assert!(structural_equal(&fx, &fy));
     assert_eq!(structural_hash(&fx), structural_hash(&fy));
-    assert_eq!(structural_hash_with(&fx, &stable), structural_hash_with(&fy, &stable));
+    assert_eq!(
+        structural_hash_with(&fx, &stable),
+        structural_hash_with(&fy, &stable)
+    );
     // Identity objects.
     let h = |id| {
         make_object(Handle {
@@ -1816,7 +1819,10 @@ fn free_variables_and_identity_objects_hash_by_identity() {
     assert!(!structural_equal(&a, &b));
     assert_ne!(structural_hash(&a), structural_hash(&b));
     assert_eq!(structural_hash(&a), structural_hash(&a.clone()));
-    assert_eq!(structural_hash_with(&a, &stable), structural_hash_with(&b, &stable));
+    assert_eq!(
+        structural_hash_with(&a, &stable),
+        structural_hash_with(&b, &stable)
+    );
     // The subtree cache agrees with the plain hash.
     let mut cache = StructuralHashCache::new();
     for k in &keys[..10] {

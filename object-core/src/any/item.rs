@@ -17,6 +17,12 @@ use crate::type_index as ti;
 ///
 /// `from_slot` must return a reference valid for the slot's lifetime whenever `matches`
 /// is true, and `into_any` must produce a slot that `matches`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an item of an `Array`, `Map`, `List` or `Dict`",
+    label = "not a container item",
+    note = "items are `Any`, object handles (`ObjectPtr<T>`, `object_core::String`, `Bytes`, `Array<T>`, `Map<K, V>`, `NDArray`, …), `i64` and `f64`",
+    note = "for text, use the object string `object_core::String` (`String::from(\"text\")`, or `.into()` from a `&str` or `std::string::String`); for a Rust `Vec<T>`, an `Array<T>`"
+)]
 pub unsafe trait AnyItem: Clone + Sized + 'static {
     /// The type's name in errors (a type key where there is one).
     fn expected() -> std::borrow::Cow<'static, str>;
