@@ -42,6 +42,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
     check_parent_field_present(input, e);
     if let Some(parent) = input.fields.first() {
         check_parent_field_attrs(parent, e);
+        check_parent_declared(a, parent, e);
     }
     for f in input.fields.iter().skip(1) {
         check_field_reflection_attrs(a, f, e);
@@ -249,6 +250,37 @@ fn check_parent_field_present(input: &Input<'_>, errors: &mut Errors) {
             "an object struct needs its parent as its first field (e.g. `base: Object`)",
         ));
     }
+}
+
+/// Without `parent = …` the type is a root, whose first field is `Object`: a first field
+/// of another type is a parent left undeclared (the usual slip), so the fix named is
+/// the attribute, not the field.
+fn check_parent_declared(a: &ContainerAttrs, parent: &FieldInfo<'_>, errors: &mut Errors) {
+    // (Only for a field named as a parent is: another first field, say `value: i64`, is
+    // a field put before the parent, which the type checks report as such.)
+    if a.parent.is_some() || !(parent.ident == "base" || parent.ident == "parent") {
+        return;
+    }
+    let syn::Type::Path(tp) = &parent.field.ty else {
+        return;
+    };
+    let Some(last) = tp.path.segments.last() else {
+        return;
+    };
+    if last.ident == "Object" {
+        return;
+    }
+    let ty = quote::ToTokens::to_token_stream(&tp.path)
+        .to_string()
+        .replace(' ', "");
+    errors.push(Error::new_spanned(
+        &parent.field.ty,
+        format!(
+            "the first field embeds `{ty}` as the parent, but no parent is declared: \
+             add `parent = {ty}` to `#[object(...)]` (a type without `parent` is a root, \
+             whose first field is `base: Object`)"
+        ),
+    ));
 }
 
 /// The parent field is not a field of its own: it takes no field attributes.
