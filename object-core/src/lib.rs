@@ -97,7 +97,9 @@ pub use crate::alloc::{
     make_object_with_items, make_object_with_slice, Allocator, GlobalAllocator, InlineItems,
     ObjectPool, SizeClassAllocator,
 };
-pub use crate::any::{Any, AnyItem, AnyView, TypeError, SMALL_STR_MAX};
+pub use crate::any::{
+    Any, AnyItem, AnyView, FromArg, FromRet, IntoRet, PtrArg, TypeError, SMALL_STR_MAX,
+};
 pub use crate::dtype::{
     DataType, Device, ParseDataTypeError, ParseDataTypeReason, ParseDeviceError,
 };

@@ -26,9 +26,9 @@ use object_core::{
     String,
 };
 
-use super::convert::{FromArg, IntoRet};
 use super::last_error::{call_failed, set_last_error};
 use super::typed::TypedCallable;
+use object_core::{FromArg, IntoRet};
 
 /// The C ABI of a packed call: `this`, `num_args` arguments, the return slot. The caller
 /// initializes `*ret` to `None`; the callee writes its result over it (without dropping

@@ -42,9 +42,9 @@ mod typed;
 
 pub use abi::{panic_error, FastEntry, FunctionObj, PackedCall};
 pub(crate) use convert::impl_call_traits;
-pub use convert::{FromArg, FromRet, IntoRet};
 pub use last_error::{error_mark, set_last_error, take_error_since, take_last_error, ErrorMark};
 pub use module::{Module, ModuleBuilder, ModuleObj};
+pub use object_core::{FromArg, FromRet, IntoRet};
 pub use packed::Function;
 pub use registry::{
     get_global, list_globals, register_global, register_global_override, remove_global,

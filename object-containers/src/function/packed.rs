@@ -6,8 +6,8 @@ use core::fmt;
 use object_core::{Any, AnyView, Error, ObjectPtr};
 
 use super::abi::{self, FunctionObj};
-use super::convert::FromRet;
 use super::typed::{IntoArgs, TypedCallable, TypedFunction};
+use object_core::FromRet;
 
 /// A packed function: an object holding a callable behind a C entry point. Cloning is a
 /// count increment; it can be stored in an `Any`, a container or a field, returned from

@@ -11,8 +11,8 @@ use core::marker::PhantomData;
 use object_core::{Any, AnyView, Error, TypeError};
 
 use super::abi::{self, FastEntry};
-use super::convert::{FromArg, FromRet, IntoRet};
 use super::Function;
+use object_core::{FromArg, FromRet, IntoRet};
 
 /// A typed view of a [`Function`] (see [`Function::typed`]).
 pub struct TypedFunction<Args, R> {

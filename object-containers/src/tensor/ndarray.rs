@@ -916,9 +916,9 @@ impl FromRet for NDArray {
 /// The RFC's `DLTensor*` argument: an NDArray's embedded tensor or a caller's raw
 /// `DLTensor*`, as a raw pointer valid for the duration of the call (read it with
 /// `unsafe { TensorView::from_raw(p) }`; do not keep it).
-impl FromArg for *mut DLTensor {
+impl object_core::PtrArg for DLTensor {
     #[inline]
-    fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
+    fn ptr_from_arg(v: AnyView<'_>) -> Result<*mut Self, TypeError> {
         if let Some(p) = v.as_dl_tensor_ptr() {
             return Ok(p as *mut DLTensor);
         }

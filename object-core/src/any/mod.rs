@@ -24,6 +24,10 @@ mod repr;
 #[allow(unsafe_code)]
 mod item;
 
+// The typed-call conversions (`FromArg`, `IntoRet`, `FromRet`).
+mod call;
+
+pub use self::call::{FromArg, FromRet, IntoRet, PtrArg};
 pub use self::item::AnyItem;
 pub use self::repr::{Any, AnyView};
 
