@@ -136,6 +136,7 @@ macro_rules! __object_handle {
         impl $crate::reflection::FieldValue for $handle {
             const KIND: $crate::reflection::FieldKind = $crate::reflection::FieldKind::Object;
             const STATIC_TYPE_KEY: &'static str = $key;
+            type Take = $crate::reflection::ByInto;
             fn to_any(&self) -> ::core::result::Result<$crate::Any, $crate::TypeError> {
                 ::core::result::Result::Ok($crate::Any::from(self.clone()))
             }

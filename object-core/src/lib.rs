@@ -88,6 +88,10 @@ mod string;
 pub mod structural;
 pub mod transform;
 pub mod type_index;
+// Typed references: a reference read as the `ObjectPtr` it is `repr(transparent)`
+// over (in place, in containers' slots and in object fields).
+#[allow(unsafe_code)]
+mod typed_ref;
 // Views: the unchecked reference of the variant the view's table chose.
 #[allow(unsafe_code)]
 pub mod view;
@@ -109,8 +113,10 @@ pub use crate::header::live_objects;
 pub use crate::header::{Deleter, Object};
 pub use crate::object_type::{FieldsMut, IsA, NonFinal, ObjectType};
 pub use crate::ptr::{IntoObjectPtr, NotUnique, NotUniqueReason, ObjectPtr, ObjectRef};
+pub use crate::reflection::IntoField;
 pub use crate::registry::{RegistryError, TypeInfo};
 pub use crate::string::{Bytes, BytesObj, String, StringObj};
+pub use crate::typed_ref::{HasRef, TypedRef};
 
 /// The constructor list of the root `Object` (empty), for the generated constructors of
 /// its direct children. Not public API: see `object-derive`'s `ctor.rs`.
@@ -137,7 +143,7 @@ pub use object_derive::object_view;
 /// ```
 pub mod prelude {
     pub use crate::{
-        make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType,
+        make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType, TypedRef,
     };
 }
 
@@ -243,23 +249,8 @@ pub mod __private {
         type Target = T;
     }
 
-    /// A constructor parameter of a field that is not an object pointer: anything that
-    /// converts `Into` the field's type.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be used for a field of type `{T}`",
-        label = "expected something that converts into `{T}`",
-        note = "a generated constructor takes a value of the field's type, or one that converts into it with `Into`"
-    )]
-    pub trait IntoField<T> {
-        /// Converts.
-        fn into_field(self) -> T;
-    }
-    impl<T, X: Into<T>> IntoField<T> for X {
-        #[inline(always)]
-        fn into_field(self) -> T {
-            self.into()
-        }
-    }
+    pub use crate::reflection::IntoField;
+    pub use crate::typed_ref::__support as typed_ref;
 
     pub const fn assert_first_field(offset: usize) {
         assert!(offset == 0, "the parent field must be at offset 0");

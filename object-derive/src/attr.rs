@@ -22,6 +22,7 @@ pub const STRUCTURAL: &str = "structural";
 pub const BUILTIN: &str = "builtin";
 pub const ABSTRACT: &str = "abstract";
 pub const CONSTRUCTOR: &str = "constructor";
+pub const REF: &str = "ref";
 /// The values `structural = "…"` accepts.
 pub const STRUCTURAL_KINDS: &[&str] = &["tree", "dag", "var", "identity"];
 const CONTAINER_KEYS: &[&str] = &[
@@ -38,6 +39,7 @@ const CONTAINER_KEYS: &[&str] = &[
     BUILTIN,
     ABSTRACT,
     CONSTRUCTOR,
+    REF,
 ];
 
 /// Field attribute keys.
@@ -87,6 +89,8 @@ pub struct ContainerAttrs {
     pub is_abstract: Option<Located<()>>,
     /// `constructor = false` (no constructor) or `constructor = "name"` (renamed).
     pub constructor: Option<Located<Constructor>>,
+    /// `ref = Name`: the typed reference type the derive writes beside the node.
+    pub reference: Option<Located<syn::Ident>>,
     /// An `#[object(...)]` failed to parse (reported); keys after the error are unknown.
     pub malformed: bool,
 }
@@ -219,6 +223,9 @@ pub fn parse_container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                     Constructor::Enabled(value.parse()?)
                 };
                 set(&mut out.constructor, c, path, errors);
+            } else if path.is_ident(REF) {
+                let name: syn::Ident = meta.value()?.parse()?;
+                set(&mut out.reference, name, path, errors);
             } else {
                 // Skip a value if one follows, so parsing can go on to the next key.
                 if meta.input.peek(syn::Token![=]) {

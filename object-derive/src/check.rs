@@ -38,6 +38,7 @@ pub fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<()> {
     check_abstract_constructor(a, e);
     check_opaque_constructor(a, e);
     check_builtin_opaque(a, e);
+    check_reference(input, e);
 
     check_parent_field_present(input, e);
     if let Some(parent) = input.fields.first() {
@@ -243,6 +244,32 @@ fn check_builtin_opaque(a: &ContainerAttrs, errors: &mut Errors) {
 }
 
 /// The first field is the parent, so there must be one.
+/// `ref = Name`: a new type beside the node, so not the node's own name, and not for an
+/// `opaque` type (a built-in has a handle of its own).
+fn check_reference(input: &Input<'_>, errors: &mut Errors) {
+    let a = &input.attrs;
+    let Some(r) = &a.reference else {
+        return;
+    };
+    if r.value == *input.ident {
+        errors.push(Error::new_spanned(
+            &r.value,
+            "the typed reference needs a name of its own: TVM's convention names the node `AddNode` and its reference `Add`",
+        ));
+    }
+    if let Some(o) = &a.opaque {
+        push_with_note(
+            errors,
+            Error::new_spanned(
+                &r.value,
+                "an `opaque` type has no typed reference: a built-in writes its own handle type",
+            ),
+            o.span,
+            "declared `opaque` here",
+        );
+    }
+}
+
 fn check_parent_field_present(input: &Input<'_>, errors: &mut Errors) {
     if input.fields.is_empty() {
         errors.push(Error::new_spanned(

@@ -41,12 +41,11 @@ struct Entry {
 /// How a constructor parameter takes its field.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// `ObjectPtr<U>` / `ObjectRef`: `impl IntoObjectPtr<U>`.
-    Obj,
     /// A primitive (integer, float, `bool`, `char`): the field's type itself, so that
     /// literals take it (`Node::new(3)` for a `u32`).
     Exact,
-    /// Anything else: `impl Into<F>`.
+    /// Anything else: `impl IntoField<F>` (for an object field, also one written
+    /// through an alias, any subtype's handle; otherwise anything `Into<F>`).
     Into,
 }
 
@@ -58,9 +57,7 @@ impl Parse for Entry {
         let pos: LitInt = content.parse()?;
         let kind: Ident = content.parse()?;
         let default: Ident = content.parse()?;
-        let kind = if kind == "obj" {
-            Kind::Obj
-        } else if kind == "exact" {
+        let kind = if kind == "exact" {
             Kind::Exact
         } else {
             Kind::Into
@@ -83,7 +80,6 @@ impl Entry {
             has_default,
         } = self;
         let kind = match kind {
-            Kind::Obj => quote!(obj),
             Kind::Exact => quote!(exact),
             Kind::Into => quote!(val),
         };
@@ -97,10 +93,19 @@ impl Entry {
 }
 
 /// A constructor list: `opaque`, or one `{ entries }` group per level (the root's,
-/// which has none, left out).
+/// which has none, left out), preceded by `ref` where that level's type has a typed
+/// reference (`#[object(ref = …)]`).
 enum List {
     Opaque,
-    Levels(Vec<Vec<Entry>>),
+    Levels(Vec<Level>),
+}
+
+/// One level of a constructor list.
+struct Level {
+    /// Whether the level's type has a typed reference (`HasRef`), and if so, the
+    /// compilation its type was derived in ([`compilation`]).
+    has_ref: Option<LitStr>,
+    entries: Vec<Entry>,
 }
 
 impl Parse for List {
@@ -116,13 +121,21 @@ impl Parse for List {
         }
         let mut levels = Vec::new();
         while !content.is_empty() {
+            let has_ref = if content.peek(Token![ref]) {
+                let _: Token![ref] = content.parse()?;
+                let unit;
+                parenthesized!(unit in content);
+                Some(unit.parse()?)
+            } else {
+                None
+            };
             let level;
             braced!(level in content);
             let mut entries = Vec::new();
             while !level.is_empty() {
                 entries.push(level.parse()?);
             }
-            levels.push(entries);
+            levels.push(Level { has_ref, entries });
         }
         Ok(List::Levels(levels))
     }
@@ -133,8 +146,12 @@ fn list_tokens(list: &List) -> TokenStream {
         List::Opaque => quote!([opaque]),
         List::Levels(levels) => {
             let groups = levels.iter().map(|l| {
-                let e = l.iter().map(Entry::to_tokens);
-                quote!({ #(#e)* })
+                let e = l.entries.iter().map(Entry::to_tokens);
+                let r = match &l.has_ref {
+                    Some(unit) => quote!(ref(#unit)),
+                    None => quote!(),
+                };
+                quote!(#r { #(#e)* })
             });
             quote!([ #(#groups)* ])
         }
@@ -149,6 +166,8 @@ struct CtorInput {
     vis: Visibility,
     key: LitStr,
     ctor: Option<Ident>,
+    /// The type's typed reference (`ref = …`), which then holds the constructors.
+    reference: Option<Ident>,
     own: Vec<Entry>,
 }
 
@@ -167,6 +186,12 @@ impl Parse for CtorInput {
         let key: LitStr = input.parse()?;
         let ctor: Ident = input.parse()?;
         let ctor = if ctor == "__none" { None } else { Some(ctor) };
+        let reference: Ident = input.parse()?;
+        let reference = if reference == "__none" {
+            None
+        } else {
+            Some(reference)
+        };
         let content;
         bracketed!(content in input);
         let mut own = Vec::new();
@@ -181,6 +206,7 @@ impl Parse for CtorInput {
             vis,
             key,
             ctor,
+            reference,
             own,
         })
     }
@@ -196,23 +222,111 @@ pub fn object_ctor(input: TokenStream) -> syn::Result<TokenStream> {
         vis,
         key,
         ctor,
+        reference,
         own,
     } = input;
     let list = match parent {
         List::Opaque => List::Opaque,
         List::Levels(mut levels) => {
-            levels.insert(0, own);
+            levels.insert(
+                0,
+                Level {
+                    has_ref: reference
+                        .as_ref()
+                        .map(|_| LitStr::new(&compilation(), Span::call_site())),
+                    entries: own,
+                },
+            );
             List::Levels(levels)
         }
     };
     let define = list_macro(&name, &vis, &key, &list_tokens(&list));
     let ctors = match (&list, ctor) {
         (List::Levels(levels), Some(ctor)) => {
-            constructors(&krate, &name, &vis, &key, levels, &ctor)
+            constructors(&krate, &name, &vis, &key, levels, &ctor, reference.as_ref())
         }
         _ => TokenStream::new(),
     };
-    Ok(quote! { #define #ctors })
+    let upcasts = match (&list, &reference) {
+        (List::Levels(levels), Some(r)) => ref_upcasts(&krate, &name, r, levels),
+        _ => TokenStream::new(),
+    };
+    Ok(quote! { #define #ctors #upcasts })
+}
+
+/// `From<R> for A` for the typed reference `A` of every ancestor that has one and was
+/// derived in this crate (an up-cast: `let e: Expr = add.into()`). The ancestor's
+/// reference is named through `HasRef`, so nothing depends on what the child's module
+/// imports; but coherence does not see through such a name when the `HasRef` impl is in
+/// another crate, so an ancestor of another crate gets no `From` (its reference is
+/// reached with `TypedRef::upcast`).
+fn ref_upcasts(
+    krate: &TokenStream,
+    name: &Ident,
+    reference: &Ident,
+    levels: &[Level],
+) -> TokenStream {
+    let here = compilation();
+    let local = |l: &Level| l.has_ref.as_ref().is_some_and(|unit| unit.value() == here);
+    let impls = levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, l)| local(l))
+        .map(|(level, _)| {
+            let lty = level_ty(krate, name, level);
+            quote! {
+                #[automatically_derived]
+                impl ::core::convert::From<#reference> for <#lty as #krate::HasRef>::Ref {
+                    #[inline(always)]
+                    fn from(r: #reference) -> Self {
+                        #krate::TypedRef::upcast(r)
+                    }
+                }
+            }
+        });
+    quote!(#(#impls)*)
+}
+
+/// Which compilation this is: a digest of the compiler's arguments that tell one
+/// compilation unit from another (the crate's name and type, `--test`, cargo's
+/// `-C metadata`, the compiler itself: rustc for a crate, rustdoc for its doctests).
+/// A derive runs inside the compiler of the crate it is in, so two derives see the
+/// same digest exactly when their types are in the same crate. Deterministic (no time,
+/// no process id), so a build is reproducible.
+fn compilation() -> std::string::String {
+    static UNIT: std::sync::OnceLock<std::string::String> = std::sync::OnceLock::new();
+    UNIT.get_or_init(|| {
+        let mut args = std::env::args();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |s: &str| {
+            for b in s.bytes().chain([0]) {
+                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        if let Some(exe) = args.next() {
+            feed(exe.rsplit(['/', '\\']).next().unwrap_or(&exe));
+        }
+        let mut prev = std::string::String::new();
+        for a in args {
+            let kept = match prev.as_str() {
+                "--crate-name" | "--crate-type" => true,
+                "-C" => a.starts_with("metadata="),
+                _ => {
+                    a == "--test"
+                        || a.starts_with("--crate-name=")
+                        || a.starts_with("--crate-type=")
+                        || a.starts_with("-Cmetadata=")
+                }
+            };
+            if kept {
+                feed(&a);
+            }
+            prev = a;
+        }
+        format!("{hash:016x}")
+    })
+    .clone()
 }
 
 /// The hidden list macro of `name`, re-exported as `name` (in the macro namespace).
@@ -269,8 +383,9 @@ fn constructors(
     name: &Ident,
     vis: &Visibility,
     key: &LitStr,
-    levels: &[Vec<Entry>],
+    levels: &[Level],
     ctor: &Ident,
+    reference: Option<&Ident>,
 ) -> TokenStream {
     let private = quote!(#krate::__private);
     // Parameters, outermost ancestor first.
@@ -279,10 +394,10 @@ fn constructors(
     let mut names_req = Vec::new();
     let mut names_def = Vec::new();
     let mut field_impls = Vec::new();
-    for (level, entries) in levels.iter().enumerate().rev() {
+    for (level, l) in levels.iter().enumerate().rev() {
         let lty = level_ty(krate, name, level);
         let lvl = LitInt::new(&level.to_string(), Span::call_site());
-        for e in entries {
+        for e in &l.entries {
             let id = &e.ident;
             let pos = &e.pos;
             // Named through `name` itself, so that the signature names no ancestor (a
@@ -295,11 +410,8 @@ fn constructors(
             });
             let fty = quote!(<#name as #private::FieldTypeAt<#lvl, #pos>>::Type);
             let pty = match e.kind {
-                Kind::Obj => {
-                    quote!(impl #krate::IntoObjectPtr<<#fty as #private::PtrTarget>::Target>)
-                }
                 Kind::Exact => fty.clone(),
-                Kind::Into => quote!(impl #private::IntoField<#fty>),
+                Kind::Into => quote!(impl #krate::IntoField<#fty>),
             };
             let p = quote!(#id: #pty);
             params_all.push(p.clone());
@@ -314,22 +426,26 @@ fn constructors(
     let names_req_idents: Vec<&Ident> = levels
         .iter()
         .rev()
-        .flat_map(|l| l.iter().filter(|e| !e.has_default).map(|e| &e.ident))
+        .flat_map(|l| {
+            l.entries
+                .iter()
+                .filter(|e| !e.has_default)
+                .map(|e| &e.ident)
+        })
         .collect();
     let init = |defaults: bool| {
         let mut value = quote!(#krate::Object::new());
-        for (level, entries) in levels.iter().enumerate().rev() {
+        for (level, l) in levels.iter().enumerate().rev() {
             let lty = level_ty(krate, name, level);
-            let args = entries.iter().map(|e| {
+            let args = l.entries.iter().map(|e| {
                 let id = &e.ident;
                 let pos = &e.pos;
                 if e.has_default && defaults {
                     quote!(<#lty as #private::FieldDefault<#pos>>::default_value())
                 } else {
                     match e.kind {
-                        Kind::Obj => quote!(#krate::IntoObjectPtr::into_object_ptr(#id)),
                         Kind::Exact => quote!(#id),
-                        Kind::Into => quote!(#private::IntoField::into_field(#id)),
+                        Kind::Into => quote!(#krate::IntoField::into_field(#id)),
                     }
                 }
             });
@@ -350,7 +466,7 @@ fn constructors(
     };
     let doc_new = format!(
         "Builds a `{name}` (`{}`) object from {}: the fields of its ancestors first, \
-         then its own. Object fields take any subtype handle (`impl IntoObjectPtr<…>`).{}",
+         then its own. Object fields take the handle of any subtype (`impl IntoField<…>`).{}",
         key.value(),
         list(&names_req),
         if names_def.is_empty() {
@@ -371,18 +487,31 @@ fn constructors(
         "The value `{ctor}` places in an object, for other allocators \
          (`ObjectPool::make`, `make_object_as`): the same parameters as `{ctor}`."
     );
+    // With a typed reference, the constructors that make objects live on it and return
+    // it; `new_value` stays on the node.
+    let (owner, made, wrap) = match reference {
+        Some(r) => (
+            quote!(#r),
+            quote!(#r),
+            quote!(<#r as #krate::TypedRef>::from_object_ptr),
+        ),
+        None => (quote!(#name), quote!(#krate::ObjectPtr<#name>), quote!()),
+    };
     let mut out = quote! {
         #(#field_impls)*
 
         #[automatically_derived]
-        impl #name {
+        impl #owner {
             #[doc = #doc_new]
             #[inline]
             #[allow(clippy::too_many_arguments)]
-            #vis fn #ctor(#(#params_req),*) -> #krate::ObjectPtr<#name> {
-                #krate::make_object(Self::#value(#(#names_req_idents),*))
+            #vis fn #ctor(#(#params_req),*) -> #made {
+                #wrap(#krate::make_object(#name::#value(#(#names_req_idents),*)))
             }
+        }
 
+        #[automatically_derived]
+        impl #name {
             #[doc = #doc_value]
             #[inline]
             #[allow(clippy::too_many_arguments)]
@@ -405,12 +534,12 @@ fn constructors(
         let all_init = init(false);
         out.extend(quote! {
             #[automatically_derived]
-            impl #name {
+            impl #owner {
                 #[doc = #doc_all]
                 #[inline]
                 #[allow(clippy::too_many_arguments)]
-                #vis fn #all(#(#params_all),*) -> #krate::ObjectPtr<#name> {
-                    #krate::make_object(#all_init)
+                #vis fn #all(#(#params_all),*) -> #made {
+                    #wrap(#krate::make_object(#all_init))
                 }
             }
         });
@@ -424,34 +553,12 @@ fn field_kind(ty: &syn::Type) -> Kind {
         "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
         "f32", "f64", "bool", "char",
     ];
-    if is_object_ptr(ty) {
-        return Kind::Obj;
-    }
     if let syn::Type::Path(p) = ty {
         if p.qself.is_none() && PRIMITIVES.iter().any(|n| p.path.is_ident(n)) {
             return Kind::Exact;
         }
     }
     Kind::Into
-}
-
-/// Whether a field's type is written as an object pointer (`ObjectPtr<T>` or
-/// `ObjectRef`), whose constructor parameter then takes any subtype's handle.
-fn is_object_ptr(ty: &syn::Type) -> bool {
-    let syn::Type::Path(p) = ty else {
-        return false;
-    };
-    if p.qself.is_some() {
-        return false;
-    }
-    let Some(last) = p.path.segments.last() else {
-        return false;
-    };
-    match &last.arguments {
-        syn::PathArguments::None => last.ident == "ObjectRef",
-        syn::PathArguments::AngleBracketed(a) => last.ident == "ObjectPtr" && a.args.len() == 1,
-        syn::PathArguments::Parenthesized(_) => false,
-    }
 }
 
 /// What the derive of `T` writes for constructors: `(inside, beside)`, where `inside`
@@ -577,8 +684,12 @@ pub fn support(
         _ => quote!(#krate::__object_ctor_root),
     };
     let vis_tokens = quote!(#vis);
+    let reference = match &a.reference {
+        Some(r) => r.value.clone(),
+        None => format_ident!("__none"),
+    };
     let beside = quote! {
-        #parent_macro! { [#krate] #name [#vis_tokens] #key #ctor [#(#own)*] }
+        #parent_macro! { [#krate] #name [#vis_tokens] #key #ctor #reference [#(#own)*] }
     };
     (inside, beside)
 }

@@ -118,6 +118,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
     let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
     let rebuild = rebuild(input, &krate, &key);
+    let (ref_inside, ref_beside) = typed_ref(input, &krate, &key);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -209,10 +210,106 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             }
 
             #ctor_inside
+            #ref_inside
         };
 
+        #ref_beside
         #ctor_beside
     }
+}
+
+/// The typed reference (`ref = Name`): the struct beside the node, and its impls (inside
+/// the `const _` block). What all typed references share comes from blanket impls over
+/// `TypedRef` in `object_core`, so this stays short.
+fn typed_ref(
+    input: &Input<'_>,
+    krate: &TokenStream,
+    key: &syn::LitStr,
+) -> (TokenStream, TokenStream) {
+    let Some(r) = &input.attrs.reference else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let r = &r.value;
+    let name = input.ident;
+    let vis = input.vis;
+    let support = quote!(#krate::__private::typed_ref);
+    let doc = format!(
+        "A typed reference to a [`{name}`] (`{}`): 8 bytes, `Deref` to the node, `Clone`, \
+         `Eq` and `Hash` by identity; converts into the references and `ObjectPtr`s of its \
+         ancestors, `Any`, and typed-call arguments. Written by `#[derive(Object)]` \
+         (`ref = {r}`); its methods are those of `object_core::TypedRef` and yours.",
+        key.value()
+    );
+    let beside = quote! {
+        #[doc = #doc]
+        #[repr(transparent)]
+        #vis struct #r(#krate::ObjectPtr<#name>);
+    };
+    let inside = quote! {
+        // SAFETY: `#r` is `repr(transparent)` over its only field, an `ObjectPtr<#name>`,
+        // and adds no invariant.
+        #[automatically_derived]
+        unsafe impl #krate::TypedRef for #r {
+            type Node = #name;
+        }
+        #[automatically_derived]
+        impl #krate::HasRef for #name {
+            type Ref = #r;
+        }
+        #[automatically_derived]
+        impl ::core::clone::Clone for #r {
+            #[inline(always)]
+            fn clone(&self) -> Self {
+                #r(::core::clone::Clone::clone(&self.0))
+            }
+        }
+        #[automatically_derived]
+        impl ::core::ops::Deref for #r {
+            type Target = #name;
+            #[inline(always)]
+            fn deref(&self) -> &#name {
+                &self.0
+            }
+        }
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #r {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #support::debug(self, f)
+            }
+        }
+        #[automatically_derived]
+        impl ::core::cmp::PartialEq for #r {
+            #[inline(always)]
+            fn eq(&self, other: &Self) -> bool {
+                #support::eq(self, other)
+            }
+        }
+        #[automatically_derived]
+        impl ::core::cmp::Eq for #r {}
+        #[automatically_derived]
+        impl ::core::hash::Hash for #r {
+            #[inline(always)]
+            fn hash<H: ::core::hash::Hasher>(&self, state: &mut H) {
+                #support::hash(self, state)
+            }
+        }
+        #[automatically_derived]
+        impl ::core::convert::From<#krate::ObjectPtr<#name>> for #r {
+            #[inline(always)]
+            fn from(p: #krate::ObjectPtr<#name>) -> Self {
+                #r(p)
+            }
+        }
+        #[automatically_derived]
+        impl ::core::convert::TryFrom<#krate::Any> for #r {
+            type Error = #krate::TypeError;
+            #[inline]
+            fn try_from(a: #krate::Any) -> ::core::result::Result<Self, #krate::TypeError> {
+                <#r as #krate::AnyItem>::try_from_any(a)
+            }
+        }
+    };
+    (inside, beside)
 }
 
 /// The field table, the `Reflect` impl, the type-erased entry points and (unless

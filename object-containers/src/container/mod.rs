@@ -48,6 +48,7 @@ macro_rules! view_field_value {
             const KIND: ::object_core::reflection::FieldKind =
                 ::object_core::reflection::FieldKind::Object;
             const STATIC_TYPE_KEY: &'static str = $key;
+            type Take = ::object_core::reflection::ByInto;
             fn to_any(&self) -> Result<::object_core::Any, ::object_core::TypeError> {
                 Ok(::object_core::Any::from(self.clone()))
             }

@@ -436,7 +436,7 @@ impl Any {
     ///
     /// The value must hold an object that is a `T` (or a subtype).
     #[inline]
-    pub(super) unsafe fn object_ptr_unchecked<T: ObjectType>(&self) -> &ObjectPtr<T> {
+    pub(crate) unsafe fn object_ptr_unchecked<T: ObjectType>(&self) -> &ObjectPtr<T> {
         // SAFETY: the caller guarantees a `T` object; the payload holds its pointer, kept
         // alive by this value, and `ObjectPtr<T>` is `repr(transparent)` over it.
         unsafe { &*(core::ptr::addr_of!(self.payload.obj) as *const ObjectPtr<T>) }

@@ -76,7 +76,7 @@ pub use self::print::{debug_object, print_snapshot};
 pub use self::raw::Reflect;
 #[doc(hidden)]
 pub use self::value::FieldLayout;
-pub use self::value::{FieldValue, ValueRef};
+pub use self::value::{ByHandle, ByInto, FieldValue, IntoField, TakeAs, ValueRef};
 pub use self::visit::AttrVisitor;
 
 pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};

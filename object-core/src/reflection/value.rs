@@ -36,6 +36,11 @@ pub trait FieldValue: Sized + 'static {
     /// [`borrow_value`](FieldValue::borrow_value)).
     #[doc(hidden)]
     const LAYOUT: FieldLayout<Self> = FieldLayout::OTHER;
+    /// How a generated constructor takes a value for a field of this type (see
+    /// [`IntoField`]): [`ByHandle`] for object handles (`ObjectPtr<T>`, typed
+    /// references: any handle of a subtype goes in as it is), [`ByInto`] for every
+    /// other type (anything that converts `Into` it).
+    type Take;
 
     /// The field as a value.
     ///
@@ -86,6 +91,7 @@ pub trait FieldValue: Sized + 'static {
 macro_rules! int_field {
     ($($t:ty),*) => {$(
         impl FieldValue for $t {
+            type Take = ByInto;
             const KIND: FieldKind = FieldKind::Int;
             const STATIC_TYPE_KEY: &'static str = "int";
             const LAYOUT: FieldLayout<Self> = FieldLayout::<Self>::int(<$t>::MIN == 0);
@@ -118,6 +124,7 @@ macro_rules! int_field {
 int_field!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 impl FieldValue for isize {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Int;
     const STATIC_TYPE_KEY: &'static str = "int";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -141,6 +148,7 @@ impl FieldValue for isize {
 }
 
 impl FieldValue for f64 {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Float;
     const STATIC_TYPE_KEY: &'static str = "float";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -167,6 +175,7 @@ impl FieldValue for f64 {
 }
 
 impl FieldValue for f32 {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Float;
     const STATIC_TYPE_KEY: &'static str = "float";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -189,6 +198,7 @@ impl FieldValue for f32 {
 }
 
 impl FieldValue for bool {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Bool;
     const STATIC_TYPE_KEY: &'static str = "bool";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -211,6 +221,7 @@ impl FieldValue for bool {
 }
 
 impl FieldValue for std::string::String {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Str;
     const STATIC_TYPE_KEY: &'static str = "ffi.String";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -233,6 +244,7 @@ impl FieldValue for std::string::String {
 }
 
 impl FieldValue for ObjString {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Str;
     const STATIC_TYPE_KEY: &'static str = "ffi.String";
     // `String` is `repr(transparent)` over `Any`.
@@ -257,6 +269,7 @@ impl FieldValue for ObjString {
 }
 
 impl FieldValue for DataType {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::DataType;
     const STATIC_TYPE_KEY: &'static str = "DataType";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -279,6 +292,7 @@ impl FieldValue for DataType {
 }
 
 impl FieldValue for Device {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Device;
     const STATIC_TYPE_KEY: &'static str = "Device";
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -301,6 +315,7 @@ impl FieldValue for Device {
 }
 
 impl FieldValue for Any {
+    type Take = ByInto;
     const KIND: FieldKind = FieldKind::Any;
     const STATIC_TYPE_KEY: &'static str = "Any";
     const ANY_LAYOUT: bool = true;
@@ -327,6 +342,7 @@ impl FieldValue for Any {
 }
 
 impl<T: ObjectType> FieldValue for ObjectPtr<T> {
+    type Take = ByHandle;
     const KIND: FieldKind = FieldKind::Object;
     const STATIC_TYPE_KEY: &'static str = T::TYPE_KEY;
     // (`repr(transparent)` over a non-null pointer to the object, whatever `T`.)
@@ -354,6 +370,7 @@ impl<T: ObjectType> FieldValue for ObjectPtr<T> {
 }
 
 impl<F: FieldValue> FieldValue for Option<F> {
+    type Take = ByInto;
     const KIND: FieldKind = F::KIND;
     const STATIC_TYPE_KEY: &'static str = F::STATIC_TYPE_KEY;
     const OPTIONAL: bool = true;
@@ -448,6 +465,12 @@ impl<T: ObjectType> FieldLayout<ObjectPtr<T>> {
     const OBJECT_POINTER: Self = FieldLayout(LAYOUT_OBJECT_POINTER, PhantomData);
 }
 
+impl<R: crate::TypedRef> FieldLayout<R> {
+    /// A typed reference: `repr(transparent)` over an `ObjectPtr` (the `TypedRef`
+    /// contract), so laid out as one.
+    pub(crate) const TYPED_REF: Self = FieldLayout(LAYOUT_OBJECT_POINTER, PhantomData);
+}
+
 impl<T> FieldLayout<T> {
     /// The layout of an integer type (used by the integer impls only, `unsigned` for
     /// the unsigned ones): one of 8 bytes (`i64`, `u64`, `usize`) is read in place as
@@ -503,5 +526,81 @@ impl<'a> ValueRef<'a> {
             Some(o) => ValueRef::Object(o),
             None => ValueRef::Value(any.view()),
         }
+    }
+}
+
+/// [`FieldValue::Take`] of object handles: a generated constructor takes any handle
+/// (`ObjectPtr<U>` or a typed reference) whose node is a subtype of the field's.
+#[derive(Debug)]
+pub enum ByHandle {}
+
+/// [`FieldValue::Take`] of every other field type: a generated constructor takes
+/// anything that converts `Into` the field's type.
+#[derive(Debug)]
+pub enum ByInto {}
+
+/// How a value converts into a field of type `F` by the rule `How` (the field type's
+/// [`FieldValue::Take`]). Implemented here for both rules; not for implementing.
+#[doc(hidden)]
+pub trait TakeAs<F, How> {
+    /// Converts.
+    fn take(self) -> F;
+}
+
+impl<T: Into<F>, F> TakeAs<F, ByInto> for T {
+    #[inline(always)]
+    fn take(self) -> F {
+        self.into()
+    }
+}
+
+/// What a generated constructor takes for a field of type `F`: for an object field
+/// (`ObjectPtr<U>`, `ObjectRef`, a typed reference, also when written through a
+/// `type` alias), the handle of any subtype of its node type, as it is; for any other
+/// field, anything that converts `Into` `F` (`&str` for a `String`, a `Vec` for an
+/// `Array`, …). Implemented for every such pair; there is nothing to implement.
+///
+/// ```
+/// use object_core::prelude::*;
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.into_field.Expr")]
+/// pub struct Expr { base: Object }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.into_field.Int", parent = Expr)]
+/// pub struct Int { base: Expr, value: i64 }
+///
+/// type ExprRef = ObjectPtr<Expr>;  // an alias still takes any subtype's handle
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.into_field.Neg", parent = Expr)]
+/// pub struct Neg { base: Expr, arg: ExprRef, note: String }
+///
+/// let n = Neg::new(Int::new(1), "a note");  // `ObjectPtr<Int>` for `ExprRef`, `&str` for `String`
+/// assert!(n.arg.is::<Int>());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used for a field of type `{F}`",
+    label = "not a value for a `{F}` field",
+    note = "an object field (`ObjectPtr<T>`, a typed reference) takes the handle of `T` or of any subtype of it; up-casts are free, but unrelated or base types need the checked `.downcast()`",
+    note = "any other field takes a value of its type, or one that converts into it with `Into`"
+)]
+pub trait IntoField<F> {
+    /// Converts.
+    fn into_field(self) -> F;
+}
+
+impl<T, F> IntoField<F> for T
+where
+    F: FieldValue,
+    T: TakeAs<F, F::Take>,
+{
+    #[inline(always)]
+    fn into_field(self) -> F {
+        self.take()
     }
 }
