@@ -128,7 +128,7 @@ macro_rules! __object_ctor_root {
     };
 }
 
-/// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
+#[doc = include_str!("../docs/derive_object.md")]
 pub use object_derive::Object;
 
 /// Declares an exhaustive view of a base type: see [`view`].
