@@ -252,6 +252,15 @@ pub mod __private {
     pub use crate::reflection::IntoField;
     pub use crate::typed_ref::__support as typed_ref;
 
+    /// What an `abstract` type's `new` asks of it, and no type has: calling it reports
+    /// this message.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is `abstract`: it has no constructor",
+        label = "an abstract type is made only through its subtypes",
+        note = "call the constructor of one of its subtypes (`Add::new(…)`), or drop `abstract` from its `#[object(...)]` to make it instantiable"
+    )]
+    pub trait Instantiable<'a> {}
+
     pub const fn assert_first_field(offset: usize) {
         assert!(offset == 0, "the parent field must be at offset 0");
     }

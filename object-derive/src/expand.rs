@@ -119,6 +119,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
     let rebuild = rebuild(input, &krate, &key);
     let (ref_inside, ref_beside) = typed_ref(input, &krate, &key);
+    let abstract_trap = abstract_new(input, &krate);
 
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
@@ -211,10 +212,51 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
 
             #ctor_inside
             #ref_inside
+            #abstract_trap
         };
 
         #ref_beside
         #ctor_beside
+    }
+}
+
+/// An `abstract` type's `new` (on its typed reference if it has one): a function whose
+/// bound no type meets, so that `Expr::new()` reports that the type is abstract (the
+/// bound's message) rather than that no `new` exists. The bound has a lifetime, so that
+/// it is checked where the function is called, not where it is defined. Not written
+/// with `constructor = false` (a type writing its own `new`).
+fn abstract_new(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
+    let a = &input.attrs;
+    let disabled = matches!(
+        a.constructor.as_ref().map(|c| &c.value),
+        Some(crate::attr::Constructor::Enabled(b)) if !b.value
+    );
+    if a.is_abstract.is_none() || a.opaque.is_some() || disabled {
+        return TokenStream::new();
+    }
+    let owner = match &a.reference {
+        Some(r) => {
+            let r = &r.value;
+            quote!(#r)
+        }
+        None => {
+            let name = input.ident;
+            quote!(#name)
+        }
+    };
+    let vis = input.vis;
+    quote! {
+        #[automatically_derived]
+        impl #owner {
+            /// Not a constructor: an `abstract` type is made only through its subtypes.
+            #[doc(hidden)]
+            #vis fn new<'__a>() -> ::core::convert::Infallible
+            where
+                Self: #krate::__private::Instantiable<'__a>,
+            {
+                ::core::unreachable!()
+            }
+        }
     }
 }
 
