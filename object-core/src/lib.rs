@@ -123,6 +123,11 @@ macro_rules! __object_ctor_root {
 /// `#[derive(Object)]`: see the `object-derive` crate for the attributes.
 pub use object_derive::Object;
 
+/// `#[derive(ObjectEnum)]` (a field-less enum as a reflected field) and the trait it
+/// implements: see [`reflection::ObjectEnum`] and the `object-derive` crate.
+pub use crate::reflection::ObjectEnum;
+pub use object_derive::ObjectEnum;
+
 /// Declares an exhaustive view of a base type: see [`view`].
 pub use object_derive::object_view;
 
@@ -135,7 +140,7 @@ pub use object_derive::object_view;
 /// ```
 pub mod prelude {
     pub use crate::{
-        make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType,
+        make_object, FieldsMut, IntoObjectPtr, Object, ObjectEnum, ObjectPtr, ObjectRef, ObjectType,
     };
 }
 
