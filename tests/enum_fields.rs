@@ -373,12 +373,22 @@ fn structural_equality_and_hashing_are_by_value() {
     let (at, _) =
         first_mismatch(&m(Sign::Plus, None), &m(Sign::Plus, Some(BinOpKind::Add))).unwrap();
     assert_eq!(at.to_string(), "<root>.maybe");
-    // A value field and its enum field, of one value, hash alike (the enum's value is
-    // its integer): the hash of a variant does not depend on how it is stored.
-    assert_eq!(
-        structural_hash(&Leveled::new(Level::Low, 7)),
-        structural_hash(&Leveled::new(Level::Low, 7))
-    );
+    // The in-place walk (an object held once) and the general walk (the same object,
+    // shared) give the same hash: the narrow values are widened alike.
+    for level in [Level::Low, Level::High] {
+        let solo = Leveled::new(level, 7);
+        let in_place = structural_hash(&solo);
+        let shared = solo.clone();
+        assert_eq!(structural_hash(&solo), in_place);
+        drop(shared);
+    }
+    for op in [BinOpKind::Add, BinOpKind::Div] {
+        let solo = bin(op, 1, 2);
+        let in_place = structural_hash(&solo);
+        let shared = solo.clone();
+        assert_eq!(structural_hash(&solo), in_place);
+        drop(shared);
+    }
 }
 
 #[test]
