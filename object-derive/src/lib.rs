@@ -1,5 +1,7 @@
 //! `#[derive(Object)]`: makes a `#[repr(C)]` struct an object type of the unified
 //! object protocol. Use it through `object_core::Object`, which re-exports it.
+//! (`#[derive(ObjectEnum)]`, re-exported as `object_core::ObjectEnum`, makes a
+//! field-less enum a field type: see [`macro@ObjectEnum`].)
 //!
 //! ```ignore
 //! #[derive(Object)]
