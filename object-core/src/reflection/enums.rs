@@ -233,3 +233,126 @@ impl fmt::Debug for EnumInfo {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every in-place layout of an enum field, read as a value (`field_ref`) and
+    //! compared and hashed by the in-place walk and by the general one (the object
+    //! shared), here so that the unit tests (which Miri runs under both models) reach
+    //! each unsafe read.
+
+    use crate::prelude::*;
+    use crate::reflection::{field_ref, ValueRef};
+    use crate::structural::{structural_equal, structural_hash};
+
+    macro_rules! narrow {
+        ($name:ident, $repr:ty, $lo:expr, $hi:expr) => {
+            #[derive(ObjectEnum, Clone, Copy, Debug, PartialEq)]
+            #[repr($repr)]
+            enum $name {
+                Lo = $lo,
+                Hi = $hi,
+            }
+        };
+    }
+    narrow!(EI8, i8, -100, 100);
+    narrow!(EU8, u8, 1, 200);
+    narrow!(EI16, i16, -30000, 30000);
+    narrow!(EU16, u16, 1, 60000);
+    narrow!(EI32, i32, -2_000_000_000, 2_000_000_000);
+    narrow!(EU32, u32, 1, 4_000_000_000);
+    narrow!(EU64, u64, 1, 0xffff_ffff_ffff_fff0);
+
+    #[derive(Object)]
+    #[repr(C)]
+    #[object(key = "unit.enum.Every", final)]
+    struct Every {
+        base: Object,
+        a: EI8,
+        b: EU8,
+        c: EI16,
+        d: EU16,
+        e: EI32,
+        f: EU32,
+        g: EU64,
+    }
+
+    #[derive(Object)]
+    #[repr(C)]
+    #[object(key = "unit.enum.Holder", final)]
+    struct Holder {
+        base: Object,
+        every: ObjectPtr<Every>,
+    }
+
+    fn every(hi: bool) -> ObjectPtr<Every> {
+        if hi {
+            Every::new(
+                EI8::Hi,
+                EU8::Hi,
+                EI16::Hi,
+                EU16::Hi,
+                EI32::Hi,
+                EU32::Hi,
+                EU64::Hi,
+            )
+        } else {
+            Every::new(
+                EI8::Lo,
+                EU8::Lo,
+                EI16::Lo,
+                EU16::Lo,
+                EI32::Lo,
+                EU32::Lo,
+                EU64::Lo,
+            )
+        }
+    }
+
+    #[test]
+    fn narrow_fields_read_in_place_as_their_values() {
+        let o = every(false).into_object_ref();
+        let want = [-100, 1, -30000, 1, -2_000_000_000, 1, 1];
+        let o_hi = every(true).into_object_ref();
+        let want_hi = [
+            100,
+            200,
+            30000,
+            60000,
+            2_000_000_000,
+            4_000_000_000,
+            EU64::Hi as i64,
+        ];
+        for (obj, want) in [(&o, want), (&o_hi, want_hi)] {
+            let fields: Vec<_> = obj.type_info().reflection().reflected_fields().collect();
+            for (f, w) in fields.iter().zip(want) {
+                match field_ref(obj, f).unwrap() {
+                    ValueRef::Value(v) => assert_eq!(v.as_int(), Some(w), "{}", f.name()),
+                    other => panic!("{}: {other:?}", f.name()),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn narrow_fields_compare_and_hash_alike_in_place_and_not() {
+        for hi in [false, true] {
+            let (x, y) = (every(hi), every(hi));
+            assert!(structural_equal(&x, &y));
+            let in_place = structural_hash(&x);
+            let shared = x.clone();
+            assert_eq!(structural_hash(&x), in_place);
+            drop(shared);
+            assert!(structural_equal(&Holder::new(x), &Holder::new(y)));
+        }
+        assert!(!structural_equal(&every(false), &every(true)));
+        assert!(!structural_equal(
+            &Holder::new(every(false)),
+            &Holder::new(every(true))
+        ));
+        assert_ne!(
+            structural_hash(&every(false)),
+            structural_hash(&every(true))
+        );
+    }
+}
