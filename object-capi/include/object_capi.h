@@ -51,8 +51,9 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 #define OBJ_ABI_MAJOR 2
 
 // The ABI minor version: entries appended to the tables. A host serves plugins of
-// its minor version or older.
-#define OBJ_ABI_MINOR 0
+// its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
+// `obj_type_field_enum`.)
+#define OBJ_ABI_MINOR 1
 
 // `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
 #define OBJ_LAYOUT_OPEN 0
@@ -160,6 +161,12 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 
 // Not reflected.
 #define OBJ_FIELD_KIND_OPAQUE 8
+
+// A field-less enum (ABI 2.1): its value is its variant's integer, `static_type_index`
+// is `OBJ_KIND_INT`, `static_type_key` the enum's key, and `obj_type_field_enum` gives
+// the variants' names and values. C-readable (`size` bytes, signed or not as the
+// `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
+#define OBJ_FIELD_KIND_ENUM 9
 
 // `ObjFieldInfo::flags`: read-only.
 #define OBJ_FIELD_READ_ONLY 1
@@ -352,6 +359,30 @@ typedef struct ObjFieldInfo {
   // The Rust type as written (`"i64"`, `"ObjectPtr<Expr>"`), NUL-terminated.
   struct ObjStr rust_type;
 } ObjFieldInfo;
+
+// One variant of an enum field's enum (see `obj_type_field_enum`).
+typedef struct ObjEnumVariant {
+  // The reflected name, NUL-terminated.
+  struct ObjStr name;
+  // The integer value (the discriminant): the field's value.
+  int64_t value;
+} ObjEnumVariant;
+
+// The enum of an `OBJ_FIELD_KIND_ENUM` field (see `obj_type_field_enum`): plain data,
+// valid for the process.
+typedef struct ObjEnumInfo {
+  // The enum's key (the field's `static_type_key`), NUL-terminated.
+  struct ObjStr key;
+  // The variants, in declaration order.
+  const struct ObjEnumVariant *variants;
+  // How many.
+  uintptr_t num_variants;
+  // The size of the integer the enum is stored as (its `#[repr]`: 1, 2, 4 or 8), or 0
+  // for an enum without one, which C reads through `obj_object_get_attr`.
+  uint32_t size;
+  // 1 if that integer is signed (sign-extend it to compare with `value`), else 0.
+  uint32_t is_signed;
+} ObjEnumInfo;
 
 // `DLTensor` (dlpack.h v1.1), the same layout.
 typedef struct ObjDLTensor {
@@ -762,6 +793,21 @@ int32_t obj_type_fields(uint32_t index,
                         const struct ObjFieldInfo **out_fields,
                         uintptr_t *out_count);
 
+// The enum of the field at position `field` of type `index`'s field table (as
+// `obj_type_fields` lists it), a field of kind `OBJ_FIELD_KIND_ENUM`: its key, its
+// variants' names and values, and the integer it is stored as. `*out_info` is valid
+// for the process. (ABI 2.1.)
+//
+// # Errors
+//
+// `KeyError` for an index no type has, `IndexError` for a position past the table,
+// `TypeError` for a field that is not an enum.
+//
+// # Safety
+//
+// `out_info` is writable.
+int32_t obj_type_field_enum(uint32_t index, uintptr_t field, const struct ObjEnumInfo **out_info);
+
 // Reads a reflected field by name (any kind), as an owned value.
 //
 // # Safety
@@ -1154,6 +1200,12 @@ OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, static_type_index) == 36, "field info: 
 OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, static_type_key) == 40, "field info: static type key");
 OBJ_STATIC_ASSERT(offsetof(ObjFieldInfo, rust_type) == 56, "field info: rust type");
 OBJ_STATIC_ASSERT(sizeof(ObjTypeInfo) == 56, "type info record");
+OBJ_STATIC_ASSERT(sizeof(ObjEnumVariant) == 24, "enum variant record");
+OBJ_STATIC_ASSERT(sizeof(ObjEnumInfo) == 40, "enum info record");
+OBJ_STATIC_ASSERT(offsetof(ObjEnumInfo, variants) == 16, "enum info: variants");
+OBJ_STATIC_ASSERT(offsetof(ObjEnumInfo, num_variants) == 24, "enum info: count");
+OBJ_STATIC_ASSERT(offsetof(ObjEnumInfo, size) == 32, "enum info: size");
+OBJ_STATIC_ASSERT(offsetof(ObjEnumInfo, is_signed) == 36, "enum info: signedness");
 
 /* The layout fingerprint a plugin reports in its descriptor, computed by the C compiler
  * from the C structs (FNV-1a over sizes and offsets, in the order the Rust side uses). */

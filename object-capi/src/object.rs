@@ -4,7 +4,7 @@ use core::ffi::c_char;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
-use object_core::reflection::{get_attr, FieldFlags, FieldKind};
+use object_core::reflection::{get_attr, EnumInfo, EnumRepr, FieldFlags, FieldKind};
 use object_core::registry::{
     self, register_type, type_index_of, ForeignMaker, LayoutOwner, TypeLayout, TypeSpec,
 };
@@ -414,7 +414,20 @@ fn field_kind(k: FieldKind) -> u32 {
         FieldKind::Device => OBJ_FIELD_KIND_DEVICE,
         FieldKind::Object => OBJ_FIELD_KIND_OBJECT,
         FieldKind::Any => OBJ_FIELD_KIND_ANY,
+        FieldKind::Enum => OBJ_FIELD_KIND_ENUM,
         _ => OBJ_FIELD_KIND_OPAQUE,
+    }
+}
+
+/// How many bytes C may read at an enum field's offset: its integer `#[repr]`'s size,
+/// for a field that is not optional (`Option` of an enum keeps `None` in a value no
+/// variant has); 0 otherwise.
+fn enum_c_size(f: &object_core::reflection::FieldInfo) -> u32 {
+    match f.enum_info().map(EnumInfo::repr) {
+        Some(EnumRepr::Int { size, .. }) if !f.flags().contains(FieldFlags::OPTIONAL) => {
+            u32::from(size)
+        }
+        _ => 0,
     }
 }
 
@@ -499,6 +512,8 @@ fn field_table(index: u32) -> Result<&'static [ObjFieldInfo], Error> {
         .map(|f| {
             let size = if f.flags().contains(FieldFlags::ANY_LAYOUT) {
                 core::mem::size_of::<object_core::Any>() as u32
+            } else if f.kind() == FieldKind::Enum {
+                enum_c_size(f)
             } else {
                 c_size(f.kind(), f.rust_type())
             };
@@ -543,6 +558,92 @@ pub unsafe extern "C" fn obj_type_fields(
         let rows = field_table(index)?;
         *f = rows.as_ptr();
         *n = rows.len();
+        Ok(())
+    })
+}
+
+/// An enum's descriptor as C data, made once per enum (leaked: shared, never written).
+#[derive(Clone, Copy)]
+struct EnumRow(&'static ObjEnumInfo);
+
+// SAFETY: the row and everything it points to are immutable and live for the process.
+unsafe impl Send for EnumRow {}
+// SAFETY: as above.
+unsafe impl Sync for EnumRow {}
+
+fn enum_row(e: &'static EnumInfo) -> &'static ObjEnumInfo {
+    static ROWS: OnceLock<Mutex<BTreeMap<usize, EnumRow>>> = OnceLock::new();
+    let rows = ROWS.get_or_init(Default::default);
+    let mut t = rows.lock().unwrap_or_else(|e| e.into_inner());
+    let at = e as *const EnumInfo as usize;
+    if let Some(done) = t.get(&at) {
+        return done.0;
+    }
+    let variants: Vec<ObjEnumVariant> = e
+        .variants()
+        .iter()
+        .map(|v| ObjEnumVariant {
+            name: interned(v.name()),
+            value: v.value(),
+        })
+        .collect();
+    let variants: &'static [ObjEnumVariant] = Box::leak(variants.into_boxed_slice());
+    let (size, signed) = match e.repr() {
+        EnumRepr::Int { size, signed } => (u32::from(size), u32::from(signed)),
+        _ => (0, 0),
+    };
+    let row: &'static ObjEnumInfo = Box::leak(Box::new(ObjEnumInfo {
+        key: interned(e.key()),
+        variants: variants.as_ptr(),
+        num_variants: variants.len(),
+        size,
+        is_signed: signed,
+    }));
+    t.insert(at, EnumRow(row));
+    row
+}
+
+/// The enum of the field at position `field` of type `index`'s field table (as
+/// `obj_type_fields` lists it), a field of kind `OBJ_FIELD_KIND_ENUM`: its key, its
+/// variants' names and values, and the integer it is stored as. `*out_info` is valid
+/// for the process. (ABI 2.1.)
+///
+/// # Errors
+///
+/// `KeyError` for an index no type has, `IndexError` for a position past the table,
+/// `TypeError` for a field that is not an enum.
+///
+/// # Safety
+///
+/// `out_info` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_type_field_enum(
+    index: u32,
+    field: usize,
+    out_info: *mut *const ObjEnumInfo,
+) -> i32 {
+    guard(|| {
+        let o = out(out_info, "out_info")?;
+        let info = registry::type_info(index)
+            .ok_or_else(|| Error::new(ErrorKind::KeyError, format!("no type has index {index}")))?;
+        let fields = info.reflection().fields();
+        let f = fields.get(field).ok_or_else(|| {
+            Error::new(
+                ErrorKind::IndexError,
+                format!(
+                    "`{}` has {} fields, not a field at {field}",
+                    info.key(),
+                    fields.len()
+                ),
+            )
+        })?;
+        let e = f.enum_info().ok_or_else(|| {
+            Error::new(
+                ErrorKind::TypeError,
+                format!("field `{}` of `{}` is not an enum", f.name(), info.key()),
+            )
+        })?;
+        *o = enum_row(e);
         Ok(())
     })
 }

@@ -75,8 +75,9 @@ pub const OBJ_PLUGIN_MAGIC: u64 = 0x4f42_4a50_4c55_474e;
 /// `obj_object_init` takes the object's size, to seal the type's layout.)
 pub const OBJ_ABI_MAJOR: u32 = 2;
 /// The ABI minor version: entries appended to the tables. A host serves plugins of
-/// its minor version or older.
-pub const OBJ_ABI_MINOR: u32 = 0;
+/// its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
+/// `obj_type_field_enum`.)
+pub const OBJ_ABI_MINOR: u32 = 1;
 
 const fn fnv(mut h: u64, values: &[u64]) -> u64 {
     let mut i = 0;

@@ -251,6 +251,34 @@ pub struct ObjFieldInfo {
     pub rust_type: ObjStr,
 }
 
+/// One variant of an enum field's enum (see `obj_type_field_enum`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjEnumVariant {
+    /// The reflected name, NUL-terminated.
+    pub name: ObjStr,
+    /// The integer value (the discriminant): the field's value.
+    pub value: i64,
+}
+
+/// The enum of an `OBJ_FIELD_KIND_ENUM` field (see `obj_type_field_enum`): plain data,
+/// valid for the process.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjEnumInfo {
+    /// The enum's key (the field's `static_type_key`), NUL-terminated.
+    pub key: ObjStr,
+    /// The variants, in declaration order.
+    pub variants: *const ObjEnumVariant,
+    /// How many.
+    pub num_variants: usize,
+    /// The size of the integer the enum is stored as (its `#[repr]`: 1, 2, 4 or 8), or 0
+    /// for an enum without one, which C reads through `obj_object_get_attr`.
+    pub size: u32,
+    /// 1 if that integer is signed (sign-extend it to compare with `value`), else 0.
+    pub is_signed: u32,
+}
+
 /// `DLTensor` (dlpack.h v1.1), the same layout.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -361,6 +389,12 @@ const _: () = {
     assert!(offset_of!(ObjFieldInfo, static_type_index) == 36);
     assert!(offset_of!(ObjFieldInfo, static_type_key) == 40);
     assert!(size_of::<ObjTypeInfo>() == 56);
+    assert!(size_of::<ObjEnumVariant>() == 24);
+    assert!(size_of::<ObjEnumInfo>() == 40);
+    assert!(offset_of!(ObjEnumInfo, variants) == 16);
+    assert!(offset_of!(ObjEnumInfo, num_variants) == 24);
+    assert!(offset_of!(ObjEnumInfo, size) == 32);
+    assert!(offset_of!(ObjEnumInfo, is_signed) == 36);
     assert!(size_of::<ObjTypeLayout>() == 40);
 };
 
@@ -432,6 +466,11 @@ pub const OBJ_FIELD_KIND_OBJECT: u32 = 6;
 pub const OBJ_FIELD_KIND_ANY: u32 = 7;
 /// Not reflected.
 pub const OBJ_FIELD_KIND_OPAQUE: u32 = 8;
+/// A field-less enum (ABI 2.1): its value is its variant's integer, `static_type_index`
+/// is `OBJ_KIND_INT`, `static_type_key` the enum's key, and `obj_type_field_enum` gives
+/// the variants' names and values. C-readable (`size` bytes, signed or not as the
+/// `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
+pub const OBJ_FIELD_KIND_ENUM: u32 = 9;
 
 /// `ObjFieldInfo::flags`: read-only.
 pub const OBJ_FIELD_READ_ONLY: u32 = 1;

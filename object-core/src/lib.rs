@@ -131,6 +131,11 @@ macro_rules! __object_ctor_root {
 #[doc = include_str!("../docs/derive_object.md")]
 pub use object_derive::Object;
 
+/// `#[derive(ObjectEnum)]` (a field-less enum as a reflected field) and the trait it
+/// implements: see [`reflection::ObjectEnum`] and the `object-derive` crate.
+pub use crate::reflection::ObjectEnum;
+pub use object_derive::ObjectEnum;
+
 /// Declares an exhaustive view of a base type: see [`view`].
 pub use object_derive::object_view;
 
@@ -143,7 +148,8 @@ pub use object_derive::object_view;
 /// ```
 pub mod prelude {
     pub use crate::{
-        make_object, FieldsMut, IntoObjectPtr, Object, ObjectPtr, ObjectRef, ObjectType, TypedRef,
+        make_object, FieldsMut, IntoObjectPtr, Object, ObjectEnum, ObjectPtr, ObjectRef,
+        ObjectType, TypedRef,
     };
 }
 

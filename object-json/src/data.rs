@@ -184,6 +184,17 @@ pub(crate) fn write_inline(
             let d = value.as_data_type().unwrap_or(DataType::new(0, 0, 0));
             json::write_str(out, &data_type_text(d)?);
         }
+        // An enum by its variant's name (an integer no variant has, which its Rust type
+        // cannot hold, would be written as it is).
+        FieldKind::Enum => match (field.enum_info(), value.as_int()) {
+            (Some(e), Some(v)) => match e.name_of(v) {
+                Some(name) => json::write_str(out, name),
+                None => push_i64(out, v),
+            },
+            _ => {
+                write_literal(out, value);
+            }
+        },
         _ => {
             write_literal(out, value);
         }
@@ -195,8 +206,9 @@ pub(crate) fn write_inline(
 ///
 /// # Errors
 ///
-/// [`Field`](GraphErrorKind::Field) for a literal of another kind, or a `DataType`
-/// field whose text is not a data type; the caller names the field and node.
+/// [`Field`](GraphErrorKind::Field) for a literal of another kind, a `DataType`
+/// field whose text is not a data type, or an enum field's name or value that no
+/// variant has; the caller names the field and node.
 pub(crate) fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, GraphError> {
     match (field.kind(), value) {
         (FieldKind::Bool, Json::Bool(b)) => Ok(Any::from(*b)),
@@ -207,6 +219,24 @@ pub(crate) fn inline_value(field: &FieldInfo, value: &Json<'_>) -> Result<Any, G
             .parse::<DataType>()
             .map(Any::from)
             .map_err(|e| GraphError::new(GraphErrorKind::Field, e.to_string()).with_source(e)),
+        // An enum by name (as written), or by value; either checked against its variants.
+        (FieldKind::Enum, Json::Str(_) | Json::Int(_)) => {
+            let Some(info) = field.enum_info() else {
+                return Err(GraphError::new(
+                    GraphErrorKind::Field,
+                    "an enum field without its variants",
+                ));
+            };
+            let view = match value {
+                Json::Str(s) => AnyView::from(&**s),
+                Json::Int(v) => AnyView::from(*v),
+                _ => AnyView::NONE,
+            };
+            match info.position(view) {
+                Ok(at) => Ok(Any::from(info.variants()[at].value())),
+                Err(e) => Err(GraphError::new(GraphErrorKind::Field, e.to_string()).with_source(e)),
+            }
+        }
         (_, other) => Err(GraphError::new(
             GraphErrorKind::Field,
             format!("expected {}, got {}", field.static_type_key(), other.kind()),

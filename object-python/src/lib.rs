@@ -8,6 +8,7 @@
 //! | --- | --- |
 //! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling, a `__class__` that cannot be assigned |
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
+//! | `enums` | enum fields (`#[derive(ObjectEnum)]`) as members of an `enum.IntEnum` class per enum, made once; `enum_class(key)`, `enum_keys()` |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
@@ -48,6 +49,7 @@ mod convert;
     reason = "DLPack capsules: raw PyCapsule C API calls, the managed tensors they carry"
 )]
 mod dlpack;
+mod enums;
 mod error;
 #[cfg(not(feature = "abi3"))]
 #[allow(
@@ -94,6 +96,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     values::add_to_module(m)?;
     error::add_to_module(m)?;
     structural::add_to_module(m)?;
+    enums::add_to_module(m)?;
     #[cfg(feature = "testing")]
     testing::add_to_module(m)?;
     m.add("_testing", cfg!(feature = "testing"))?;

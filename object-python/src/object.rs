@@ -381,6 +381,16 @@ impl FieldDescr {
         self.info.static_type_key()
     }
 
+    /// The `IntEnum` class of an enum field's enum (whose members the field reads as),
+    /// else `None`.
+    #[getter(r#enum)]
+    fn enum_class<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyType>>> {
+        self.info
+            .enum_info()
+            .map(|e| crate::enums::enum_class(py, e))
+            .transpose()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<field `{}` ({}) of `{}`>",
@@ -400,11 +410,20 @@ impl FieldDescr {
         match self.reader.read(o).and_then(|f| f.get(self.at)) {
             Some(ValueRef::Object(child)) => return any_to_py(py, Any::from(child.clone())),
             Some(ValueRef::Str(s)) => return Ok(PyString::new(py, s).into_any().unbind()),
-            Some(ValueRef::Value(v)) => return view_to_py(py, v),
+            Some(ValueRef::Value(v)) => {
+                // An enum field: the member of its value.
+                if let (Some(e), Some(i)) = (self.info.enum_info(), v.as_int()) {
+                    return crate::enums::member(py, e, i);
+                }
+                return view_to_py(py, v);
+            }
             // (An error is raised as `get_field` words it.)
             _ => {}
         }
         let value = get_field(o, self.info).map_err(|e| err(py, e))?;
+        if let (Some(e), Some(i)) = (self.info.enum_info(), value.as_int()) {
+            return crate::enums::member(py, e, i);
+        }
         any_to_py(py, value)
     }
 

@@ -253,3 +253,36 @@ static TUPLE_HOOKS: object_core::builtin::BuiltinHooks = object_core::builtin::B
         )),
     },
 };
+
+/// An enum with a `repr`, an explicit value and a renamed variant, for
+/// `tests/test_enums.py`: `testing.Paint`'s colors.
+#[derive(object_core::ObjectEnum, Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
+#[object_enum(key = "testing.Color")]
+enum Color {
+    Red,
+    Green = 5,
+    #[object_enum(rename = "blue")]
+    Blue,
+}
+
+/// An enum without a `repr`, with a negative value.
+#[derive(object_core::ObjectEnum, Clone, Copy, Debug, PartialEq)]
+#[object_enum(key = "testing.Sign")]
+enum Sign {
+    Minus = -1,
+    Plus = 1,
+}
+
+/// A type with enum fields (plain, optional and defaulted), for `tests/test_enums.py`.
+#[derive(object_core::Object)]
+#[repr(C)]
+#[object(key = "testing.Paint")]
+struct Paint {
+    base: object_core::Object,
+    color: Color,
+    sign: Sign,
+    accent: Option<Color>,
+    #[object(default = Color::Red)]
+    under: Color,
+}

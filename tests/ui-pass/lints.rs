@@ -14,7 +14,8 @@
 
 // `Succ` and `TypeCache` are what the expansion names through `__private`.
 use object_core::__private::{Succ, TypeCache};
-use object_core::{FieldsMut, NonFinal, Object, ObjectType};
+use object_core::reflection::FieldValue;
+use object_core::{FieldsMut, NonFinal, Object, ObjectEnum, ObjectType};
 
 /// A documented public object type.
 #[derive(Object)]
@@ -36,12 +37,38 @@ pub struct Leaf {
     pub base: Node,
 }
 
+/// A documented field-less enum (its `unsafe impl` under `forbid(unsafe_code)` too).
+#[derive(ObjectEnum, Debug, Clone, Copy)]
+#[repr(u8)]
+pub enum Kind {
+    /// One.
+    A,
+    /// Two.
+    B = 7,
+}
+
+/// A documented type with an enum field.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "lints.WithKind")]
+pub struct WithKind {
+    /// The parent.
+    pub base: Object,
+    /// The enum.
+    pub kind: Kind,
+}
+
+fn assert_field<T: FieldValue>() {}
+
 fn assert_traits<T: ObjectType<Depth = Succ<Succ<D>>> + FieldsMut, D>() {}
 fn assert_non_final<T: NonFinal>() {}
 
 fn main() {
     assert_traits::<Leaf, _>();
     assert_non_final::<Node>();
+    assert_field::<Kind>();
+    assert_eq!(Kind::B.value(), 7);
+    let _ = WithKind::new(Kind::A);
     let _: &TypeCache = Leaf::type_cache();
     let _ = Leaf {
         base: Node {

@@ -274,6 +274,62 @@ int main(void) {
         const ObjObjectHeader *end = next ? *(ObjObjectHeader *const *)((const char *)next + f->offset) : NULL;
         CHECK(end == NULL);
     }
+    /* Enum fields: the descriptor names the variants; one of an integer `repr` is read
+       in place (2 bytes, signed), the others through Rust, as their integer value. */
+    ObjHandle make_heading = NULL;
+    OK(obj_global_get("fixtures.make_heading", &make_heading));
+    ObjAny hret;
+    OK(obj_function_call(make_heading, NULL, 0, &hret));
+    ObjHandle hd = hret.v.v_obj;
+    const ObjFieldInfo *hfields = NULL;
+    size_t nh = 0;
+    OK(obj_type_fields(hd->type_index, &hfields, &nh));
+    CHECK(nh == 3);
+    const ObjFieldInfo *dir = field(hfields, nh, "direction");
+    CHECK(dir && dir->kind == OBJ_FIELD_KIND_ENUM && dir->size == 2 &&
+          (dir->flags & OBJ_FIELD_C_READABLE) && dir->static_type_index == OBJ_KIND_INT &&
+          strcmp(dir->static_type_key.data, "fixtures.Direction") == 0);
+    const ObjEnumInfo *dinfo = NULL;
+    OK(obj_type_field_enum(hd->type_index, (size_t)(dir - hfields), &dinfo));
+    CHECK(dinfo && str_eq(dinfo->key, "fixtures.Direction") && dinfo->num_variants == 3 &&
+          dinfo->size == 2 && dinfo->is_signed == 1);
+    if (dinfo && dinfo->num_variants == 3) {
+        CHECK(str_eq(dinfo->variants[0].name, "West") && dinfo->variants[0].value == -90);
+        CHECK(str_eq(dinfo->variants[2].name, "east") && dinfo->variants[2].value == 90);
+    }
+    if (dir) {
+        /* Read in place and named through the descriptor. */
+        int64_t v = *(const int16_t *)((const char *)hd + dir->offset);
+        CHECK(v == -90);
+        const char *name = NULL;
+        for (size_t k = 0; dinfo && k < dinfo->num_variants; k++)
+            if (dinfo->variants[k].value == v) name = dinfo->variants[k].name.data;
+        CHECK(name && strcmp(name, "West") == 0);
+    }
+    const ObjFieldInfo *mode = field(hfields, nh, "mode");
+    CHECK(mode && mode->kind == OBJ_FIELD_KIND_ENUM && mode->size == 0 &&
+          !(mode->flags & OBJ_FIELD_C_READABLE));
+    const ObjEnumInfo *minfo = NULL;
+    OK(obj_type_field_enum(hd->type_index, (size_t)(mode - hfields), &minfo));
+    CHECK(minfo && minfo->size == 0 && minfo->num_variants == 2 &&
+          str_eq(minfo->variants[1].name, "Safe"));
+    ObjAny mv;
+    OK(obj_object_get_attr(hd, "mode", &mv));
+    CHECK(mv.type_index == OBJ_KIND_INT && mv.v.v_int64 == 1);
+    const ObjFieldInfo *turn = field(hfields, nh, "turn");
+    CHECK(turn && turn->kind == OBJ_FIELD_KIND_ENUM && (turn->flags & OBJ_FIELD_OPTIONAL) &&
+          turn->size == 0 && !(turn->flags & OBJ_FIELD_C_READABLE));
+    OK(obj_object_get_attr(hd, "turn", &mv));
+    CHECK(mv.type_index == OBJ_KIND_INT && mv.v.v_int64 == 90);
+    /* Not an enum, past the table, no such type: errors, nothing written. */
+    const ObjEnumInfo *no_info = NULL;
+    FAILS(obj_type_field_enum(pt->type_index, 0, &no_info), "TypeError", "field `id` of `fixtures.Point` is not an enum");
+    FAILS(obj_type_field_enum(hd->type_index, 99, &no_info), "IndexError", "has 3 fields");
+    FAILS(obj_type_field_enum(UINT32_MAX, 0, &no_info), "KeyError", "no type has index");
+    CHECK(no_info == NULL);
+    OK(obj_any_release(&hret));
+    OK(obj_dec_ref(make_heading));
+
     /* The fields C cannot read in place, through Rust. */
     ObjAny label;
     OK(obj_object_get_attr(pt, "note", &label));

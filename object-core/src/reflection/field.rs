@@ -7,6 +7,7 @@
 use core::fmt;
 
 use super::create::FieldSource;
+use super::enums::EnumInfo;
 use super::error::ReflectError;
 use super::per_table::Kept;
 use super::raw::{DebugFn, GetFn, ViewFn, VisitFn, PLACEHOLDER};
@@ -46,6 +47,10 @@ pub enum FieldKind {
     /// A field left out of reflection with `#[object(skip)]`: only its name, offset and
     /// Rust type are recorded.
     Opaque,
+    /// A field-less enum (`#[derive(ObjectEnum)]`), stored in place; its value is the
+    /// variant's integer value, seen as `int`, and its names are in the descriptor
+    /// [`FieldInfo::enum_info`] gives. [`FieldInfo::static_type_key`] is the enum's key.
+    Enum,
 }
 
 /// Flags of a reflected field.
@@ -131,6 +136,8 @@ pub struct FieldInfo {
     pub(super) layout: u8,
     /// Makes the declared default, as an `Any` (set with [`HAS_DEFAULT`](FieldFlags::HAS_DEFAULT)).
     pub(super) default: Option<DefaultFn>,
+    /// The enum's descriptor, for a field of kind [`FieldKind::Enum`].
+    pub(super) enum_info: Option<&'static EnumInfo>,
 }
 
 /// A field's default maker: the declared default, converted as the field's value is.
@@ -153,17 +160,19 @@ impl FieldInfo {
     }
 
     /// The static type key: `"int"`, `"float"`, `"bool"`, `"ffi.String"`, `"DataType"`,
-    /// `"Device"`, an object type's key (`"ffi.Array"`, `"tour.Expr"`, …), or `"Any"`.
+    /// `"Device"`, an object type's key (`"ffi.Array"`, `"tour.Expr"`, …), an enum's
+    /// key (`"frontend.BinOpKind"`, for [`FieldKind::Enum`]), or `"Any"`.
     pub fn static_type_key(&self) -> &'static str {
         self.static_type_key
     }
 
-    /// The static type index of the field: the value kind's index for POD kinds, the
-    /// object type's index for objects, `None` for `Any` and skipped fields.
+    /// The static type index of the field: the value kind's index for POD kinds (`int`
+    /// for an enum), the object type's index for objects, `None` for `Any` and skipped
+    /// fields.
     pub fn static_type_index(&self) -> Option<u32> {
         match self.kind {
             FieldKind::Bool => Some(ti::BOOL),
-            FieldKind::Int => Some(ti::INT),
+            FieldKind::Int | FieldKind::Enum => Some(ti::INT),
             FieldKind::Float => Some(ti::FLOAT),
             FieldKind::Str => Some(ti::STRING),
             FieldKind::DataType => Some(ti::DATA_TYPE),
@@ -213,6 +222,31 @@ impl FieldInfo {
         self
     }
 
+    /// The descriptor of the field's enum (its key, its variants' names and values),
+    /// for a field of kind [`FieldKind::Enum`]; `None` for every other kind.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::registry;
+    /// use object_core::reflection::FieldKind;
+    ///
+    /// #[derive(ObjectEnum)]
+    /// #[object_enum(key = "doc.field.Color")]
+    /// enum Color { Red, Green }
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.field.Pixel")]
+    /// struct Pixel { base: Object, color: Color }
+    ///
+    /// let f = registry::type_info_by_key("doc.field.Pixel").unwrap().reflection().field("color").unwrap();
+    /// assert_eq!((f.kind(), f.static_type_key()), (FieldKind::Enum, "doc.field.Color"));
+    /// assert_eq!(f.enum_info().unwrap().name_of(1), Some("Green"));
+    /// ```
+    pub fn enum_info(&self) -> Option<&'static EnumInfo> {
+        self.enum_info
+    }
+
     /// The flags.
     pub fn flags(&self) -> FieldFlags {
         self.flags
@@ -236,26 +270,34 @@ impl FieldInfo {
     }
 
     /// Whether the field is written inline (a literal, not a node index) in the JSON
-    /// graph: non-optional `bool`, `int`, `float` and `DataType` fields.
+    /// graph: non-optional `bool`, `int`, `float`, `DataType` and enum fields (an enum
+    /// by its variant's name).
     pub fn is_inline_pod(&self) -> bool {
         !self.flags.contains(FieldFlags::OPTIONAL)
             && matches!(
                 self.kind,
-                FieldKind::Bool | FieldKind::Int | FieldKind::Float | FieldKind::DataType
+                FieldKind::Bool
+                    | FieldKind::Int
+                    | FieldKind::Float
+                    | FieldKind::DataType
+                    | FieldKind::Enum
             )
     }
 }
 
 impl fmt::Debug for FieldInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FieldInfo")
-            .field("name", &self.name)
+        let mut d = f.debug_struct("FieldInfo");
+        d.field("name", &self.name)
             .field("offset", &self.offset)
             .field("kind", &self.kind)
             .field("static_type_key", &self.static_type_key)
             .field("rust_type", &self.rust_type)
-            .field("flags", &self.flags)
-            .finish()
+            .field("flags", &self.flags);
+        if let Some(e) = self.enum_info {
+            d.field("enum_variants", &e.variants());
+        }
+        d.finish()
     }
 }
 

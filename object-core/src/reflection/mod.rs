@@ -11,6 +11,8 @@
 //! - Generic access by name on a type-erased [`ObjectRef`]: [`field_names`],
 //!   [`get_attr`], and [`create`], which builds an object from its type key and field
 //!   values (what deserializers and foreign front-ends use).
+//! - Field-less enums are fields too (`#[derive(ObjectEnum)]`, [`ObjectEnum`]): stored
+//!   in place, valued as their variant's integer, named through their [`EnumInfo`].
 //!
 //! ```
 //! use object_core::prelude::*;
@@ -54,6 +56,7 @@ use crate::TypeInfo;
 
 // (`pub(crate)` where `__private` re-exports what generated code uses.)
 pub(crate) mod create;
+mod enums;
 mod error;
 pub(crate) mod field;
 // A table's slot for a value kept through it: read as the value it was given.
@@ -70,10 +73,11 @@ mod value;
 mod visit;
 
 pub use self::create::{create, create_from_source, FieldFeed, FieldSource};
+pub use self::enums::{EnumInfo, EnumRepr, EnumVariant};
 pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::{debug_object, print_snapshot};
-pub use self::raw::Reflect;
+pub use self::raw::{ObjectEnum, Reflect};
 #[doc(hidden)]
 pub use self::value::FieldLayout;
 pub use self::value::{ByHandle, ByInto, FieldValue, IntoField, TakeAs, ValueRef};
@@ -81,7 +85,8 @@ pub use self::visit::AttrVisitor;
 
 pub(crate) use self::raw::{NO_REFLECTION, ROOT_REFLECTION};
 pub(crate) use self::value::{
-    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_U64,
+    LAYOUT_I16, LAYOUT_I32, LAYOUT_I64, LAYOUT_I8, LAYOUT_OBJECT_POINTER,
+    LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_U16, LAYOUT_U32, LAYOUT_U64, LAYOUT_U8,
 };
 
 /// Calls `v` for every reflected field of `obj`, found from its run-time type.

@@ -337,6 +337,10 @@ fn fmt_fields(
         fn visit_str(&mut self, field: &FieldInfo, value: &str) {
             self.0.field(field.name, &value);
         }
+        fn visit_enum(&mut self, field: &FieldInfo, _: i64, name: &'static str) {
+            // By name, as the enum's own `Debug` would print it.
+            self.0.field(field.name, &format_args!("{name}"));
+        }
         fn visit_object(&mut self, field: &FieldInfo, value: Option<&ObjectRef>) {
             match value {
                 Some(o) => self.0.field(field.name, &DynObject(o)),

@@ -28,7 +28,8 @@ use super::error::ReflectError;
 use super::field::CreateFn;
 use super::per_table::Kept;
 use super::value::{
-    LAYOUT_I64, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER, LAYOUT_U64,
+    LAYOUT_I16, LAYOUT_I32, LAYOUT_I64, LAYOUT_I8, LAYOUT_OBJECT_POINTER,
+    LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_OTHER, LAYOUT_U16, LAYOUT_U32, LAYOUT_U64, LAYOUT_U8,
 };
 use super::{AttrVisitor, FieldFlags, FieldInfo, FieldKind, FieldValue, TypeReflection, ValueRef};
 use crate::any::{Any, AnyView, TypeError};
@@ -87,6 +88,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         view: Some(view_erased::<F>),
         layout: F::LAYOUT.tag(),
         default: None,
+        enum_info: F::ENUM,
     }
 }
 
@@ -114,6 +116,7 @@ pub const unsafe fn skipped_field(
         view: None,
         layout: LAYOUT_OTHER,
         default: None,
+        enum_info: None,
     }
 }
 
@@ -131,6 +134,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     view: None,
     layout: LAYOUT_OTHER,
     default: None,
+    enum_info: None,
 };
 
 /// A type's reflection. Used by the derive.
@@ -191,6 +195,110 @@ pub unsafe trait Reflect: Sized {
     /// Calls `v` for every reflected field, the parent's first.
     fn visit_attrs(&self, v: &mut dyn AttrVisitor) {
         visit_value(self, v);
+    }
+}
+
+/// A field-less enum that can be a reflected field, stored in place.
+/// `#[derive(ObjectEnum)]` implements it (and [`FieldValue`] for the enum, through
+/// it); see the derive for the attributes (`key`, `crate`; `rename` on a variant).
+///
+/// The field's value is the variant's integer (`Variant as i64`); its name is in the
+/// descriptor ([`EnumInfo`](super::EnumInfo)), which the printer, the JSON graph, C and
+/// Python read. [`create`](super::create) takes the name or the value:
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::reflection::{create, get_attr, ReflectErrorKind};
+/// use object_core::structural::structural_equal;
+/// use object_core::Any;
+///
+/// #[derive(ObjectEnum, Clone, Copy, Debug, PartialEq)]
+/// #[repr(u8)]
+/// #[object_enum(key = "doc.enum.BinOpKind")]
+/// enum BinOpKind { Add, Sub, #[object_enum(rename = "mul")] Mul = 7 }
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.enum.Binary")]
+/// struct Binary { base: Object, op: BinOpKind, lhs: i64, rhs: i64 }
+///
+/// let e = Binary::new(BinOpKind::Sub, 5, 3);            // the enum itself, in place
+/// assert_eq!(format!("{e:?}"), "doc.enum.Binary { op: Sub, lhs: 5, rhs: 3 }");
+/// assert_eq!(get_attr(e.as_object_ref(), "op").unwrap().as_int(), Some(1));
+///
+/// let by_name = create("doc.enum.Binary", [("op", Any::from("mul")), ("lhs", Any::from(1)), ("rhs", Any::from(2))]).unwrap();
+/// let by_value = create("doc.enum.Binary", [("op", Any::from(7)), ("lhs", Any::from(1)), ("rhs", Any::from(2))]).unwrap();
+/// assert_eq!(by_name.downcast_ref::<Binary>().unwrap().op, BinOpKind::Mul);
+/// assert!(structural_equal(&by_name, &by_value));
+///
+/// let err = create("doc.enum.Binary", [("op", Any::from("Pow")), ("lhs", Any::from(1)), ("rhs", Any::from(2))]).unwrap_err();
+/// assert_eq!(err.kind(), ReflectErrorKind::WrongType);
+/// assert_eq!(
+///     err.to_string(),
+///     r#"field `op` of `doc.enum.Binary`: expected doc.enum.BinOpKind (one of Add, Sub, mul, by name or value; "Pow" is none of them), got ffi.String"#
+/// );
+/// ```
+///
+/// # Safety
+///
+/// `Self` is a field-less enum, and [`ENUM_INFO`](Self::ENUM_INFO) describes it:
+/// its variants in declaration order, each with the value `Variant as i64`; its
+/// [`repr`](super::EnumInfo::repr) is [`EnumRepr::Int`](super::EnumRepr::Int) only if
+/// the enum is `#[repr]` of an integer of that size and sign (the in-place reads of
+/// structural equality and of C rely on it). [`variant_index`](Self::variant_index),
+/// [`from_variant_index`](Self::from_variant_index) and [`value`](Self::value) agree
+/// with that list.
+pub unsafe trait ObjectEnum: Sized + Send + Sync + 'static {
+    /// The enum's descriptor.
+    const ENUM_INFO: &'static super::EnumInfo;
+
+    /// The position of this variant in [`EnumInfo::variants`](super::EnumInfo::variants).
+    fn variant_index(&self) -> usize;
+
+    /// The variant at `index` in [`EnumInfo::variants`](super::EnumInfo::variants).
+    fn from_variant_index(index: usize) -> Option<Self>;
+
+    /// This variant's integer value (`self as i64`, for a `Copy` enum).
+    fn value(&self) -> i64;
+
+    /// This variant's reflected name.
+    fn variant_name(&self) -> &'static str {
+        Self::ENUM_INFO
+            .variants()
+            .get(self.variant_index())
+            .map_or("", |v| v.name())
+    }
+
+    /// The variant of value `value`.
+    fn from_value(value: i64) -> Option<Self> {
+        let at = Self::ENUM_INFO
+            .variants()
+            .iter()
+            .position(|v| v.value() == value)?;
+        Self::from_variant_index(at)
+    }
+
+    /// The variant called `name` (its reflected name).
+    fn from_name(name: &str) -> Option<Self> {
+        let at = Self::ENUM_INFO
+            .variants()
+            .iter()
+            .position(|v| v.name() == name)?;
+        Self::from_variant_index(at)
+    }
+
+    /// The variant `value` names: a string by name, an integer by value (what
+    /// [`create`](super::create) and the JSON graph take).
+    ///
+    /// # Errors
+    ///
+    /// A `TypeError` naming the enum and its variants (see
+    /// [`EnumInfo::position`](super::EnumInfo::position)).
+    fn from_view(value: AnyView<'_>) -> Result<Self, TypeError> {
+        let at = Self::ENUM_INFO.position(value)?;
+        Self::from_variant_index(at).ok_or_else(|| {
+            TypeError::new(Self::ENUM_INFO.key(), "a variant the enum does not list")
+        })
     }
 }
 
@@ -561,8 +669,44 @@ pub(crate) unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> V
         }
         LAYOUT_I64 | LAYOUT_U64 => {
             // SAFETY: an 8-byte integer lies at `p` (only the integer impls set these
-            // layouts, for their 8-byte types); every bit pattern is an `i64`.
+            // layouts, for their 8-byte types, and `FieldLayout::object_enum` for an
+            // enum of 8-byte integer representation, aligned as one); every bit
+            // pattern is an `i64`.
             ValueRef::Value(AnyView::from(unsafe { p.cast::<i64>().read() }))
+        }
+        // The narrower integer layouts, set only by `FieldLayout::object_enum`, for an
+        // `ObjectEnum` whose (unsafe) contract says it is `#[repr]` of that integer, of
+        // its size and alignment (checked there): its discriminant lies at `p`, read
+        // and widened as `Variant as i64` widens it.
+        LAYOUT_I8 => {
+            // SAFETY: as above, an `i8`.
+            let v = unsafe { p.cast::<i8>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
+        }
+        LAYOUT_U8 => {
+            // SAFETY: as above, a `u8`.
+            let v = unsafe { p.cast::<u8>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
+        }
+        LAYOUT_I16 => {
+            // SAFETY: as above, an `i16`.
+            let v = unsafe { p.cast::<i16>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
+        }
+        LAYOUT_U16 => {
+            // SAFETY: as above, a `u16`.
+            let v = unsafe { p.cast::<u16>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
+        }
+        LAYOUT_I32 => {
+            // SAFETY: as above, an `i32`.
+            let v = unsafe { p.cast::<i32>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
+        }
+        LAYOUT_U32 => {
+            // SAFETY: as above, a `u32`.
+            let v = unsafe { p.cast::<u32>().read() };
+            ValueRef::Value(AnyView::from(i64::from(v)))
         }
         // SAFETY: the caller's guarantee is the entry point's.
         _ => unsafe { view(p, PhantomData) },

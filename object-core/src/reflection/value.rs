@@ -3,6 +3,8 @@
 
 use core::marker::PhantomData;
 
+use super::enums::{EnumInfo, EnumRepr};
+use super::raw::ObjectEnum;
 use super::{AttrVisitor, FieldInfo, FieldKind};
 use crate::any::{Any, AnyView, TypeError};
 use crate::dtype::{DataType, Device};
@@ -13,12 +15,13 @@ use crate::transform::Children;
 
 /// A Rust type that can be a reflected object field: integers, floats, `bool`,
 /// strings, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`,
-/// and in `object-containers` `Array`, `Map`, `Shape`, `Function`, `Module`, …), and
-/// `Option` of any of these.
+/// and in `object-containers` `Array`, `Map`, `Shape`, `Function`, `Module`, …),
+/// field-less enums with `#[derive(ObjectEnum)]`, and `Option` of any of these.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a reflected object field",
     label = "unsupported field type",
-    note = "reflected fields are integers, floats, `bool`, `String`, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`, `Array<_>`, `Map<_, _>`, …) or `Option` of one",
+    note = "reflected fields are integers, floats, `bool`, `String`, `DataType`, `Device`, `Any`, object handles (`ObjectPtr<T>`, `ObjectRef`, `Array<_>`, `Map<_, _>`, …), field-less enums with `#[derive(ObjectEnum)]`, or `Option` of one",
+    note = "a list is an `Array<T>` (from a `Vec<T>`: `Array::from(vec)`), a map a `Map<K, V>`; an enum takes `#[derive(ObjectEnum)]` if its variants hold no data, else it is an object hierarchy (an abstract base type with one subtype per variant, matched with `object_view!`)",
     note = "mark the field `#[object(skip)]` to leave it out of reflection (it then needs `Default`)"
 )]
 pub trait FieldValue: Sized + 'static {
@@ -28,6 +31,9 @@ pub trait FieldValue: Sized + 'static {
     const STATIC_TYPE_KEY: &'static str;
     /// Whether the field may hold `None`.
     const OPTIONAL: bool = false;
+    /// The enum's descriptor, for a field-less enum (`#[derive(ObjectEnum)]`, of kind
+    /// [`FieldKind::Enum`]) and `Option` of one (see [`FieldInfo::enum_info`]).
+    const ENUM: Option<&'static EnumInfo> = None;
     /// Whether the field is stored as one 16-byte `Any` cell
     /// ([`FieldFlags::ANY_LAYOUT`](super::FieldFlags::ANY_LAYOUT)).
     const ANY_LAYOUT: bool = false;
@@ -374,6 +380,7 @@ impl<F: FieldValue> FieldValue for Option<F> {
     const KIND: FieldKind = F::KIND;
     const STATIC_TYPE_KEY: &'static str = F::STATIC_TYPE_KEY;
     const OPTIONAL: bool = true;
+    const ENUM: Option<&'static EnumInfo> = F::ENUM;
     // (`Option` of a non-null pointer is the pointer, null for `None`.)
     const LAYOUT: FieldLayout<Self> = F::LAYOUT.optional();
     fn to_any(&self) -> Result<Any, TypeError> {
@@ -414,9 +421,10 @@ impl<F: FieldValue> FieldValue for Option<F> {
 /// How a field of Rust type `T` lies in memory, for the few layouts the structural
 /// walk reads in place. Every type may name [`OTHER`](FieldLayout::OTHER) (read through
 /// `borrow_value`); the other layouts are made by this crate only, in its own impls
-/// for the types they describe (`ObjectPtr`, `Option` of one, 8-byte integers), and a
-/// `FieldLayout<T>` fits no impl but `T`'s: so no impl outside this crate can claim a
-/// layout it does not have.
+/// for the types they describe (`ObjectPtr`, `Option` of one, 8-byte integers), or
+/// for an [`ObjectEnum`] from what its `unsafe impl` vouches for
+/// ([`object_enum`](FieldLayout::object_enum)), and a `FieldLayout<T>` fits no impl but
+/// `T`'s: so no impl outside this crate can claim a layout it does not have.
 #[doc(hidden)]
 pub struct FieldLayout<T: ?Sized>(u8, PhantomData<fn() -> T>);
 
@@ -487,6 +495,34 @@ impl<T> FieldLayout<T> {
     }
 }
 
+impl<E: ObjectEnum> FieldLayout<E> {
+    /// The layout of a field-less enum (used by `#[derive(ObjectEnum)]`): one of
+    /// integer representation (`#[repr(u8)]`, …: [`EnumRepr::Int`], of the enum's own
+    /// size and alignment) is read in place as that integer, widened to an `i64` as
+    /// `Variant as i64` widens it; any other through `borrow_value`.
+    pub const fn object_enum() -> Self {
+        let EnumRepr::Int { size, signed } = E::ENUM_INFO.repr() else {
+            return FieldLayout(LAYOUT_OTHER, PhantomData);
+        };
+        if core::mem::size_of::<E>() != size as usize || core::mem::align_of::<E>() != size as usize
+        {
+            return FieldLayout(LAYOUT_OTHER, PhantomData);
+        }
+        let tag = match (size, signed) {
+            (1, true) => LAYOUT_I8,
+            (1, false) => LAYOUT_U8,
+            (2, true) => LAYOUT_I16,
+            (2, false) => LAYOUT_U16,
+            (4, true) => LAYOUT_I32,
+            (4, false) => LAYOUT_U32,
+            // (`u64` too: its value is `Variant as i64`, the same bits.)
+            (8, _) => LAYOUT_I64,
+            _ => LAYOUT_OTHER,
+        };
+        FieldLayout(tag, PhantomData)
+    }
+}
+
 /// [`FieldLayout::OTHER`]'s tag.
 pub(crate) const LAYOUT_OTHER: u8 = 0;
 /// The tag of an `ObjectPtr<_>`'s layout.
@@ -499,6 +535,20 @@ pub(crate) const LAYOUT_I64: u8 = 3;
 /// bits like `LAYOUT_I64` (a value beyond `i64::MAX` as a negative number); the exact
 /// reads (`field_ref`, `ObjectFields::get`) refuse such a value.
 pub(crate) const LAYOUT_U64: u8 = 4;
+/// The tags of the narrower integer layouts (set only by [`FieldLayout::object_enum`],
+/// for enums of that integer representation): read in place and widened to an `i64`,
+/// signed or not.
+pub(crate) const LAYOUT_I8: u8 = 5;
+/// See [`LAYOUT_I8`].
+pub(crate) const LAYOUT_U8: u8 = 6;
+/// See [`LAYOUT_I8`].
+pub(crate) const LAYOUT_I16: u8 = 7;
+/// See [`LAYOUT_I8`].
+pub(crate) const LAYOUT_U16: u8 = 8;
+/// See [`LAYOUT_I8`].
+pub(crate) const LAYOUT_I32: u8 = 9;
+/// See [`LAYOUT_I8`].
+pub(crate) const LAYOUT_U32: u8 = 10;
 
 /// A reflected value borrowed from where it is stored (an object's field, an `Any`, an
 /// array slot), for as long as that lives: a plain value or string as an [`AnyView`]

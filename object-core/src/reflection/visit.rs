@@ -47,6 +47,12 @@ pub trait AttrVisitor {
             None => self.visit_none(field),
         }
     }
+    /// A field-less enum field (`#[derive(ObjectEnum)]`): the variant's integer value
+    /// and its reflected name. By default an integer field's visit.
+    fn visit_enum(&mut self, field: &FieldInfo, value: i64, name: &'static str) {
+        let _ = name;
+        self.visit_i64(field, value);
+    }
     /// An `Option` field holding `None`.
     fn visit_none(&mut self, field: &FieldInfo) {
         self.visit_any(field, AnyView::NONE);

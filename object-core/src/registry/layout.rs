@@ -80,8 +80,8 @@ impl TypeLayout {
     }
 
     /// A 64-bit fingerprint (FNV-1a) of the field table: each field's name, offset,
-    /// kind, flags, in-place layout tag and Rust type, in table order, and whether the
-    /// type is opaque. Two builds of one struct agree; adding, moving, renaming or
+    /// kind, flags, in-place layout tag and Rust type (and an enum field's variants), in
+    /// table order, and whether the type is opaque. Two builds of one struct agree; adding, moving, renaming or
     /// retyping a field changes it.
     #[inline]
     pub fn fields_fingerprint(&self) -> u64 {
@@ -127,6 +127,13 @@ fn fingerprint(r: &TypeRegistration) -> u64 {
         h = fnv_u64(h, u64::from(f.layout_tag()));
         h = fnv_bytes(h, f.rust_type().as_bytes());
         h = fnv_bytes(h, f.static_type_key().as_bytes());
+        // An enum's variants: another version of the enum reads its values otherwise.
+        if let Some(e) = f.enum_info() {
+            for v in e.variants() {
+                h = fnv_bytes(h, v.name().as_bytes());
+                h = fnv_u64(h, v.value() as u64);
+            }
+        }
     }
     h
 }

@@ -7,8 +7,8 @@
 //!   sites first, skipped and `no_eq` fields left out), read through one entry point
 //!   each (in place for the layouts this crate owns) from an object paired with its
 //!   table (`reflection::raw::Described`), so the pairing is right by construction;
-//! - for a *tree type* (compared fields all `ObjectPtr`, `Option<ObjectPtr>` or 8-byte
-//!   integers, no definitions, no hooks), the plan's in-place form: a list of offsets
+//! - for a *tree type* (compared fields all `ObjectPtr`, `Option<ObjectPtr>`, 8-byte
+//!   integers or enums of an integer representation, no definitions, no hooks), the plan's in-place form: a list of offsets
 //!   ([`InPlace`]) behind a [`TreeType`], which the walks keep per thread
 //!   ([`TreeSlot`]) and read pairs ([`TreePair`]) or single objects ([`TreeFields`])
 //!   through, with no look at a field's table entry.
@@ -23,8 +23,9 @@ use crate::ptr::{ObjectPtr, ObjectRef};
 use crate::reflection::per_table::PerTable;
 use crate::reflection::raw::{read_field, Described, ViewFn};
 use crate::reflection::{
-    FieldFlags, FieldInfo, FieldKind, TypeReflection, ValueRef, LAYOUT_I64, LAYOUT_OBJECT_POINTER,
-    LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_U64,
+    FieldFlags, FieldInfo, FieldKind, TypeReflection, ValueRef, LAYOUT_I16, LAYOUT_I32, LAYOUT_I64,
+    LAYOUT_I8, LAYOUT_OBJECT_POINTER, LAYOUT_OPTIONAL_OBJECT_POINTER, LAYOUT_U16, LAYOUT_U32,
+    LAYOUT_U64, LAYOUT_U8,
 };
 use crate::structural::StructuralKind;
 
@@ -73,7 +74,7 @@ pub(crate) struct EqPlan {
     later_objects: Vec<usize>,
     /// For a tree type (not `Var`, `Dag` or identity; no hooks; not opaque) with no
     /// definition fields, whose planned fields all have layouts this crate owns
-    /// (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers): how to compare its objects
+    /// (`ObjectPtr`, `Option<ObjectPtr>`, 8-byte integers, `#[repr(int)]` enums): how to compare its objects
     /// in place, in walk order (see [`TreeType`]).
     tree: Option<Box<[InPlace]>>,
 }
@@ -106,6 +107,39 @@ impl InPlace {
         match self.kind {
             // SAFETY: as above: an 8-byte integer (every bit pattern a `u64`).
             InPlaceKind::Word => InPlaceValue::Word(unsafe { p.cast::<u64>().read() }),
+            // The narrower integers (an enum of that integer representation, as its
+            // layout tag says), widened as `read_field` widens them, to the bits of the
+            // `i64` the field's value is.
+            InPlaceKind::I8 => {
+                // SAFETY: as above: an `i8`.
+                let v = unsafe { p.cast::<i8>().read() };
+                InPlaceValue::Word(i64::from(v) as u64)
+            }
+            InPlaceKind::U8 => {
+                // SAFETY: as above: a `u8`.
+                let v = unsafe { p.read() };
+                InPlaceValue::Word(u64::from(v))
+            }
+            InPlaceKind::I16 => {
+                // SAFETY: as above: an `i16`.
+                let v = unsafe { p.cast::<i16>().read() };
+                InPlaceValue::Word(i64::from(v) as u64)
+            }
+            InPlaceKind::U16 => {
+                // SAFETY: as above: a `u16`.
+                let v = unsafe { p.cast::<u16>().read() };
+                InPlaceValue::Word(u64::from(v))
+            }
+            InPlaceKind::I32 => {
+                // SAFETY: as above: an `i32`.
+                let v = unsafe { p.cast::<i32>().read() };
+                InPlaceValue::Word(i64::from(v) as u64)
+            }
+            InPlaceKind::U32 => {
+                // SAFETY: as above: a `u32`.
+                let v = unsafe { p.cast::<u32>().read() };
+                InPlaceValue::Word(u64::from(v))
+            }
             // SAFETY: as above: an `ObjectPtr<T>` (`repr(transparent)` over the object
             // pointer), read as the erased handle (as `read_field` does).
             InPlaceKind::Object => InPlaceValue::Object(unsafe { &*p.cast::<ObjectRef>() }),
@@ -122,10 +156,31 @@ impl InPlace {
 enum InPlaceKind {
     /// An 8-byte integer, compared by its bits.
     Word,
+    /// A narrower integer (an enum of that integer representation), widened to an
+    /// `i64`'s bits as its value is.
+    I8,
+    /// See `I8`.
+    U8,
+    /// See `I8`.
+    I16,
+    /// See `I8`.
+    U16,
+    /// See `I8`.
+    I32,
+    /// See `I8`.
+    U32,
     /// An `ObjectPtr`.
     Object,
     /// An `Option<ObjectPtr>`.
     OptionalObject,
+}
+
+impl InPlaceKind {
+    /// Whether the field is an integer (read as an `i64`'s bits).
+    #[inline(always)]
+    fn is_word(self) -> bool {
+        !matches!(self, InPlaceKind::Object | InPlaceKind::OptionalObject)
+    }
 }
 
 /// A type as structural equality's in-place walk sees it (made by
@@ -206,13 +261,13 @@ impl TreeType {
     /// `d`'s type as a [`TreeType`]: one whose objects structural equality can
     /// compare in place ([`TreeType::is_tree`]) if it is a tree type (not `Var`, `Dag` or
     /// identity; no hooks; not opaque) with no definition fields, whose compared fields
-    /// are all `ObjectPtr`s, `Option<ObjectPtr>`s or 8-byte integers.
+    /// are all `ObjectPtr`s, `Option<ObjectPtr>`s, 8-byte integers or `#[repr(int)]` enums.
     #[inline]
     pub(crate) fn of(d: Described<'_>) -> TreeType {
         let plan = eq_plan(d.reflection());
         // (Made once per type and thread: the table keeps it.)
         let flags = match plan.tree.as_deref() {
-            Some(ops) if ops.iter().all(|op| op.kind == InPlaceKind::Word) => {
+            Some(ops) if ops.iter().all(|op| op.kind.is_word()) => {
                 TreeType::TREE | TreeType::WORDS_ONLY
             }
             Some(_) => TreeType::TREE,
@@ -266,7 +321,7 @@ impl TreeType {
         })
     }
 
-    /// Whether the type's compared fields are all 8-byte integers ([`TreePair::of`] compares
+    /// Whether the type's compared fields are all integers ([`TreePair::of`] compares
     /// its objects on the spot).
     #[inline(always)]
     pub(crate) fn words_only(self) -> bool {
@@ -316,7 +371,7 @@ impl<'a> Iterator for TreeFields<'a> {
 pub(crate) enum Child<'a> {
     /// Of different types: they differ.
     Differ,
-    /// Of a tree type whose compared fields are all 8-byte integers (say `IntImm`):
+    /// Of a tree type whose compared fields are all integers (say `IntImm`):
     /// whether they are equal (they hold nothing else to compare).
     Leaf(bool),
     /// Of a tree type with objects among its fields: to compare in place.
@@ -461,6 +516,7 @@ impl EqPlan {
                     | FieldKind::Str
                     | FieldKind::DataType
                     | FieldKind::Device
+                    | FieldKind::Enum
             )
         });
         let later_objects = fields
@@ -479,6 +535,12 @@ impl EqPlan {
                 let kind = match f.layout {
                     _ if f.def => return None,
                     LAYOUT_I64 | LAYOUT_U64 => InPlaceKind::Word,
+                    LAYOUT_I8 => InPlaceKind::I8,
+                    LAYOUT_U8 => InPlaceKind::U8,
+                    LAYOUT_I16 => InPlaceKind::I16,
+                    LAYOUT_U16 => InPlaceKind::U16,
+                    LAYOUT_I32 => InPlaceKind::I32,
+                    LAYOUT_U32 => InPlaceKind::U32,
                     LAYOUT_OBJECT_POINTER => InPlaceKind::Object,
                     LAYOUT_OPTIONAL_OBJECT_POINTER => InPlaceKind::OptionalObject,
                     _ => return None,

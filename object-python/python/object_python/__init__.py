@@ -4,6 +4,8 @@ Every type in the registry (link-time or registered later, e.g. by a plugin) is 
 class, made on first use, whose base is its parent's class: ``isinstance`` is the
 registry's ``is`` check. Reflected fields are read-only attributes, ``repr`` is the
 library's printer, construction is by keyword through reflection, ``==`` is identity.
+Enum fields (``#[derive(ObjectEnum)]``) read as members of an ``enum.IntEnum`` class
+per enum (``enum_class(key)``, ``Field.enum``), and take a member, a name or a value.
 
     >>> import object_python as op
     >>> tour = op.namespace("tour")
@@ -30,6 +32,8 @@ from ._native import (
     ObjectError,
     as_function,
     empty,
+    enum_class,
+    enum_keys,
     from_dlpack,
     get_global,
     list_globals,
@@ -61,6 +65,8 @@ __all__ = [
     "ObjectMeta",
     "as_function",
     "empty",
+    "enum_class",
+    "enum_keys",
     "from_dlpack",
     "get_global",
     "list_globals",
@@ -112,12 +118,17 @@ _abc.Mapping.register(MapBase)
 
 def namespace(prefix):
     """The classes of every registered type whose key starts with ``prefix + "."``,
-    by their last name (``namespace("tour").Add`` is the class of ``tour.Add``)."""
+    by their last name (``namespace("tour").Add`` is the class of ``tour.Add``), and
+    the ``IntEnum`` classes of the enums their fields hold, the same way
+    (``namespace("frontend").BinOpKind``)."""
     ns = _types.SimpleNamespace()
     start = prefix + "."
     for key in type_keys():
         if key.startswith(start) and "." not in key[len(start):]:
             setattr(ns, key[len(start):], type_class(key))
+    for key in enum_keys():
+        if key.startswith(start) and "." not in key[len(start):]:
+            setattr(ns, key[len(start):], enum_class(key))
     return ns
 
 
