@@ -207,6 +207,31 @@ pub trait Rewriter {
 
 /// What [`Rewriter::child`] (or a [`RewriteTable`]'s [`child`](RewriteTable::child)
 /// hook) decides for one child of a node.
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::transform::{ChildStep, RewriteTable};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.cs.Pair")]
+/// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
+///
+/// // Put the state's object in every pair's `b`; keep `a` as it is, unvisited.
+/// let mut t: RewriteTable<ObjectRef> = RewriteTable::new();
+/// t.child::<Pair>(|fresh, _, field, _, _| {
+///     Ok(match field.name() {
+///         Some("b") => ChildStep::Replace(fresh.clone()),
+///         _ => ChildStep::Keep,
+///     })
+/// });
+/// let leaf = || make_object(Object::new()).into_object_ref();
+/// let (a, mut fresh) = (leaf(), leaf());
+/// let out = t.run(&Pair::new(a.clone(), leaf()).into_object_ref(), &mut fresh)?;
+/// let out = out.downcast_ref::<Pair>().unwrap();
+/// assert!(ObjectPtr::ptr_eq(&out.a, &a) && ObjectPtr::ptr_eq(&out.b, &fresh));
+/// # Ok::<(), object_core::transform::TransformError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub enum ChildStep {
     /// Rewrite the child as usual.
@@ -224,7 +249,10 @@ pub enum ChildStep {
 ///   (pointer-equal) unless a hook replaced it.
 /// - Sharing is kept: a node reached more than once is rewritten once and every parent
 ///   gets the same result (memoized by address for this call, only for nodes whose
-///   count says they may be shared).
+///   count says they may be shared, and that [`Rewriter::memoize`] lets in).
+/// - The hooks run in one walk: `pre`, then `child` before each child, then `post`;
+///   state a pass keeps across them (scopes) needs no nested `mutate` call (see
+///   [Scoped rewrites](super#scoped-rewrites)).
 /// - A changed node is rebuilt through its type's derive-generated rebuild (or a
 ///   container's hooks); run-time types keep their type index.
 ///
