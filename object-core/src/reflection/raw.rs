@@ -612,17 +612,10 @@ impl<'a> Described<'a> {
         })
     }
 
-    /// The value of the `k`-th entry of the object's table, borrowed from the object
-    /// (`None` for a skipped entry or one past the end).
-    #[inline(always)]
-    pub(crate) fn view_at(self, k: usize) -> Option<ValueRef<'a>> {
-        self.entry_at(k).map(|(_, v)| v)
-    }
-
     /// The `k`-th entry of the object's table and its value, borrowed from the object
     /// (`None` for a skipped entry or one past the end).
     #[inline(always)]
-    fn entry_at(self, k: usize) -> Option<(&'static FieldInfo, ValueRef<'a>)> {
+    pub(crate) fn entry_at(self, k: usize) -> Option<(&'static FieldInfo, ValueRef<'a>)> {
         let field = self.refl.fields.get(k)?;
         let view = field.view?;
         let base = ObjectPtr::as_ptr(self.obj).cast::<u8>();

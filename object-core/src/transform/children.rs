@@ -9,6 +9,7 @@
 
 use core::cell::Cell;
 
+use super::field::Site;
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
 use crate::any::Any;
@@ -121,16 +122,21 @@ std::thread_local! {
 }
 
 /// Calls `f` with every child object of `obj` (of the type `plan` is for), borrowed
-/// from it where it stores them.
+/// from it where it stores them, and where it sits (a caller that ignores the site pays
+/// nothing for it: it is what the loop reads anyway).
 #[inline]
-pub(crate) fn plan_children<'a>(plan: Plan, obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+pub(crate) fn plan_children<'a>(
+    plan: Plan,
+    obj: &'a ObjectRef,
+    f: &mut impl FnMut(Site, ChildRef<'a>),
+) {
     match plan {
         Plan::Leaf => {}
         Plan::Fields { desc, kids } => {
             let Some(d) = desc.describe(obj) else { return };
             for &k in kids.iter() {
-                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
-                    f(ChildRef::Borrowed(o));
+                if let Some((field, ValueRef::Object(o))) = d.entry_at(usize::from(k)) {
+                    f(Site::Field(field), ChildRef::Borrowed(o));
                 }
             }
         }
@@ -148,40 +154,55 @@ fn item_child(item: &Any) -> Option<&ObjectRef> {
 }
 
 /// Calls `f` with the objects among a built-in container's values (items; entries' keys
-/// and values in turn), borrowed where it stores them, owned from a snapshot.
+/// and values in turn), borrowed where it stores them, owned from a snapshot, each with
+/// its index.
 #[inline(always)]
 fn builtin_children<'a>(
     h: &'static BuiltinHooks,
     obj: &'a ObjectRef,
-    f: &mut impl FnMut(ChildRef<'a>),
+    f: &mut impl FnMut(Site, ChildRef<'a>),
 ) {
     // (Held without its drop glue: only a snapshot owns anything, and is dropped in
     // its arm; a walk meets a container per few nodes.)
     let contents = core::mem::ManuallyDrop::new((h.contents)(obj));
     match &*contents {
         &Contents::Items(items) => {
-            for o in items.iter().filter_map(item_child) {
-                f(ChildRef::Borrowed(o));
+            for (i, v) in items.iter().enumerate() {
+                if let Some(o) = item_child(v) {
+                    f(Site::Item(i), ChildRef::Borrowed(o));
+                }
             }
         }
         Contents::Entries(entries) => {
-            for (k, v) in entries.clone() {
+            for (i, (k, v)) in entries.clone().enumerate() {
                 if let Some(o) = item_child(k) {
-                    f(ChildRef::Borrowed(o));
+                    f(Site::Key(i), ChildRef::Borrowed(o));
                 }
                 if let Some(o) = item_child(v) {
-                    f(ChildRef::Borrowed(o));
+                    f(Site::Value(i), ChildRef::Borrowed(o));
                 }
             }
         }
-        _ => {
-            let c = core::mem::ManuallyDrop::into_inner(contents);
-            c.for_each_value(|v| {
-                if let Some(o) = item_child(v) {
-                    f(ChildRef::Owned(o.clone()));
+        _ => match core::mem::ManuallyDrop::into_inner(contents) {
+            Contents::SnapshotItems(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    if let Some(o) = item_child(v) {
+                        f(Site::Item(i), ChildRef::Owned(o.clone()));
+                    }
                 }
-            });
-        }
+            }
+            Contents::SnapshotEntries(entries) => {
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if let Some(o) = item_child(k) {
+                        f(Site::Key(i), ChildRef::Owned(o.clone()));
+                    }
+                    if let Some(o) = item_child(v) {
+                        f(Site::Value(i), ChildRef::Owned(o.clone()));
+                    }
+                }
+            }
+            _ => {}
+        },
     }
 }
 
@@ -234,30 +255,53 @@ fn builtin_rebuild(
     ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key, e))
 }
 
+/// A child waiting on a walker's explicit stack, with where it sits in its parent.
+pub(crate) struct Pending<'a> {
+    pub(crate) node: ChildRef<'a>,
+    pub(crate) site: Site,
+}
+
 /// Pushes the children of `obj` onto `stack` so that the first is on top (popped
 /// first).
 #[inline(always)]
-pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<ChildRef<'a>>) {
+pub(crate) fn push_children<'a>(plan: Plan, obj: &'a ObjectRef, stack: &mut Vec<Pending<'a>>) {
     match plan {
         Plan::Leaf => {}
         Plan::Fields { desc, kids } => {
             let Some(d) = desc.describe(obj) else { return };
             for &k in kids.iter().rev() {
-                if let Some(ValueRef::Object(o)) = d.view_at(usize::from(k)) {
-                    stack.push(ChildRef::Borrowed(o));
+                if let Some((field, ValueRef::Object(o))) = d.entry_at(usize::from(k)) {
+                    stack.push(Pending {
+                        node: ChildRef::Borrowed(o),
+                        site: Site::Field(field),
+                    });
                 }
             }
         }
         Plan::Container(h) => {
             let mark = stack.len();
-            builtin_children(h, obj, &mut |c| stack.push(c));
+            builtin_children(h, obj, &mut |site, node| stack.push(Pending { node, site }));
             stack[mark..].reverse();
         }
     }
 }
 
-/// Calls `f` with every child object of `obj`, borrowed from it where it stores them.
-pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(ChildRef<'a>)) {
+/// Pushes the children of `obj`, a node from a snapshot (owned), onto `stack` as owned
+/// children, the first on top.
+pub(crate) fn push_owned_children(plan: Plan, obj: &ObjectRef, stack: &mut Vec<Pending<'_>>) {
+    let mark = stack.len();
+    plan_children(plan, obj, &mut |site, c| {
+        stack.push(Pending {
+            node: ChildRef::Owned(c.get().clone()),
+            site,
+        });
+    });
+    stack[mark..].reverse();
+}
+
+/// Calls `f` with every child object of `obj`, borrowed from it where it stores them,
+/// and where it sits.
+pub(crate) fn each_child<'a>(obj: &'a ObjectRef, f: &mut impl FnMut(Site, ChildRef<'a>)) {
     plan_children(Plan::of_object(obj), obj, f);
 }
 

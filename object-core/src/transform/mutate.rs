@@ -4,8 +4,11 @@
 
 use core::fmt;
 
-use super::children::{plan_children, push_children, rebuild_node, Plan};
+use super::children::{
+    plan_children, push_children, push_owned_children, rebuild_node, Pending, Plan,
+};
 use super::dispatch::TypeDispatch;
+use super::field::{ChildField, Site};
 use super::rebuild::{ChildRef, Children};
 use super::TransformError;
 use crate::addr_map::{addr, AddrMap};
@@ -19,9 +22,32 @@ use crate::reflection::ValueRef;
 ///
 /// The hooks are TVM's `ExprMutator::VisitExpr_` overrides, without recursion:
 /// [`pre`](Self::pre) runs before the children (return a replacement to skip them),
+/// [`child`](Self::child) before each child (visit it, keep it, or put something else
+/// in its place, knowing the field it sits in and its earlier siblings' results),
 /// [`post`](Self::post) after the default rule has rewritten them, with the node as that
-/// rule left it ("rewrite my children, then …"). Keep scoped state (bound variables)
-/// by pushing in `pre` and popping in `post`.
+/// rule left it ("rewrite my children, then …").
+///
+/// For a node the walk visits (not found in the memo, not replaced by `pre`), the calls
+/// come in this order, all within one [`mutate`] call: `pre(node)`, then for each child
+/// `child(node, field, child, earlier)` followed, if it says
+/// [`Visit`](ChildStep::Visit), by the child's own visit, and last `post(rebuilt, node)`.
+/// That is enough for scopes: state pushed in `child` (at a `let`'s body, with the
+/// rewritten value among `earlier`) is in force while the body is visited and popped in
+/// `post` (see the [module docs](super#scoped-rewrites) for a constant folder with `let`
+/// substitution and a dead-`let` eliminator).
+///
+/// # Memoization under scopes
+///
+/// A node that may be shared (held more than once) is rewritten once per [`mutate`]
+/// call: its result is memoized by address and every later occurrence gets it without
+/// any hook being called. A pass whose result for a node depends on its scoped state
+/// (a substitution) gets, for a shared node met again in another scope, the first
+/// scope's result. That is right when every variable is bound once and used only under
+/// its binder (a well-scoped IR: a subtree that mentions `x` is only ever met while `x`
+/// is in scope, with the same substitution). Otherwise (the same variable bound twice,
+/// shadowing; or a pass that counts occurrences), say which nodes must not use the memo
+/// with [`memoize`](Self::memoize): such a node is neither looked up nor stored, so it
+/// is rewritten at each occurrence, in that occurrence's scope.
 pub trait Rewriter {
     /// The pass's error: anything a [`TransformError`] converts into.
     type Error: From<TransformError>;
@@ -51,6 +77,169 @@ pub trait Rewriter {
         let _ = original;
         Ok(node)
     }
+
+    /// Called before each child of a node being visited (after the node's `pre`, in
+    /// the order of its children): `parent` is the original node, `field` where `child`
+    /// sits in it (the field's name, whether it is a definition site, its position
+    /// among the children), and `earlier` the results of the earlier children, already
+    /// rewritten (`earlier.len() == field.position()`). The default visits every child.
+    ///
+    /// - [`ChildStep::Visit`]: rewrite the child as usual (memo, `pre`, its children,
+    ///   `post`).
+    /// - [`ChildStep::Keep`]: keep it as it is, not visited (a binder at a definition
+    ///   site, a subtree the pass leaves alone).
+    /// - [`ChildStep::Replace`]: put the given object in its place, not visited (and
+    ///   not memoized: the choice is this occurrence's).
+    ///
+    /// Calls of this hook cost nothing when it is not overridden (the default inlines
+    /// away).
+    ///
+    /// # Errors
+    ///
+    /// The pass's own: the walk stops and [`mutate`] returns it.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::transform::{mutate, ChildField, ChildStep, Rewriter, TransformError};
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.rc.Expr")]
+    /// struct Expr { base: Object }
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.rc.Int", parent = Expr)]
+    /// struct Int { base: Expr, value: i64 }
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.rc.Pair", parent = Expr)]
+    /// struct Pair { base: Expr, first: ObjectPtr<Expr>, second: ObjectPtr<Expr> }
+    ///
+    /// // Negate every integer, except in a pair's `second` when the pair's rewritten
+    /// // `first` is 0: that child is kept as it is.
+    /// struct Negate;
+    /// impl Rewriter for Negate {
+    ///     type Error = TransformError;
+    ///     fn child(
+    ///         &mut self,
+    ///         _: &ObjectRef,
+    ///         field: ChildField,
+    ///         _: &ObjectRef,
+    ///         earlier: &[ObjectRef],
+    ///     ) -> Result<ChildStep, TransformError> {
+    ///         let zero = earlier.first().and_then(|e| e.downcast_ref::<Int>()).is_some_and(|i| i.value == 0);
+    ///         Ok(if field.name() == Some("second") && zero { ChildStep::Keep } else { ChildStep::Visit })
+    ///     }
+    ///     fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
+    ///         Ok(match node.downcast_ref::<Int>() {
+    ///             Some(i) => Int::new(-i.value).into_object_ref(),
+    ///             None => node,
+    ///         })
+    ///     }
+    /// }
+    /// let value = |e: &ObjectRef, f: fn(&Pair) -> &ObjectPtr<Expr>| {
+    ///     f(e.downcast_ref::<Pair>().unwrap()).downcast_ref::<Int>().unwrap().value
+    /// };
+    /// let p = Pair::new(Int::new(0), Int::new(5)).into_object_ref();
+    /// let out = mutate(&p, &mut Negate)?;
+    /// assert_eq!((value(&out, |p| &p.first), value(&out, |p| &p.second)), (0, 5));
+    /// let p = Pair::new(Int::new(1), Int::new(5)).into_object_ref();
+    /// let out = mutate(&p, &mut Negate)?;
+    /// assert_eq!((value(&out, |p| &p.first), value(&out, |p| &p.second)), (-1, -5));
+    /// # Ok::<(), TransformError>(())
+    /// ```
+    #[inline]
+    fn child(
+        &mut self,
+        parent: &ObjectRef,
+        field: ChildField,
+        child: &ObjectRef,
+        earlier: &[ObjectRef],
+    ) -> Result<ChildStep, Self::Error> {
+        let _ = (parent, field, child, earlier);
+        Ok(ChildStep::Visit)
+    }
+
+    /// Whether `node`'s result may come from, and go into, the memo (see [Memoization
+    /// under scopes](Self#memoization-under-scopes)). Asked only for a node that may be
+    /// shared (held more than once), when the walk reaches it, before `pre`; the
+    /// default is `true`. `false`: the node is rewritten here as if met for the first
+    /// time, and its result is not kept for later occurrences.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::transform::{mutate, Rewriter, TransformError};
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.memo.Pair")]
+    /// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
+    ///
+    /// // Counts the visits of the plain objects (`pre` runs once per visit).
+    /// struct Count { visits: usize, memo: bool }
+    /// impl Rewriter for Count {
+    ///     type Error = TransformError;
+    ///     fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, TransformError> {
+    ///         self.visits += usize::from(!node.is::<Pair>());
+    ///         Ok(None)
+    ///     }
+    ///     fn memoize(&mut self, _: &ObjectRef) -> bool {
+    ///         self.memo
+    ///     }
+    /// }
+    /// let leaf = make_object(Object::new()).into_object_ref();
+    /// let p = Pair::new(leaf.clone(), leaf).into_object_ref();
+    /// let mut once = Count { visits: 0, memo: true };
+    /// mutate(&p, &mut once)?;
+    /// let mut each = Count { visits: 0, memo: false };
+    /// mutate(&p, &mut each)?;
+    /// assert_eq!((once.visits, each.visits), (1, 2));
+    /// # Ok::<(), TransformError>(())
+    /// ```
+    #[inline]
+    fn memoize(&mut self, node: &ObjectRef) -> bool {
+        let _ = node;
+        true
+    }
+}
+
+/// What [`Rewriter::child`] (or a [`RewriteTable`]'s [`child`](RewriteTable::child)
+/// hook) decides for one child of a node.
+///
+/// ```
+/// use object_core::prelude::*;
+/// use object_core::transform::{ChildStep, RewriteTable};
+///
+/// #[derive(Object)]
+/// #[repr(C)]
+/// #[object(key = "doc.cs.Pair")]
+/// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
+///
+/// // Put the state's object in every pair's `b`; keep `a` as it is, unvisited.
+/// let mut t: RewriteTable<ObjectRef> = RewriteTable::new();
+/// t.child::<Pair>(|fresh, _, field, _, _| {
+///     Ok(match field.name() {
+///         Some("b") => ChildStep::Replace(fresh.clone()),
+///         _ => ChildStep::Keep,
+///     })
+/// });
+/// let leaf = || make_object(Object::new()).into_object_ref();
+/// let (a, mut fresh) = (leaf(), leaf());
+/// let out = t.run(&Pair::new(a.clone(), leaf()).into_object_ref(), &mut fresh)?;
+/// let out = out.downcast_ref::<Pair>().unwrap();
+/// assert!(ObjectPtr::ptr_eq(&out.a, &a) && ObjectPtr::ptr_eq(&out.b, &fresh));
+/// # Ok::<(), object_core::transform::TransformError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub enum ChildStep {
+    /// Rewrite the child as usual.
+    Visit,
+    /// Keep the child as it is, without visiting it: its result is the child itself.
+    Keep,
+    /// Put this object in the child's place, without visiting the child or the object.
+    Replace(ObjectRef),
 }
 
 /// Rewrites the graph under `root` with `r`, bottom-up, without recursion (an explicit
@@ -60,7 +249,10 @@ pub trait Rewriter {
 ///   (pointer-equal) unless a hook replaced it.
 /// - Sharing is kept: a node reached more than once is rewritten once and every parent
 ///   gets the same result (memoized by address for this call, only for nodes whose
-///   count says they may be shared).
+///   count says they may be shared, and that [`Rewriter::memoize`] lets in).
+/// - The hooks run in one walk: `pre`, then `child` before each child, then `post`;
+///   state a pass keeps across them (scopes) needs no nested `mutate` call (see
+///   [Scoped rewrites](super#scoped-rewrites)).
 /// - A changed node is rebuilt through its type's derive-generated rebuild (or a
 ///   container's hooks); run-time types keep their type index.
 ///
@@ -191,7 +383,7 @@ pub fn map_children(
     // results from there on.
     let mut unchanged = 0usize;
     let mut kids = Vec::new();
-    plan_children(plan, node, &mut |c| {
+    plan_children(plan, node, &mut |_, c| {
         let new = f(c.get());
         if kids.is_empty() && addr(&new) == addr(c.get()) {
             unchanged += 1;
@@ -204,7 +396,7 @@ pub fn map_children(
     }
     // The unchanged children before the first change, then the results from it on.
     let mut all = Vec::with_capacity(unchanged + kids.len());
-    plan_children(plan, node, &mut |c| {
+    plan_children(plan, node, &mut |_, c| {
         if all.len() < unchanged {
             all.push(c.get().clone());
         }
@@ -237,7 +429,8 @@ struct Frame<'a> {
 /// entered (`pending`, the next on top) and nodes whose children are in progress
 /// (`frames`).
 struct Engine<'a> {
-    pending: Vec<ChildRef<'a>>,
+    /// Children waiting to be entered, with where they sit (for [`Rewriter::child`]).
+    pending: Vec<Pending<'a>>,
     frames: Vec<Frame<'a>>,
     results: Vec<ObjectRef>,
     memo: AddrMap<ObjectRef>,
@@ -284,7 +477,7 @@ impl<'a> Engine<'a> {
             return self.iterate(ChildRef::Borrowed(node), r);
         }
         // A node held once (count 1) cannot be reached again: no memo for it.
-        let shared = ObjectPtr::strong_count(node) > 1;
+        let shared = ObjectPtr::strong_count(node) > 1 && r.memoize(node);
         if shared {
             if let Some(done) = self.memo.get(&addr(node)) {
                 let done = done.clone();
@@ -298,9 +491,16 @@ impl<'a> Engine<'a> {
         let mut changed = false;
         if let Plan::Fields { desc, kids } = plan {
             if let Some(d) = desc.describe(node) {
+                let mut position = 0;
                 for &k in kids {
-                    if let Some(ValueRef::Object(child)) = d.view_at(usize::from(k)) {
-                        changed |= self.recurse(child, depth + 1, r)?;
+                    if let Some((info, ValueRef::Object(child))) = d.entry_at(usize::from(k)) {
+                        let field = ChildField::new(Site::Field(info), position);
+                        position += 1;
+                        let earlier = self.results.get(start..).unwrap_or_default();
+                        changed |= match r.child(node, field, child, earlier)? {
+                            ChildStep::Visit => self.recurse(child, depth + 1, r)?,
+                            step => self.push_step(child, step),
+                        };
                     }
                 }
             }
@@ -320,22 +520,40 @@ impl<'a> Engine<'a> {
         let base_frames = self.frames.len();
         let base_pending = self.pending.len();
         let mut root_changed = false;
-        self.pending.push(node);
+        // (The subtree's root: the caller asked `r.child` about it already.)
+        self.pending.push(Pending {
+            node,
+            site: Site::Item(0),
+        });
         loop {
             let changed = match self.frames.last() {
                 Some(top) if self.frames.len() > base_frames && top.mark == self.pending.len() => {
                     let frame = self.frames.pop().expect("a frame is on top");
                     self.exit(frame, r)?
                 }
-                _ => {
+                parent => {
                     if self.pending.len() == base_pending {
                         break;
                     }
-                    let node = self.pending.pop().expect("a node is pending");
-                    match self.enter(node, r)? {
-                        Some(changed) => changed,
-                        // Its children are pending now.
-                        None => continue,
+                    let Pending { node, site } = self.pending.pop().expect("a node is pending");
+                    // A child of the top frame (every pending node but the subtree's root,
+                    // which is alone when no frame of this call is open): ask the pass.
+                    let step = match parent {
+                        Some(p) if self.frames.len() > base_frames => {
+                            // Each earlier sibling left one result above the frame's start.
+                            let earlier = self.results.get(p.start..).unwrap_or_default();
+                            let field = ChildField::new(site, earlier.len());
+                            r.child(p.node.get(), field, node.get(), earlier)?
+                        }
+                        _ => ChildStep::Visit,
+                    };
+                    match step {
+                        ChildStep::Visit => match self.enter(node, r)? {
+                            Some(changed) => changed,
+                            // Its children are pending now.
+                            None => continue,
+                        },
+                        step => self.push_step(node.get(), step),
                     }
                 }
             };
@@ -364,7 +582,7 @@ impl<'a> Engine<'a> {
         let shared = match &node {
             ChildRef::Borrowed(n) => ObjectPtr::strong_count(n) > 1,
             ChildRef::Owned(_) => true,
-        };
+        } && r.memoize(node.get());
         if shared {
             if let Some(done) = self.memo.get(&addr(node.get())) {
                 let done = done.clone();
@@ -382,13 +600,7 @@ impl<'a> Engine<'a> {
         }
         match &node {
             ChildRef::Borrowed(n) => push_children(plan, n, &mut self.pending),
-            ChildRef::Owned(o) => {
-                let pending = &mut self.pending;
-                plan_children(plan, o, &mut |c| {
-                    pending.push(ChildRef::Owned(c.get().clone()));
-                });
-                pending[mark..].reverse();
-            }
+            ChildRef::Owned(o) => push_owned_children(plan, o, &mut self.pending),
         }
         if self.pending.len() == mark {
             if container {
@@ -445,6 +657,19 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Pushes the result of a child that [`Rewriter::child`] did not let in (kept, or
+    /// replaced: not memoized); returns whether it differs from the child.
+    #[inline]
+    fn push_step(&mut self, child: &ObjectRef, step: ChildStep) -> bool {
+        match step {
+            ChildStep::Replace(new) => self.push_result(child, new, false),
+            ChildStep::Keep | ChildStep::Visit => {
+                self.results.push(child.clone());
+                false
+            }
+        }
+    }
+
     /// Pushes `new` as the result for `original` (memoized if `original` may be
     /// shared); returns whether it differs from `original`.
     #[inline(always)]
@@ -462,10 +687,28 @@ type PreHook<S> =
     Box<dyn Fn(&mut S, &ObjectRef) -> Result<Option<ObjectRef>, TransformError> + Send + Sync>;
 type PostHook<S> =
     Box<dyn Fn(&mut S, ObjectRef, &ObjectRef) -> Result<ObjectRef, TransformError> + Send + Sync>;
+type ChildHook<S> = Box<
+    dyn Fn(
+            &mut S,
+            &ObjectRef,
+            ChildField,
+            &ObjectRef,
+            &[ObjectRef],
+        ) -> Result<ChildStep, TransformError>
+        + Send
+        + Sync,
+>;
+type MemoHook<S> = Box<dyn Fn(&S, &ObjectRef) -> bool + Send + Sync>;
 
 /// A [`Rewriter`] made of per-type hooks on [`TypeDispatch`] tables (a hook for a type
 /// applies to its descendants without one), sharing a state `S` that every hook gets as
 /// `&mut S`. Types without hooks follow the default rule.
+///
+/// The hooks are [`Rewriter`]'s: [`pre`](Self::pre), [`post`](Self::post), and
+/// [`child`](Self::child), per type of the parent, which gives a table scopes: push a
+/// binding into `S` at a `let`'s body, substitute in `pre` of a variable, pop in `post`
+/// of the `let`, all in one walk with one memo (see the [module
+/// docs](super#scoped-rewrites)); [`memoize`](Self::memoize) is the memo's way out.
 ///
 /// ```
 /// use object_core::prelude::*;
@@ -509,6 +752,8 @@ type PostHook<S> =
 pub struct RewriteTable<S> {
     pre: TypeDispatch<PreHook<S>>,
     post: TypeDispatch<PostHook<S>>,
+    child: TypeDispatch<ChildHook<S>>,
+    memoize: Option<MemoHook<S>>,
 }
 
 impl<S> Default for RewriteTable<S> {
@@ -522,6 +767,8 @@ impl<S> fmt::Debug for RewriteTable<S> {
         f.debug_struct("RewriteTable")
             .field("pre", &self.pre)
             .field("post", &self.post)
+            .field("child", &self.child)
+            .field("memoize", &self.memoize.is_some())
             .finish()
     }
 }
@@ -532,6 +779,8 @@ impl<S> RewriteTable<S> {
         RewriteTable {
             pre: TypeDispatch::new(),
             post: TypeDispatch::new(),
+            child: TypeDispatch::new(),
+            memoize: None,
         }
     }
 
@@ -572,6 +821,98 @@ impl<S> RewriteTable<S> {
         self
     }
 
+    /// Sets the hook run before each child of `T` nodes (see [`Rewriter::child`]): it
+    /// gets the state, the parent, where the child sits, the child, and the results of
+    /// the parent's earlier children, and says whether to visit the child, keep it, or
+    /// replace it.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::transform::{ChildStep, RewriteTable};
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.tc.Expr")]
+    /// struct Expr { base: Object }
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.tc.Var", parent = Expr)]
+    /// struct Var { base: Expr, name: String }
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.tc.Lambda", parent = Expr)]
+    /// struct Lambda { base: Expr, #[object(def)] param: ObjectPtr<Var>, body: ObjectPtr<Expr> }
+    ///
+    /// // Rename every variable to `v`, but never a binder: definition sites are kept.
+    /// let mut t: RewriteTable<()> = RewriteTable::new();
+    /// t.child::<Lambda>(|_, _, field, _, _| {
+    ///     Ok(if field.is_definition() { ChildStep::Keep } else { ChildStep::Visit })
+    /// })
+    /// .pre::<Var>(|_, _| Ok(Some(Var::new("v").into_object_ref())));
+    /// let x = Var::new("x");
+    /// let f = Lambda::new(x.clone(), x).into_object_ref();
+    /// let out = t.run(&f, &mut ())?;
+    /// let lam = out.downcast_ref::<Lambda>().unwrap();
+    /// assert_eq!((lam.param.name.as_str(), lam.body.downcast_ref::<Var>().unwrap().name.as_str()), ("x", "v"));
+    /// # Ok::<(), object_core::transform::TransformError>(())
+    /// ```
+    pub fn child<T: ObjectType>(
+        &mut self,
+        f: impl Fn(
+                &mut S,
+                &ObjectPtr<T>,
+                ChildField,
+                &ObjectRef,
+                &[ObjectRef],
+            ) -> Result<ChildStep, TransformError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> &mut Self {
+        self.child.set_dispatch::<T>(Box::new(
+            move |s, parent, field, child, earlier| match parent.downcast_ptr_ref::<T>() {
+                Some(p) => f(s, p, field, child, earlier),
+                None => Ok(ChildStep::Visit),
+            },
+        ));
+        self
+    }
+
+    /// Sets the test of which nodes may use the memo (see [`Rewriter::memoize`]; without
+    /// one, every node may): asked with the state for each node that may be shared.
+    ///
+    /// ```
+    /// use object_core::prelude::*;
+    /// use object_core::transform::RewriteTable;
+    ///
+    /// #[derive(Object)]
+    /// #[repr(C)]
+    /// #[object(key = "doc.tm.Pair")]
+    /// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
+    ///
+    /// // Count the visits of plain objects, with the memo off: once per occurrence.
+    /// let mut t: RewriteTable<usize> = RewriteTable::new();
+    /// t.pre::<Object>(|n, node| {
+    ///     *n += usize::from(!node.is::<Pair>());
+    ///     Ok(None)
+    /// })
+    /// .memoize(|_, _| false);
+    /// let leaf = make_object(Object::new()).into_object_ref();
+    /// let mut visits = 0;
+    /// t.run(&Pair::new(leaf.clone(), leaf).into_object_ref(), &mut visits)?;
+    /// assert_eq!(visits, 2);
+    /// # Ok::<(), object_core::transform::TransformError>(())
+    /// ```
+    pub fn memoize(
+        &mut self,
+        f: impl Fn(&S, &ObjectRef) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.memoize = Some(Box::new(f));
+        self
+    }
+
     /// Rewrites `root` with these hooks and `state` (see [`mutate`]).
     ///
     /// # Errors
@@ -604,6 +945,31 @@ impl<S> Rewriter for TableRewriter<'_, S> {
         match self.table.post.get(original) {
             Some(f) => f(self.state, node, original),
             None => Ok(node),
+        }
+    }
+
+    #[inline]
+    fn child(
+        &mut self,
+        parent: &ObjectRef,
+        field: ChildField,
+        child: &ObjectRef,
+        earlier: &[ObjectRef],
+    ) -> Result<ChildStep, TransformError> {
+        if self.table.child.is_empty() {
+            return Ok(ChildStep::Visit);
+        }
+        match self.table.child.get(parent) {
+            Some(f) => f(self.state, parent, field, child, earlier),
+            None => Ok(ChildStep::Visit),
+        }
+    }
+
+    #[inline]
+    fn memoize(&mut self, node: &ObjectRef) -> bool {
+        match &self.table.memoize {
+            Some(f) => f(self.state, node),
+            None => true,
         }
     }
 }
