@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape, String};
+use object_containers::{Array, BigInt, Dict, Function, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
     first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
@@ -1828,6 +1828,47 @@ fn free_variables_and_identity_objects_hash_by_identity() {
     for k in &keys[..10] {
         assert_eq!(cache.hash(k), structural_hash(k));
     }
+}
+
+/// Opaque built-ins (a `Function`: equal only to itself) hash by identity too, the same
+/// number whether the walk meets them by recursion (the top levels) or on its work
+/// stack (below them), so a hash kept by the subtree cache at one depth is the one a
+/// fresh walk computes at another.
+#[test]
+fn opaque_built_ins_hash_by_identity_at_every_depth() {
+    let _leaks = LeakCheck::new();
+    let (f, g) = (
+        Function::from_typed(|x: i64| x + 1),
+        Function::from_typed(|x: i64| x + 1),
+    );
+    assert!(!structural_equal(&f, &g));
+    assert_ne!(structural_hash(&f), structural_hash(&g));
+    assert_eq!(structural_hash(&f), structural_hash(&f.clone()));
+    let stable = StructuralOptions::new().content_only_hashes(true);
+    assert_eq!(
+        structural_hash_with(&f, &stable),
+        structural_hash_with(&g, &stable)
+    );
+    // `inner` hashed at the top (by recursion) and kept; then met 60 arrays down (on
+    // the work stack) inside `outer`.
+    let inner: Array<Any> = vec![Any::from(f.clone())].into();
+    let mut outer = Any::from(inner.clone());
+    for _ in 0..60 {
+        outer = Any::from(Array::<Any>::from(vec![outer]));
+    }
+    let mut cache = StructuralHashCache::new();
+    assert_eq!(cache.hash(&inner), structural_hash(&inner));
+    assert_eq!(cache.hash(&outer), structural_hash(&outer));
+    let mut other = Any::from(Array::<Any>::from(vec![Any::from(g.clone())]));
+    for _ in 0..60 {
+        other = Any::from(Array::<Any>::from(vec![other]));
+    }
+    assert_ne!(structural_hash(&outer), structural_hash(&other));
+    assert_eq!(
+        structural_hash_with(&outer, &stable),
+        structural_hash_with(&other, &stable)
+    );
+    drop((cache, outer, other, inner, f, g));
 }
 
 #[test]

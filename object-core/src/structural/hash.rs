@@ -348,6 +348,15 @@ impl<'a> HashEngine<'a> {
             // An `Array`'s items by recursion, as the work stack's combine would mix
             // them; other contents on the work stack.
             let contents = self.builtin_contents(o, e);
+            if let Contents::Identity = contents {
+                // Equal only to itself (an opaque built-in, say a function): the number
+                // `children` gives it on the work stack.
+                let h = self.identity_hash(seed, addr(o));
+                if memo != 0 {
+                    self.memo.set(memo, Some(h));
+                }
+                return (h, false);
+            }
             if let Contents::Items(items) = contents {
                 let mut h = combine(seed, items.len() as u64);
                 for x in items {
@@ -675,6 +684,7 @@ impl<'a> HashEngine<'a> {
                 };
                 self.done(h, memo);
             }
+            // (The callers, which know the object, hash it by identity first.)
             Contents::Identity => self.done(combine(seed, TAG_IDENTITY), memo),
             // Made borrowed above.
             Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) => {
