@@ -31,7 +31,7 @@ use crate::reflection::ValueRef;
 use crate::type_index as ti;
 
 #[inline(always)]
-fn leaf_hash(l: Leaf<'_>) -> u64 {
+pub(super) fn leaf_hash(l: Leaf<'_>) -> u64 {
     match l {
         Leaf::Plain(ti::NONE, _) => TAG_NONE,
         // Value kinds are fixed protocol constants; addresses (opaque pointers, and an
@@ -48,7 +48,7 @@ fn leaf_hash(l: Leaf<'_>) -> u64 {
     }
 }
 
-fn ints_hash(seed: u64, xs: &[i64]) -> u64 {
+pub(super) fn ints_hash(seed: u64, xs: &[i64]) -> u64 {
     let mut h = combine(seed, xs.len() as u64);
     for x in xs {
         h = combine(h, *x as u64);

@@ -169,6 +169,7 @@ mod hooks;
 #[allow(unsafe_code)]
 mod in_place_stack;
 mod path;
+mod shallow;
 // The walk plans: objects read in place at the offsets of their own type's table.
 #[allow(unsafe_code)]
 pub(crate) mod plan;
@@ -182,6 +183,9 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 
 pub use self::path::{AccessPath, PathStep};
+pub use self::shallow::{
+    shallow_equal, shallow_hash, HashCons, ShallowKey, ShallowMap, ShallowSet,
+};
 pub use self::stable::stable_hash_str;
 
 use self::equal::EqEngine;
