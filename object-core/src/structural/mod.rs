@@ -102,9 +102,9 @@
 //! So two nodes are equal keys when they have the same type, equal own values and the
 //! very same children, and a hash-consing pass that interns nodes bottom-up (each
 //! node's children canonical first) makes one object of every two subtrees that are the
-//! same tree over the same variable objects (structurally equal with every variable
-//! compared by identity), at one key and one table probe a node, however many free
-//! variables the program holds. The hash holds addresses: it is valid in this process
+//! same tree over the same variable objects (structurally equal with every variable —
+//! and every tensor, mutable container and identity object — compared by identity), at
+//! one key and one table probe a node, however many free variables the program holds. The hash holds addresses: it is valid in this process
 //! while the key (which holds the node, and so its children) lives.
 //!
 //! # Cost
