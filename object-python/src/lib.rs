@@ -11,6 +11,7 @@
 //! | `enums` | enum fields (`#[derive(ObjectEnum)]`) as members of an `enum.IntEnum` class per enum, made once; `enum_class(key)`, `enum_keys()` |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
+//! | `signature` | keyword calls (bound by the function's signature), `inspect.signature(f)`, a Python callable's signature |
 //! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
@@ -65,6 +66,7 @@ mod module;
 )]
 mod numpy_struct;
 mod object;
+mod signature;
 mod structural;
 mod tensor;
 #[cfg(feature = "testing")]

@@ -6,7 +6,7 @@
 
 use std::thread;
 
-use object_containers::{register_global_override, Function, Map, NDArray};
+use object_containers::{register_global_override, Function, Map, NDArray, Signature};
 use object_core::{AnyView, Error, ErrorKind, ObjectPtr};
 use object_examples::expr::{self, Env, Expr, Var};
 use pyo3::prelude::*;
@@ -129,6 +129,20 @@ fn register_globals() {
         (
             "testing.add",
             Function::from_typed_named("testing.add", |a: i64, b: i64| a + b).quick(),
+        ),
+        (
+            // A signature declared in Rust: names, a default, the doc; the types are the
+            // closure's. (Quick, like `testing.add`, for the keyword row of bench.py.)
+            "tour.add",
+            Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)
+                .quick()
+                .with_signature(
+                    Signature::new()
+                        .param("x")
+                        .param_default("y", 1)
+                        .doc("x + y; y is 1 unless given."),
+                )
+                .unwrap_or_else(|_| Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)),
         ),
         (
             "testing.tensor_sum",

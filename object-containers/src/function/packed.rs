@@ -207,9 +207,9 @@ impl Function {
         match self.declared_signature() {
             Some(sig) => sig.bind(self.name(), args, kwargs, |all| self.call(all))?,
             None => Err(Error::type_error(format!(
-                "{} takes no keyword arguments (it declares no signature), got `{}`",
+                "{} got an unexpected keyword argument `{}` (it declares no parameter names)",
                 self.name()
-                    .map_or_else(|| "the function".to_owned(), |n| format!("`{n}`")),
+                    .map_or_else(|| "The function".to_owned(), |n| format!("`{n}`")),
                 kwargs[0].0
             ))),
         }

@@ -105,9 +105,26 @@ class ObjectMeta(type):
 
 _native._set_metaclass(ObjectMeta)
 
+class _FunctionDoc:
+    """``f.__doc__``: a function's documentation (its signature's); on the class, the
+    class's own."""
+
+    def __init__(self, class_doc):
+        self._class_doc = class_doc
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self._class_doc
+        return obj._doc
+
+
 Array = type_class("ffi.Array")
 Map = type_class("ffi.Map")
 Function = type_class("ffi.Function")
+Function.__doc__ = _FunctionDoc(
+    "A packed function: called with positional and keyword arguments (bound by its "
+    "signature), ``inspect.signature(f)`` shows its parameters."
+)
 Module = type_class("ffi.Module")
 NDArray = type_class("ffi.Tensor")
 Shape = type_class("ffi.Shape")

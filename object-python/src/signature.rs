@@ -1,0 +1,207 @@
+//! Signatures in Python: keyword calls of a `Function`, `inspect.signature(f)`, and the
+//! signature of a Python callable made into a `Function`.
+//!
+//! A call with keywords (`f(1, y=2)`) converts its values as a positional call does
+//! and hands the names to `Function::call_kw`, which binds them by the function's
+//! declared signature (defaults fill the rest) and calls: the positional path
+//! (`PyFunction::call_python`) is not touched, and a positional call that leaves out
+//! trailing parameters gets their defaults from the entry point itself.
+//! `__signature__` builds an `inspect.Signature` from `Function::signature` (the
+//! declared one, else a typed closure's types as positional-only parameters, else
+//! `(*args)`); a Python callable registered as a global (or made a `Function` with
+//! `as_function`) gets a signature from `inspect.signature` when every parameter can
+//! be one of ours (positional or keyword, defaults that convert to values).
+
+use object_containers::{Function, ParamKind, Signature};
+use object_core::{Any, AnyView};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::convert::{any_to_py, py_to_any};
+
+/// Arguments converted on the stack up to this many (positional and keyword together).
+const INLINE: usize = 8;
+
+/// A call with keywords: `n` positional values (`arg(i)`), then one value per name in
+/// `names` (`kwarg(i)`), bound by `f`'s declared signature; `detach` says whether the
+/// GIL is let go around the call (see `PyFunction::call_views`).
+pub(crate) fn call_with_keywords<'a, 'py>(
+    py: Python<'py>,
+    f: &Function,
+    n: usize,
+    arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    names: &[Borrowed<'a, 'py, PyAny>],
+    kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    detach: bool,
+) -> PyResult<Result<Any, object_core::Error>> {
+    let nk = names.len();
+    let mut inline: [Any; INLINE] = Default::default();
+    let mut heap: Vec<Any> = Vec::new();
+    let owned: &mut [Any] = if n + nk <= INLINE {
+        &mut inline[..n + nk]
+    } else {
+        heap.resize(n + nk, Any::NONE);
+        &mut heap
+    };
+    for (i, slot) in owned.iter_mut().enumerate() {
+        let v = if i < n { arg(i)? } else { kwarg(i - n)? };
+        *slot = py_to_any(&v)?;
+    }
+    // The names as `str` objects (borrowed from the caller's tuple), then as text
+    // borrowed from those.
+    let mut str_inline: [Option<Borrowed<'a, 'py, PyString>>; INLINE] = [None; INLINE];
+    let mut str_heap: Vec<Option<Borrowed<'a, 'py, PyString>>> = Vec::new();
+    let strs: &mut [Option<Borrowed<'a, 'py, PyString>>] = if nk <= INLINE {
+        &mut str_inline[..nk]
+    } else {
+        str_heap.resize(nk, None);
+        &mut str_heap
+    };
+    for (s, name) in strs.iter_mut().zip(names) {
+        *s = Some((*name).cast::<PyString>()?);
+    }
+    let mut key_inline: [&str; INLINE] = [""; INLINE];
+    let mut key_heap: Vec<&str> = Vec::new();
+    let keys: &mut [&str] = if nk <= INLINE {
+        &mut key_inline[..nk]
+    } else {
+        key_heap.resize(nk, "");
+        &mut key_heap
+    };
+    for (k, s) in keys.iter_mut().zip(strs.iter()) {
+        if let Some(s) = s {
+            *k = s.to_str()?;
+        }
+    }
+    let owned: &[Any] = owned;
+    let run = || {
+        if n + nk <= INLINE {
+            let mut pos = [AnyView::NONE; INLINE];
+            for (o, a) in pos.iter_mut().zip(&owned[..n]) {
+                *o = AnyView::from(a);
+            }
+            let mut named: [(&str, AnyView<'_>); INLINE] = [("", AnyView::NONE); INLINE];
+            for (slot, (k, a)) in named.iter_mut().zip(keys.iter().zip(&owned[n..])) {
+                *slot = (*k, AnyView::from(a));
+            }
+            f.call_kw(&pos[..n], &named[..nk])
+        } else {
+            let pos: Vec<AnyView<'_>> = owned[..n].iter().map(AnyView::from).collect();
+            let named: Vec<(&str, AnyView<'_>)> = keys
+                .iter()
+                .zip(&owned[n..])
+                .map(|(k, a)| (*k, AnyView::from(a)))
+                .collect();
+            f.call_kw(&pos, &named)
+        }
+    };
+    Ok(if detach { py.detach(run) } else { run() })
+}
+
+/// `inspect.Signature` of `f`: its declared signature, else a typed closure's types
+/// (positional-only parameters), else `(*args)`.
+pub(crate) fn python_signature<'py>(py: Python<'py>, f: &Function) -> PyResult<Bound<'py, PyAny>> {
+    let inspect = py.import("inspect")?;
+    let parameter = inspect.getattr("Parameter")?;
+    let signature = inspect.getattr("Signature")?;
+    let Some(sig) = f.signature() else {
+        let args = parameter.call1(("args", parameter.getattr("VAR_POSITIONAL")?))?;
+        return signature.call1((PyList::new(py, [args])?,));
+    };
+    let params = PyList::empty(py);
+    for p in sig.parameters() {
+        let kind = match p.kind() {
+            ParamKind::PositionalOnly => parameter.getattr("POSITIONAL_ONLY")?,
+            ParamKind::PositionalOrKeyword => parameter.getattr("POSITIONAL_OR_KEYWORD")?,
+        };
+        let kwargs = PyDict::new(py);
+        if let Some(d) = p.default_value() {
+            kwargs.set_item("default", any_to_py(py, d.clone())?)?;
+        }
+        if let Some(t) = p.type_str() {
+            kwargs.set_item("annotation", t)?;
+        }
+        params.append(parameter.call((p.name(), kind), Some(&kwargs))?)?;
+    }
+    let kwargs = PyDict::new(py);
+    if let Some(r) = sig.return_type() {
+        kwargs.set_item("return_annotation", r)?;
+    }
+    signature.call((params,), Some(&kwargs))
+}
+
+/// The signature of a Python callable as one of ours, when each parameter can be one
+/// (by position, or by position or name; a default that converts to a value), with the
+/// callable's documentation; `None` otherwise (then the function takes any arguments,
+/// as before).
+pub(crate) fn signature_of_callable(c: &Bound<'_, PyAny>) -> Option<Signature> {
+    let py = c.py();
+    let inspect = py.import("inspect").ok()?;
+    let sig = inspect.call_method1("signature", (c,)).ok()?;
+    let parameter = inspect.getattr("Parameter").ok()?;
+    let empty = parameter.getattr("empty").ok()?;
+    let positional_only = parameter.getattr("POSITIONAL_ONLY").ok()?;
+    let either = parameter.getattr("POSITIONAL_OR_KEYWORD").ok()?;
+    let mut out = Signature::new();
+    let params = sig
+        .getattr("parameters")
+        .ok()?
+        .call_method0("values")
+        .ok()?;
+    for p in params.try_iter().ok()? {
+        let p = p.ok()?;
+        let name: String = p.getattr("name").ok()?.extract().ok()?;
+        let kind = p.getattr("kind").ok()?;
+        let kind = if kind.eq(&positional_only).ok()? {
+            ParamKind::PositionalOnly
+        } else if kind.eq(&either).ok()? {
+            ParamKind::PositionalOrKeyword
+        } else {
+            return None; // *args, keyword-only, **kwargs: not ours to bind
+        };
+        let default = p.getattr("default").ok()?;
+        let default = if default.is(&empty) {
+            None
+        } else {
+            Some(py_to_any(&default).ok()?)
+        };
+        let annotation = p.getattr("annotation").ok()?;
+        let type_str = if annotation.is(&empty) {
+            None
+        } else {
+            Some(annotation_text(&annotation))
+        };
+        out = out.param_full(&name, type_str.as_deref(), default, kind);
+    }
+    let returns = sig.getattr("return_annotation").ok()?;
+    if !returns.is(&sig.getattr("empty").ok()?) {
+        out = out.returns(&annotation_text(&returns));
+    }
+    if let Ok(doc) = inspect.call_method1("getdoc", (c,)) {
+        if let Ok(text) = doc.extract::<String>() {
+            out = out.doc(&text);
+        }
+    }
+    out.check().ok().map(|()| out)
+}
+
+/// An annotation as text: a string as it is, a class by its name, else `str()`.
+fn annotation_text(a: &Bound<'_, PyAny>) -> String {
+    if let Ok(s) = a.extract::<String>() {
+        return s;
+    }
+    if let Ok(t) = a.cast::<pyo3::types::PyType>() {
+        if let Ok(n) = t.name() {
+            return n.to_string();
+        }
+    }
+    a.str().map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// The keyword names of a `tp_call` call's dict, and its values, for
+/// [`call_with_keywords`].
+pub(crate) fn split_kwargs<'py>(
+    kwargs: &Bound<'py, PyDict>,
+) -> (Vec<Bound<'py, PyAny>>, Vec<Bound<'py, PyAny>>) {
+    kwargs.iter().unzip()
+}
