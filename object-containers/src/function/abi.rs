@@ -66,9 +66,12 @@ pub struct FunctionObj {
     /// The declared signature (names, defaults, types), set at most once. After the C
     /// cell (header and entry), like every field above: C and plugins never read it
     /// in place (C asks `obj_function_signature`), so it changes no shared layout.
-    signature: OnceLock<Signature>,
-    /// A typed closure's parameter and result types (see [`Signature::of_types`]).
+    /// (Boxed: a word here, the signature itself only where there is one.)
+    signature: OnceLock<Box<Signature>>,
+    /// A typed closure's parameter and result types (see [`Signature::of_types`]),
+    /// made on first request and kept in `described`.
     types: Option<fn() -> Signature>,
+    described: OnceLock<Box<Signature>>,
 }
 
 impl FunctionObj {
@@ -98,18 +101,19 @@ impl FunctionObj {
     /// The declared signature, if one was set.
     #[inline]
     pub fn declared_signature(&self) -> Option<&Signature> {
-        self.signature.get()
+        self.signature.get().map(|b| &**b)
     }
 
     /// A typed closure's parameter and result types, as a signature of positional-only
-    /// parameters `arg0`, `arg1`, …; `None` for packed functions.
-    pub fn typed_signature(&self) -> Option<Signature> {
-        self.types.map(|t| t())
+    /// parameters `arg0`, `arg1`, … (made once, then kept); `None` for packed functions.
+    pub fn typed_signature(&self) -> Option<&Signature> {
+        let types = self.types?;
+        Some(&**self.described.get_or_init(|| Box::new(types())))
     }
 
-    /// Sets the declared signature; `Err` gives it back if one is set already.
-    pub(super) fn set_signature(&self, sig: Signature) -> Result<(), Signature> {
-        self.signature.set(sig)
+    /// Sets the declared signature; `Err` if one is set already.
+    pub(super) fn set_signature(&self, sig: Signature) -> Result<(), ()> {
+        self.signature.set(Box::new(sig)).map_err(|_| ())
     }
 }
 
@@ -208,6 +212,7 @@ where
         quick: AtomicBool::new(false),
         signature: OnceLock::new(),
         types: None,
+        described: OnceLock::new(),
     };
     make_object_with_extra(obj, f)
 }
@@ -229,6 +234,7 @@ pub(super) fn new_typed<Args, R, F: TypedCallable<Args, R>>(
         quick: AtomicBool::new(false),
         signature: OnceLock::new(),
         types: Some(typed_types::<F, Args, R>),
+        described: OnceLock::new(),
     };
     make_object_with_extra(obj, f)
 }
@@ -285,7 +291,7 @@ where
     };
     // A declared signature fixes the count: a call with another goes to the defaults.
     // SAFETY: `this` is live for the call.
-    if let Some(sig) = unsafe { (*this).signature.get() } {
+    if let Some(sig) = unsafe { (*this).declared_signature() } {
         if args.len() != sig.len() {
             // SAFETY: as above.
             return unsafe { call_packed_completed::<F>(this, sig, args, ret) };
@@ -397,7 +403,7 @@ where
     let obj = unsafe { &*this };
     let label = ArgLabel {
         function: obj.name(),
-        signature: obj.signature.get(),
+        signature: obj.declared_signature(),
     };
     let r = catch_unwind(AssertUnwindSafe(|| match label.signature {
         // A count the signature does not take: the defaults of what is left out.

@@ -142,7 +142,7 @@ impl Function {
     pub fn with_signature(self, sig: Signature) -> Result<Self, Error> {
         sig.check()?;
         let sig = match self.0.typed_signature() {
-            Some(types) => sig.typed_by(&types, self.name())?,
+            Some(types) => sig.typed_by(types, self.name())?,
             None => sig,
         };
         if self.0.set_signature(sig).is_err() {
@@ -167,13 +167,12 @@ impl Function {
     ///
     /// ```
     /// use object_containers::Function;
-    /// let f = Function::from_typed(|a: i64, b: Option<String>| a);
+    /// let f = Function::from_typed(|a: i64, _b: Option<String>| a);
     /// assert_eq!(f.signature().unwrap().to_string(), "(arg0: int, arg1: Optional[str], /) -> int");
     /// assert!(Function::from_packed(|_| Ok(().into())).signature().is_none());
     /// ```
-    pub fn signature(&self) -> Option<Signature> {
+    pub fn signature(&self) -> Option<&Signature> {
         self.declared_signature()
-            .cloned()
             .or_else(|| self.0.typed_signature())
     }
 
