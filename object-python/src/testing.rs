@@ -6,7 +6,7 @@
 
 use std::thread;
 
-use object_containers::{register_global_override, Function, Map, NDArray, Signature};
+use object_containers::{register_global_override, BigInt, Function, Map, NDArray, Signature};
 use object_core::{AnyView, Error, ErrorKind, ObjectPtr};
 use object_examples::expr::{self, Env, Expr, Var};
 use pyo3::prelude::*;
@@ -179,6 +179,19 @@ fn register_globals() {
             Function::from_typed_named("testing.raise", |kind: String, message: String| {
                 Err::<(), Error>(Error::new(kind, message))
             }),
+        ),
+        (
+            // The kind of the error `f()` fails with (None if it does not fail): what
+            // Rust sees of an exception raised in Python.
+            "testing.error_kind",
+            Function::from_typed_named("testing.error_kind", |f: Function| {
+                f.call(&[]).err().map(|e| e.kind().as_str().to_owned())
+            }),
+        ),
+        (
+            // A `BigInt` parameter, as decimal text (ints beyond 64 bits arrive as one).
+            "testing.big_int_text",
+            Function::from_typed_named("testing.big_int_text", |b: BigInt| b.to_string()),
         ),
         (
             "testing.echo",
