@@ -85,7 +85,12 @@ use object_examples as _;
 use pyo3::prelude::*;
 
 /// The native module, `object_python._native`.
-#[pymodule]
+///
+/// `gil_used = true`: on a free-threaded CPython (3.13t, 3.14t) importing it turns the
+/// GIL back on. The module has not been audited or tested without the GIL (its
+/// vectorcall entries write type objects, its caches assume one thread at a time in
+/// Python code), so it does not claim to run without it.
+#[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // First: the process's one runtime (this copy's registry, or the one another copy
     // in the process runs), decided before any type is touched.
