@@ -235,3 +235,44 @@ fn many_threads_call_with_defaults() {
         }
     });
 }
+
+#[test]
+fn more_parameters_than_the_stack_buffer() {
+    let _guard = LeakCheck::new();
+    // Ten parameters (the binding keeps eight on the stack), the last three defaulted.
+    let mut sig = Signature::new();
+    for i in 0..7 {
+        sig = sig.param(&format!("p{i}"));
+    }
+    for i in 7..10 {
+        sig = sig.param_default(&format!("p{i}"), i as i64 * 100);
+    }
+    let sum = Function::from_packed_named(Some("sum10"), |args| {
+        Ok(Any::from(
+            args.iter().filter_map(|a| a.as_int()).sum::<i64>(),
+        ))
+    })
+    .with_signature(sig)
+    .unwrap();
+    let seven: Vec<i64> = (0..7).collect();
+    assert_eq!(
+        sum.call_with(seven.clone()).unwrap().as_int(),
+        Some(21 + 700 + 800 + 900)
+    );
+    let pos: Vec<Any> = (0..5).map(Any::from).collect();
+    let pos: Vec<AnyView<'_>> = pos.iter().map(AnyView::from).collect();
+    let six = Any::from(6);
+    let five = Any::from(5);
+    let nine = Any::from(-900);
+    let kw = [
+        ("p6", AnyView::from(&six)),
+        ("p5", AnyView::from(&five)),
+        ("p9", AnyView::from(&nine)),
+    ];
+    assert_eq!(
+        sum.call_kw(&pos, &kw).unwrap().as_int(),
+        Some(21 + 700 + 800 - 900)
+    );
+    let e = sum.call_kw(&pos[..4], &kw).unwrap_err();
+    assert_eq!(e.message(), "missing argument `p4` of `sum10`");
+}

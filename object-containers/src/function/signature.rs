@@ -341,9 +341,18 @@ impl Signature {
         if positional.len() > n {
             return Err(too_many(function, n, positional.len() + keywords.len()));
         }
-        let mut slots: Vec<Option<AnyView<'a>>> = Vec::with_capacity(n);
-        slots.extend(positional.iter().map(|v| Some(*v)));
-        slots.resize(n, None);
+        // One slot per parameter: on the stack for up to 8.
+        let mut inline: [Option<AnyView<'a>>; INLINE] = [None; INLINE];
+        let mut heap: Vec<Option<AnyView<'a>>> = Vec::new();
+        let slots: &mut [Option<AnyView<'a>>] = if n <= INLINE {
+            &mut inline[..n]
+        } else {
+            heap.resize(n, None);
+            &mut heap
+        };
+        for (slot, v) in slots.iter_mut().zip(positional) {
+            *slot = Some(*v);
+        }
         for (name, value) in keywords {
             let Some(i) = self.index_of(name) else {
                 return Err(Error::type_error(format!(
@@ -383,13 +392,15 @@ impl Signature {
     }
 }
 
-/// Calls `call` with the `n` views of `views`: on the stack for up to 8.
+/// How many arguments binding keeps on the stack.
+const INLINE: usize = 8;
+
+/// Calls `call` with the `n` views of `views`: on the stack for up to [`INLINE`].
 fn with_views<'a, T>(
     views: impl Iterator<Item = AnyView<'a>>,
     n: usize,
     call: impl FnOnce(&[AnyView<'a>]) -> T,
 ) -> T {
-    const INLINE: usize = 8;
     if n <= INLINE {
         let mut buf = [AnyView::NONE; INLINE];
         for (slot, v) in buf.iter_mut().zip(views) {
