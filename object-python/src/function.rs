@@ -72,12 +72,12 @@ impl PyFunction {
         match kwargs {
             Some(kw) if !kw.is_empty() => {
                 let (names, values) = crate::signature::split_kwargs(kw);
-                let names: Vec<_> = names.iter().map(|n| n.as_borrowed()).collect();
                 self.call_python_kw(
                     py,
                     args.len(),
                     |i| args.get_borrowed_item(i),
-                    &names,
+                    names.len(),
+                    |i| Ok(names[i].as_borrowed()),
                     |i| Ok(values[i].as_borrowed()),
                 )
             }
@@ -178,19 +178,21 @@ impl PyFunction {
         }
     }
 
-    /// A call from Python with keywords: `n` positional arguments, then one per name in
-    /// `names`, bound by the declared signature (`crate::signature`).
+    /// A call from Python with keywords: `n` positional arguments, then `nk` keyword
+    /// arguments (`name(i)`, `kwarg(i)`), bound by the declared signature (`crate::signature`).
     #[cold]
     pub(crate) fn call_python_kw<'a, 'py>(
         &self,
         py: Python<'py>,
         n: usize,
         arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
-        names: &[Borrowed<'a, 'py, PyAny>],
+        nk: usize,
+        name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
         kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let detach = !self.f.is_quick();
-        match crate::signature::call_with_keywords(py, &self.f, n, arg, names, kwarg, detach)? {
+        let r = crate::signature::call_with_keywords(py, &self.f, n, arg, nk, name, kwarg, detach)?;
+        match r {
             Ok(v) => any_to_py(py, v),
             Err(e) => Err(error_to_pyerr(py, e)),
         }

@@ -22,19 +22,20 @@ use crate::convert::{any_to_py, py_to_any};
 /// Arguments converted on the stack up to this many (positional and keyword together).
 const INLINE: usize = 8;
 
-/// A call with keywords: `n` positional values (`arg(i)`), then one value per name in
-/// `names` (`kwarg(i)`), bound by `f`'s declared signature; `detach` says whether the
+/// A call with keywords: `n` positional values (`arg(i)`), then `nk` keyword values
+/// (`kwarg(i)`) with their names (`name(i)`), bound by `f`'s declared signature; `detach` says whether the
 /// GIL is let go around the call (see `PyFunction::call_views`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_with_keywords<'a, 'py>(
     py: Python<'py>,
     f: &Function,
     n: usize,
     arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
-    names: &[Borrowed<'a, 'py, PyAny>],
+    nk: usize,
+    name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     detach: bool,
 ) -> PyResult<Result<Any, object_core::Error>> {
-    let nk = names.len();
     let mut inline: [Any; INLINE] = Default::default();
     let mut heap: Vec<Any> = Vec::new();
     let owned: &mut [Any] = if n + nk <= INLINE {
@@ -57,8 +58,8 @@ pub(crate) fn call_with_keywords<'a, 'py>(
         str_heap.resize(nk, None);
         &mut str_heap
     };
-    for (s, name) in strs.iter_mut().zip(names) {
-        *s = Some((*name).cast::<PyString>()?);
+    for (i, s) in strs.iter_mut().enumerate() {
+        *s = Some(name(i)?.cast::<PyString>()?);
     }
     let mut key_inline: [&str; INLINE] = [""; INLINE];
     let mut key_heap: Vec<&str> = Vec::new();

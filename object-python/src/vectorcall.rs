@@ -127,13 +127,13 @@ unsafe fn call(
             // SAFETY: `args` holds `n` positional values, then one per keyword name,
             // live for the call.
             let all = unsafe { std::slice::from_raw_parts(args, n + nk) };
-            let names: Vec<_> = names.iter_borrowed().collect();
             let out = f.get().call_python_kw(
                 py,
                 n,
                 // SAFETY: each item of `all` is a live object borrowed for the call.
                 |i| Ok(unsafe { pyo3::Borrowed::from_ptr(py, all[i]) }),
-                &names,
+                nk,
+                |i| names.get_borrowed_item(i),
                 // SAFETY: as above.
                 |i| Ok(unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }),
             )?;
