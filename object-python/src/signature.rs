@@ -19,12 +19,20 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::convert::{any_to_py, py_to_any};
 
-/// Arguments converted on the stack up to this many (positional and keyword together).
-const INLINE: usize = 8;
+/// Arguments converted on the stack up to this many (positional and keyword together;
+/// more go to the heap).
+const INLINE: usize = 4;
 
 /// A call with keywords: `n` positional values (`arg(i)`), then `nk` keyword values
-/// (`kwarg(i)`) with their names (`name(i)`), bound by `f`'s declared signature; `detach` says whether the
-/// GIL is let go around the call (see `PyFunction::call_views`).
+/// (`kwarg(i)`) with their names (`name(i)`), bound by `f`'s declared signature;
+/// `detach` says whether the GIL is let go around the call (see
+/// `PyFunction::call_views`).
+///
+/// Each value is converted straight into its parameter's slot (found by name in the
+/// signature), the slots left empty take their defaults, and the function is called
+/// with one view per parameter. Anything that does not bind (no signature, an unknown
+/// or repeated name, a missing argument, too many) goes to `Function::call_kw`, whose
+/// error names it.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn call_with_keywords<'a, 'py>(
     py: Python<'py>,
@@ -36,66 +44,80 @@ pub(crate) fn call_with_keywords<'a, 'py>(
     kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     detach: bool,
 ) -> PyResult<Result<Any, object_core::Error>> {
-    let mut inline: [Any; INLINE] = Default::default();
-    let mut heap: Vec<Any> = Vec::new();
-    let owned: &mut [Any] = if n + nk <= INLINE {
-        &mut inline[..n + nk]
-    } else {
-        heap.resize(n + nk, Any::NONE);
-        &mut heap
+    let sig = match f.declared_signature() {
+        Some(sig) if n <= sig.len() && sig.len() <= INLINE => sig,
+        _ => return call_generic(py, f, n, arg, nk, name, kwarg, detach),
     };
-    for (i, slot) in owned.iter_mut().enumerate() {
-        let v = if i < n { arg(i)? } else { kwarg(i - n)? };
-        *slot = py_to_any(&v)?;
+    let np = sig.len();
+    let mut owned: [Any; INLINE] = Default::default();
+    let mut given = [false; INLINE];
+    for (i, slot) in owned.iter_mut().take(n).enumerate() {
+        *slot = py_to_any(&*arg(i)?)?;
+        given[i] = true;
     }
-    // The names as `str` objects (borrowed from the caller's tuple), then as text
-    // borrowed from those.
-    let mut str_inline: [Option<Borrowed<'a, 'py, PyString>>; INLINE] = [None; INLINE];
-    let mut str_heap: Vec<Option<Borrowed<'a, 'py, PyString>>> = Vec::new();
-    let strs: &mut [Option<Borrowed<'a, 'py, PyString>>] = if nk <= INLINE {
-        &mut str_inline[..nk]
-    } else {
-        str_heap.resize(nk, None);
-        &mut str_heap
-    };
-    for (i, s) in strs.iter_mut().enumerate() {
-        *s = Some(name(i)?.cast::<PyString>()?);
+    for k in 0..nk {
+        let key = name(k)?;
+        let key = key.cast::<PyString>()?;
+        let at = sig
+            .index_of(key.to_str()?)
+            .filter(|&i| !given[i] && sig.parameters()[i].kind() != ParamKind::PositionalOnly);
+        let Some(i) = at else {
+            return call_generic(py, f, n, arg, nk, name, kwarg, detach);
+        };
+        owned[i] = py_to_any(&*kwarg(k)?)?;
+        given[i] = true;
     }
-    let mut key_inline: [&str; INLINE] = [""; INLINE];
-    let mut key_heap: Vec<&str> = Vec::new();
-    let keys: &mut [&str] = if nk <= INLINE {
-        &mut key_inline[..nk]
-    } else {
-        key_heap.resize(nk, "");
-        &mut key_heap
-    };
-    for (k, s) in keys.iter_mut().zip(strs.iter()) {
-        if let Some(s) = s {
-            *k = s.to_str()?;
-        }
-    }
-    let owned: &[Any] = owned;
-    let run = || {
-        if n + nk <= INLINE {
-            let mut pos = [AnyView::NONE; INLINE];
-            for (o, a) in pos.iter_mut().zip(&owned[..n]) {
-                *o = AnyView::from(a);
-            }
-            let mut named: [(&str, AnyView<'_>); INLINE] = [("", AnyView::NONE); INLINE];
-            for (slot, (k, a)) in named.iter_mut().zip(keys.iter().zip(&owned[n..])) {
-                *slot = (*k, AnyView::from(a));
-            }
-            f.call_kw(&pos[..n], &named[..nk])
+    let mut views = [AnyView::NONE; INLINE];
+    for (i, (v, p)) in views.iter_mut().zip(sig.parameters()).enumerate() {
+        *v = if given[i] {
+            AnyView::from(&owned[i])
         } else {
-            let pos: Vec<AnyView<'_>> = owned[..n].iter().map(AnyView::from).collect();
-            let named: Vec<(&str, AnyView<'_>)> = keys
-                .iter()
-                .zip(&owned[n..])
-                .map(|(k, a)| (*k, AnyView::from(a)))
-                .collect();
-            f.call_kw(&pos, &named)
-        }
-    };
+            match p.default_value() {
+                Some(d) => AnyView::from(d),
+                None => return call_generic(py, f, n, arg, nk, name, kwarg, detach),
+            }
+        };
+    }
+    let views = &views[..np];
+    Ok(if detach {
+        py.detach(|| f.call(views))
+    } else {
+        f.call(views)
+    })
+}
+
+/// [`call_with_keywords`] through `Function::call_kw`: for what binding here does not
+/// take (more parameters than the stack holds, no signature, an error to name).
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn call_generic<'a, 'py>(
+    py: Python<'py>,
+    f: &Function,
+    n: usize,
+    arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    nk: usize,
+    name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    detach: bool,
+) -> PyResult<Result<Any, object_core::Error>> {
+    let owned = (0..n)
+        .map(|i| py_to_any(&*arg(i)?))
+        .chain((0..nk).map(|k| py_to_any(&*kwarg(k)?)))
+        .collect::<PyResult<Vec<Any>>>()?;
+    let strs = (0..nk)
+        .map(|k| Ok(name(k)?.cast::<PyString>()?.to_owned()))
+        .collect::<PyResult<Vec<Bound<'py, PyString>>>>()?;
+    let keys = strs
+        .iter()
+        .map(|s| s.to_str())
+        .collect::<PyResult<Vec<&str>>>()?;
+    let pos: Vec<AnyView<'_>> = owned[..n].iter().map(AnyView::from).collect();
+    let named: Vec<(&str, AnyView<'_>)> = keys
+        .iter()
+        .zip(&owned[n..])
+        .map(|(k, a)| (*k, AnyView::from(a)))
+        .collect();
+    let run = || f.call_kw(&pos, &named);
     Ok(if detach { py.detach(run) } else { run() })
 }
 

@@ -341,18 +341,19 @@ impl Signature {
         if positional.len() > n {
             return Err(too_many(function, n, positional.len() + keywords.len()));
         }
-        // One slot per parameter: on the stack for up to 8.
-        let mut inline: [Option<AnyView<'a>>; INLINE] = [None; INLINE];
-        let mut heap: Vec<Option<AnyView<'a>>> = Vec::new();
-        let slots: &mut [Option<AnyView<'a>>] = if n <= INLINE {
-            &mut inline[..n]
+        // The views, written in place, and which are given: on the stack for up to 8.
+        let mut inline = [AnyView::NONE; INLINE];
+        let mut inline_given = [false; INLINE];
+        let (mut heap, mut heap_given) = (Vec::new(), Vec::new());
+        let (views, given): (&mut [AnyView<'a>], &mut [bool]) = if n <= INLINE {
+            (&mut inline[..n], &mut inline_given[..n])
         } else {
-            heap.resize(n, None);
-            &mut heap
+            heap.resize(n, AnyView::NONE);
+            heap_given.resize(n, false);
+            (&mut heap, &mut heap_given)
         };
-        for (slot, v) in slots.iter_mut().zip(positional) {
-            *slot = Some(*v);
-        }
+        views[..positional.len()].copy_from_slice(positional);
+        given[..positional.len()].fill(true);
         for (name, value) in keywords {
             let Some(i) = self.index_of(name) else {
                 return Err(Error::type_error(format!(
@@ -366,29 +367,35 @@ impl Signature {
                     of_function(function)
                 )));
             }
-            if slots[i].is_some() {
+            if given[i] {
                 return Err(Error::type_error(format!(
                     "{} got multiple values for argument `{name}`",
                     of_function_capital(function)
                 )));
             }
-            slots[i] = Some(*value);
+            views[i] = *value;
+            given[i] = true;
         }
-        let missing = slots
-            .iter()
-            .zip(&self.params)
-            .filter(|(s, p)| s.is_none() && p.default.is_none());
-        if missing.clone().next().is_some() {
+        let mut complete = true;
+        for ((v, g), p) in views.iter_mut().zip(given.iter()).zip(&self.params) {
+            if !*g {
+                match &p.default {
+                    Some(d) => *v = AnyView::from(d),
+                    None => complete = false,
+                }
+            }
+        }
+        if !complete {
+            let missing = given
+                .iter()
+                .zip(&self.params)
+                .filter(|(g, p)| !**g && p.default.is_none());
             return Err(missing_error(
                 function,
                 missing.map(|(_, p)| p.name.as_str()),
             ));
         }
-        let views = slots.iter().zip(&self.params).map(|(s, p)| match s {
-            Some(v) => *v,
-            None => p.default.as_ref().map_or(AnyView::NONE, AnyView::from),
-        });
-        Ok(with_views(views, n, call))
+        Ok(call(views))
     }
 }
 
