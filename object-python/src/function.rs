@@ -17,7 +17,7 @@ use object_containers::{
 use object_core::{Any, AnyView, Error};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::convert::{any_to_py, py_to_any};
 use crate::error::{error_to_pyerr, pyerr_to_error};
@@ -27,6 +27,10 @@ use crate::object::{take_pending, wrap, PyObj};
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "FunctionBase")]
 pub(crate) struct PyFunction {
     f: Function,
+    /// The declared signature's parameter names as interned Python strings, made on
+    /// the first keyword call: a call site's keyword names are interned too, so a
+    /// keyword is found by its address (`crate::signature`).
+    kw_names: std::sync::OnceLock<Vec<Py<PyString>>>,
     /// What CPython calls for this object (`vectorcall`): always the same entry, one
     /// per instance because CPython finds it by offset in the instance.
     #[cfg(not(feature = "abi3"))]
@@ -132,6 +136,7 @@ impl PyFunction {
     fn of(f: Function) -> Self {
         PyFunction {
             f,
+            kw_names: std::sync::OnceLock::new(),
             #[cfg(not(feature = "abi3"))]
             entry: crate::vectorcall::ENTRY,
         }
@@ -191,7 +196,25 @@ impl PyFunction {
         kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let detach = !self.f.is_quick();
-        let r = crate::signature::call_with_keywords(py, &self.f, n, arg, nk, name, kwarg, detach)?;
+        let interned = self.f.declared_signature().map(|sig| {
+            self.kw_names.get_or_init(|| {
+                sig.parameters()
+                    .iter()
+                    .map(|p| PyString::intern(py, p.name()).unbind())
+                    .collect()
+            })
+        });
+        let r = crate::signature::call_with_keywords(
+            py,
+            &self.f,
+            n,
+            arg,
+            nk,
+            name,
+            kwarg,
+            interned.map(Vec::as_slice),
+            detach,
+        )?;
         match r {
             Ok(v) => any_to_py(py, v),
             Err(e) => Err(error_to_pyerr(py, e)),

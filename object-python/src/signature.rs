@@ -24,8 +24,8 @@ use crate::convert::{any_to_py, py_to_any};
 const INLINE: usize = 4;
 
 /// A call with keywords: `n` positional values (`arg(i)`), then `nk` keyword values
-/// (`kwarg(i)`) with their names (`name(i)`), bound by `f`'s declared signature;
-/// `detach` says whether the GIL is let go around the call (see
+/// (`kwarg(i)`) with their names (`name(i)`), bound by `f`'s declared signature, whose
+/// parameter names `interned` holds as interned strings (found by address); `detach` says whether the GIL is let go around the call (see
 /// `PyFunction::call_views`).
 ///
 /// Each value is converted straight into its parameter's slot (found by name in the
@@ -42,6 +42,7 @@ pub(crate) fn call_with_keywords<'a, 'py>(
     nk: usize,
     name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    interned: Option<&[Py<PyString>]>,
     detach: bool,
 ) -> PyResult<Result<Any, object_core::Error>> {
     let sig = match f.declared_signature() {
@@ -57,10 +58,15 @@ pub(crate) fn call_with_keywords<'a, 'py>(
     }
     for k in 0..nk {
         let key = name(k)?;
-        let key = key.cast::<PyString>()?;
-        let at = sig
-            .index_of(key.to_str()?)
-            .filter(|&i| !given[i] && sig.parameters()[i].kind() != ParamKind::PositionalOnly);
+        // By address first (interned names), else by text.
+        let by_address =
+            interned.and_then(|names| names.iter().position(|p| p.as_ptr() == key.as_ptr()));
+        let found = match by_address {
+            Some(i) => Some(i),
+            None => sig.index_of(key.cast::<PyString>()?.to_str()?),
+        };
+        let at =
+            found.filter(|&i| !given[i] && sig.parameters()[i].kind() != ParamKind::PositionalOnly);
         let Some(i) = at else {
             return call_generic(py, f, n, arg, nk, name, kwarg, detach);
         };

@@ -19,6 +19,9 @@ def test_keywords_and_defaults():
     assert add(40, y=2) == 42
     assert add(x=41) == 42
     assert add(**{"x": 1, "y": 2}) == 3
+    # names made at run time (not interned) are found by their text
+    assert add(**{"".join(["x"]): 1, "y"[:]: 4}) == 5
+    assert add(1, **{"".join(["y", ""]): 9}) == 10
     # tp_call with a dict, as `type(f).__call__` takes it
     assert type(add).__call__(add, 1, y=5) == 6
 
