@@ -52,8 +52,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 
 // The ABI minor version: entries appended to the tables. A host serves plugins of
 // its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
-// `obj_type_field_enum`.)
-#define OBJ_ABI_MINOR 1
+// `obj_type_field_enum`; 2: function signatures, `obj_function_create_with_signature`,
+// `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
+// `ObjParamInfo`, structs outside the fingerprint.)
+#define OBJ_ABI_MINOR 2
 
 // `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
 #define OBJ_LAYOUT_OPEN 0
@@ -168,6 +170,13 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
 #define OBJ_FIELD_KIND_ENUM 9
 
+// `ObjParamInfo::kind`: passed by position or by name.
+#define OBJ_PARAM_POSITIONAL_OR_KEYWORD 0
+
+// `ObjParamInfo::kind`: passed by position only (a typed Rust closure's parameters
+// when no names were declared).
+#define OBJ_PARAM_POSITIONAL_ONLY 1
+
 // `ObjFieldInfo::flags`: read-only.
 #define OBJ_FIELD_READ_ONLY 1
 
@@ -274,6 +283,41 @@ typedef void (*ObjCContextDeleter)(void *ctx);
 // caller one strong reference, which it releases with `obj_dec_ref`.
 typedef struct ObjObjectHeader *ObjHandle;
 
+// A parameter of a signature given to `obj_function_create_with_signature` (read during
+// that call only).
+typedef struct ObjParamSpec {
+  // The name, NUL-terminated UTF-8.
+  const char *name;
+  // The type as signatures write it (`"int"`, `"str"`, `"ffi.Array"`), or null.
+  const char *type_str;
+  // The default value (borrowed; copied), or null for none.
+  const struct ObjAny *default_value;
+} ObjParamSpec;
+
+// A string slice handed to C: `len` bytes of UTF-8 at `data`, valid as long as the
+// object (or type) it came from. `data` is NUL-terminated where the function says so.
+typedef struct ObjStr {
+  // The bytes.
+  const char *data;
+  // Their number (without a terminator).
+  uintptr_t len;
+} ObjStr;
+
+// A parameter as `obj_function_param` reads it: borrowed from the function, valid while
+// the function lives.
+typedef struct ObjParamInfo {
+  // The name (not NUL-terminated).
+  struct ObjStr name;
+  // The type (`"int"`, …), not NUL-terminated; `len` 0 when unknown.
+  struct ObjStr type_str;
+  // `OBJ_PARAM_POSITIONAL_OR_KEYWORD` or `OBJ_PARAM_POSITIONAL_ONLY`.
+  int32_t kind;
+  // 1 if the parameter has a default (then `default_value` is it), else 0.
+  int32_t has_default;
+  // The default value, borrowed (None when there is none).
+  struct ObjAny default_value;
+} ObjParamInfo;
+
 // The layout of a type's objects (see `obj_type_layout` and `obj_object_init`'s layout
 // rule).
 typedef struct ObjTypeLayout {
@@ -297,15 +341,6 @@ typedef struct ObjTypeLayout {
   // Padding; 0.
   uint32_t reserved;
 } ObjTypeLayout;
-
-// A string slice handed to C: `len` bytes of UTF-8 at `data`, valid as long as the
-// object (or type) it came from. `data` is NUL-terminated where the function says so.
-typedef struct ObjStr {
-  // The bytes.
-  const char *data;
-  // Their number (without a terminator).
-  uintptr_t len;
-} ObjStr;
 
 // What the registry knows about one type (see `obj_type_info`).
 typedef struct ObjTypeInfo {
@@ -545,6 +580,54 @@ int32_t obj_function_create(ObjCFunction call,
                             ObjCContextDeleter deleter,
                             const char *name,
                             ObjHandle *out_func);
+
+// `obj_function_create` with a signature: parameter names, types (or null) and
+// defaults (or null), in `params[0..num_params]`, and a documentation text (`doc`,
+// may be null). The function then takes keyword arguments from Python, fills left-out
+// trailing parameters with their defaults for every caller (C included: the callback
+// always receives `num_params` arguments), and names parameters in its errors. On
+// failure (what fails `obj_function_create`; a signature that names a parameter twice
+// or puts one without a default after one with a default) nothing is kept: `ctx` is
+// still the caller's.
+//
+// # Safety
+//
+// As `obj_function_create`; `params` points to `num_params` specs whose strings are
+// NUL-terminated and whose defaults follow the header's rules; `doc` null or
+// NUL-terminated.
+int32_t obj_function_create_with_signature(ObjCFunction call,
+                                           void *ctx,
+                                           ObjCContextDeleter deleter,
+                                           const char *name,
+                                           const struct ObjParamSpec *params,
+                                           int32_t num_params,
+                                           const char *doc,
+                                           ObjHandle *out_func);
+
+// What a function says of its parameters: `*out_num_params` is their number, or -1
+// when it says nothing (a packed function without a signature takes any arguments);
+// `*out_doc` its documentation and `*out_returns` its result's type (each `len` 0 when
+// there is none; may be null). A typed Rust closure without a declared signature
+// describes its types, its parameters positional-only and named `arg0`, `arg1`, ….
+// The strings are borrowed from the function (valid while it lives), not
+// NUL-terminated. Read each parameter with `obj_function_param`.
+//
+// # Safety
+//
+// `func` null (an error) or a live object; `out_num_params` writable; `out_doc` and
+// `out_returns` null or writable.
+int32_t obj_function_signature(ObjHandle func,
+                               int32_t *out_num_params,
+                               struct ObjStr *out_doc,
+                               struct ObjStr *out_returns);
+
+// Parameter `index` of a function's signature (see `obj_function_signature`), borrowed
+// from the function. An index out of range is an `IndexError`.
+//
+// # Safety
+//
+// `func` null (an error) or a live object; `out_param` writable.
+int32_t obj_function_param(ObjHandle func, int32_t index, struct ObjParamInfo *out_param);
 
 // Calls a function object with `num_args` C values (checked), writing the owned result
 // to `*ret`, which need not be initialized: its old content is overwritten, never

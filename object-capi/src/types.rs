@@ -261,6 +261,36 @@ pub struct ObjEnumVariant {
     pub value: i64,
 }
 
+/// A parameter of a signature given to `obj_function_create_with_signature` (read during
+/// that call only).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjParamSpec {
+    /// The name, NUL-terminated UTF-8.
+    pub name: *const c_char,
+    /// The type as signatures write it (`"int"`, `"str"`, `"ffi.Array"`), or null.
+    pub type_str: *const c_char,
+    /// The default value (borrowed; copied), or null for none.
+    pub default_value: *const ObjAny,
+}
+
+/// A parameter as `obj_function_param` reads it: borrowed from the function, valid while
+/// the function lives.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjParamInfo {
+    /// The name (not NUL-terminated).
+    pub name: ObjStr,
+    /// The type (`"int"`, …), not NUL-terminated; `len` 0 when unknown.
+    pub type_str: ObjStr,
+    /// `OBJ_PARAM_POSITIONAL_OR_KEYWORD` or `OBJ_PARAM_POSITIONAL_ONLY`.
+    pub kind: i32,
+    /// 1 if the parameter has a default (then `default_value` is it), else 0.
+    pub has_default: i32,
+    /// The default value, borrowed (None when there is none).
+    pub default_value: ObjAny,
+}
+
 /// The enum of an `OBJ_FIELD_KIND_ENUM` field (see `obj_type_field_enum`): plain data,
 /// valid for the process.
 #[repr(C)]
@@ -471,6 +501,12 @@ pub const OBJ_FIELD_KIND_OPAQUE: u32 = 8;
 /// the variants' names and values. C-readable (`size` bytes, signed or not as the
 /// `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
 pub const OBJ_FIELD_KIND_ENUM: u32 = 9;
+
+/// `ObjParamInfo::kind`: passed by position or by name.
+pub const OBJ_PARAM_POSITIONAL_OR_KEYWORD: i32 = 0;
+/// `ObjParamInfo::kind`: passed by position only (a typed Rust closure's parameters
+/// when no names were declared).
+pub const OBJ_PARAM_POSITIONAL_ONLY: i32 = 1;
 
 /// `ObjFieldInfo::flags`: read-only.
 pub const OBJ_FIELD_READ_ONLY: u32 = 1;

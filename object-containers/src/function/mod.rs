@@ -24,6 +24,7 @@
 //! | `typed.rs` | typed closures, argument tuples, [`TypedFunction`] |
 //! | `packed.rs` | the [`Function`] handle |
 //! | `registry.rs` | the global registry |
+//! | `signature.rs` | [`Signature`]: parameter names, defaults, types; binding keyword calls |
 //! | `module.rs` | [`Module`] |
 
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
@@ -38,6 +39,7 @@ mod last_error;
 mod module;
 mod packed;
 mod registry;
+mod signature;
 mod typed;
 
 pub use abi::{panic_error, FastEntry, FunctionObj, PackedCall};
@@ -49,4 +51,5 @@ pub use packed::Function;
 pub use registry::{
     get_global, list_globals, register_global, register_global_override, remove_global,
 };
+pub use signature::{ArgLabel, Param, ParamKind, Signature};
 pub use typed::{IntoArgs, TypedCallable, TypedFunction};
