@@ -58,26 +58,51 @@
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
-use criterion::{
-    criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
-};
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use object_examples::frontend::{enum_ir, generate, object_ir, parse};
+use serde::Deserialize;
 
 /// The program's size in nodes.
 const NODES: usize = 1_000_000;
 
-fn group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+/// The sizes of `frontend_cse_scaling`.
+const SCALING: [usize; 3] = [250_000, 500_000, 1_000_000];
+
+/// The stack of the thread the bench runs on: serde's derives recurse once per level
+/// of the program (some 60,000 deep), several frames each.
+const STACK: usize = 4 << 30;
+
+fn group<'a>(c: &'a mut Criterion, name: &str, nodes: usize) -> BenchmarkGroup<'a, WallTime> {
     let mut g = c.benchmark_group(name);
     g.sampling_mode(SamplingMode::Flat);
     g.sample_size(10);
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(5));
-    g.throughput(Throughput::Elements(NODES as u64));
+    g.throughput(Throughput::Elements(nodes as u64));
     g
 }
 
-fn bench(c: &mut Criterion) {
-    let text = generate(NODES, 42);
+/// The enum program read back from `serde_json`'s text, without its recursion limit
+/// (what `serde_json::from_str` does otherwise).
+fn serde_load(text: &str) -> enum_ir::Function {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let f = enum_ir::Function::deserialize(&mut de).expect("deserializes");
+    de.end().expect("nothing after the program");
+    f
+}
+
+/// One program at every stage, in both versions, and both JSON texts.
+struct Programs {
+    text: String,
+    e: [enum_ir::Function; 3],
+    o: [object_ir::Function; 3],
+    json_object: String,
+    json_serde: String,
+}
+
+fn programs(nodes: usize) -> Programs {
+    let text = generate(nodes, 42);
     let e0 = parse(&text, &mut enum_ir::EnumBuilder).expect("the generated program parses");
     let o0 = parse(&text, &mut object_ir::ObjectBuilder).expect("the generated program parses");
     let (e1, o1) = (enum_ir::fold_constants(&e0), object_ir::fold_constants(&o0));
@@ -87,46 +112,124 @@ fn bench(c: &mut Criterion) {
         object_ir::print(&o2),
         "the versions agree"
     );
-
-    let mut g = group(c, "frontend_parse");
-    g.bench_function("enum", |b| {
-        b.iter_with_large_drop(|| parse(&text, &mut enum_ir::EnumBuilder))
-    });
-    g.bench_function("object", |b| {
-        b.iter_with_large_drop(|| parse(&text, &mut object_ir::ObjectBuilder))
-    });
-    g.finish();
-
-    let mut g = group(c, "frontend_print");
-    g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::print(&e0)));
-    g.bench_function("object", |b| {
-        b.iter_with_large_drop(|| object_ir::print(&o0))
-    });
-    g.finish();
-
-    let mut g = group(c, "frontend_fold");
-    g.bench_function("enum", |b| {
-        b.iter_with_large_drop(|| enum_ir::fold_constants(&e0))
-    });
-    g.bench_function("object", |b| {
-        b.iter_with_large_drop(|| object_ir::fold_constants(&o0))
-    });
-    g.finish();
-
-    let mut g = group(c, "frontend_cse");
-    g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::cse(&e1)));
-    g.bench_function("object", |b| b.iter_with_large_drop(|| object_ir::cse(&o1)));
-    g.finish();
-
-    let mut g = group(c, "frontend_dead_let");
-    g.bench_function("enum", |b| {
-        b.iter_with_large_drop(|| enum_ir::eliminate_dead_lets(&e2))
-    });
-    g.bench_function("object", |b| {
-        b.iter_with_large_drop(|| object_ir::eliminate_dead_lets(&o2))
-    });
-    g.finish();
+    let json_object = object_ir::save_json(&o0).expect("saves");
+    let json_serde = serde_json::to_string(&e0).expect("serializes");
+    Programs {
+        text,
+        e: [e0, e1, e2],
+        o: [o0, o1, o2],
+        json_object,
+        json_serde,
+    }
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+fn bench(c: &mut Criterion) {
+    let p = programs(NODES);
+    let text = &p.text;
+    let [e0, e1, e2] = &p.e;
+    let [o0, o1, o2] = &p.o;
+    eprintln!(
+        "frontend: JSON of the parsed program: graph {} bytes, serde {} bytes",
+        p.json_object.len(),
+        p.json_serde.len()
+    );
+
+    let mut g = group(c, "frontend_parse", NODES);
+    g.bench_function("enum", |b| {
+        b.iter_with_large_drop(|| parse(text, &mut enum_ir::EnumBuilder))
+    });
+    g.bench_function("object", |b| {
+        b.iter_with_large_drop(|| parse(text, &mut object_ir::ObjectBuilder))
+    });
+    g.finish();
+
+    let mut g = group(c, "frontend_print", NODES);
+    g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::print(e0)));
+    g.bench_function("object", |b| b.iter_with_large_drop(|| object_ir::print(o0)));
+    g.finish();
+
+    let mut g = group(c, "frontend_fold", NODES);
+    g.bench_function("enum", |b| {
+        b.iter_with_large_drop(|| enum_ir::fold_constants(e0))
+    });
+    g.bench_function("object", |b| {
+        b.iter_with_large_drop(|| object_ir::fold_constants(o0))
+    });
+    g.finish();
+
+    let mut g = group(c, "frontend_cse", NODES);
+    g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::cse(e1)));
+    g.bench_function("object", |b| b.iter_with_large_drop(|| object_ir::cse(o1)));
+    g.finish();
+
+    let mut g = group(c, "frontend_dead_let", NODES);
+    g.bench_function("enum", |b| {
+        b.iter_with_large_drop(|| enum_ir::eliminate_dead_lets(e2))
+    });
+    g.bench_function("object", |b| {
+        b.iter_with_large_drop(|| object_ir::eliminate_dead_lets(o2))
+    });
+    g.finish();
+
+    let mut g = group(c, "frontend_json_load", NODES);
+    g.bench_function("serde_json", |b| {
+        b.iter_with_large_drop(|| serde_load(&p.json_serde))
+    });
+    g.bench_function("from_json_graph", |b| {
+        b.iter_with_large_drop(|| object_json::from_json_graph(&p.json_object).expect("loads"))
+    });
+    g.finish();
+    drop(p);
+
+    for n in SCALING {
+        let p = programs(n);
+        let mut g = group(c, &format!("frontend_cse_scaling/{n}"), n);
+        g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::cse(&p.e[1])));
+        g.bench_function("object", |b| {
+            b.iter_with_large_drop(|| object_ir::cse(&p.o[1]))
+        });
+        g.finish();
+    }
+}
+
+/// `FRONTEND_ONCE=<stage>:<version>`: one call, for callgrind (see the module docs).
+fn once(which: &str) {
+    let p = programs(NODES);
+    let [e0, e1, e2] = &p.e;
+    let [o0, o1, o2] = &p.o;
+    // (Results are not dropped: a run's count less that of `none` is the call alone.)
+    match which {
+        "none" => {}
+        "parse:enum" => std::mem::forget(parse(&p.text, &mut enum_ir::EnumBuilder)),
+        "parse:object" => std::mem::forget(parse(&p.text, &mut object_ir::ObjectBuilder)),
+        "print:enum" => std::mem::forget(enum_ir::print(e0)),
+        "print:object" => std::mem::forget(object_ir::print(o0)),
+        "fold:enum" => std::mem::forget(enum_ir::fold_constants(e0)),
+        "fold:object" => std::mem::forget(object_ir::fold_constants(o0)),
+        "cse:enum" => std::mem::forget(enum_ir::cse(e1)),
+        "cse:object" => std::mem::forget(object_ir::cse(o1)),
+        "dead_let:enum" => std::mem::forget(enum_ir::eliminate_dead_lets(e2)),
+        "dead_let:object" => std::mem::forget(object_ir::eliminate_dead_lets(o2)),
+        "json_load:enum" => std::mem::forget(serde_load(&p.json_serde)),
+        "json_load:object" => std::mem::forget(object_json::from_json_graph(&p.json_object)),
+        _ => panic!("FRONTEND_ONCE: no measurement {which:?}"),
+    }
+    std::mem::forget(p);
+}
+
+fn main() {
+    let run = || {
+        if let Ok(which) = std::env::var("FRONTEND_ONCE") {
+            return once(&which);
+        }
+        let mut c = Criterion::default().configure_from_args();
+        bench(&mut c);
+        c.final_summary();
+    };
+    std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(run)
+        .expect("a thread")
+        .join()
+        .expect("the bench ran");
+}
