@@ -145,7 +145,9 @@ fn bench(c: &mut Criterion) {
 
     let mut g = group(c, "frontend_print", NODES);
     g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::print(e0)));
-    g.bench_function("object", |b| b.iter_with_large_drop(|| object_ir::print(o0)));
+    g.bench_function("object", |b| {
+        b.iter_with_large_drop(|| object_ir::print(o0))
+    });
     g.finish();
 
     let mut g = group(c, "frontend_fold", NODES);
@@ -192,35 +194,84 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-/// `FRONTEND_ONCE=<stage>:<version>`: one call, for callgrind (see the module docs).
-fn once(which: &str) {
-    let p = programs(NODES);
-    let [e0, e1, e2] = &p.e;
-    let [o0, o1, o2] = &p.o;
-    // (Results are not dropped: a run's count less that of `none` is the call alone.)
-    match which {
-        "none" => {}
-        "parse:enum" => std::mem::forget(parse(&p.text, &mut enum_ir::EnumBuilder)),
-        "parse:object" => std::mem::forget(parse(&p.text, &mut object_ir::ObjectBuilder)),
-        "print:enum" => std::mem::forget(enum_ir::print(e0)),
-        "print:object" => std::mem::forget(object_ir::print(o0)),
-        "fold:enum" => std::mem::forget(enum_ir::fold_constants(e0)),
-        "fold:object" => std::mem::forget(object_ir::fold_constants(o0)),
-        "cse:enum" => std::mem::forget(enum_ir::cse(e1)),
-        "cse:object" => std::mem::forget(object_ir::cse(o1)),
-        "dead_let:enum" => std::mem::forget(enum_ir::eliminate_dead_lets(e2)),
-        "dead_let:object" => std::mem::forget(object_ir::eliminate_dead_lets(o2)),
-        "json_load:enum" => std::mem::forget(serde_load(&p.json_serde)),
-        "json_load:object" => std::mem::forget(object_json::from_json_graph(&p.json_object)),
-        _ => panic!("FRONTEND_ONCE: no measurement {which:?}"),
+/// The call callgrind counts in `FRONTEND_ONCE` mode (`--toggle-collect=*measured*`).
+#[inline(never)]
+fn measured<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// `FRONTEND_ONCE=<stage>:<version>` (`FRONTEND_NODES`, default 1,000,000): makes the
+/// stage's input, then runs the stage once inside [`measured`], for callgrind. The
+/// result is not dropped (the drop is left out, as in the groups).
+fn once(which: &str, nodes: usize) {
+    let text = generate(nodes, 42);
+    let (stage, version) = which.split_once(':').unwrap_or((which, ""));
+    let steps = ["parse", "print", "fold", "cse", "dead_let", "json_load"];
+    let Some(at) = steps.iter().position(|s| *s == stage) else {
+        panic!("FRONTEND_ONCE: no stage {stage:?} (one of {steps:?})")
+    };
+    // How many passes run before the stage: fold's input is the parsed program, cse's
+    // the folded one, dead-let's the output of CSE; print and json_load take the
+    // parsed program.
+    let passes = if (2..=4).contains(&at) { at - 2 } else { 0 };
+    match version {
+        "enum" => {
+            if stage == "parse" {
+                return std::mem::forget(measured(|| parse(&text, &mut enum_ir::EnumBuilder)));
+            }
+            let mut f = parse(&text, &mut enum_ir::EnumBuilder).expect("parses");
+            let all: [fn(&enum_ir::Function) -> enum_ir::Function; 3] = [
+                enum_ir::fold_constants,
+                enum_ir::cse,
+                enum_ir::eliminate_dead_lets,
+            ];
+            for pass in &all[..passes] {
+                f = pass(&f);
+            }
+            match stage {
+                "print" => std::mem::forget(measured(|| enum_ir::print(&f))),
+                "json_load" => {
+                    let json = serde_json::to_string(&f).expect("serializes");
+                    std::mem::forget(measured(|| serde_load(&json)));
+                }
+                _ => std::mem::forget(measured(|| all[at - 2](&f))),
+            }
+            std::mem::forget(f);
+        }
+        "object" => {
+            if stage == "parse" {
+                return std::mem::forget(measured(|| parse(&text, &mut object_ir::ObjectBuilder)));
+            }
+            let mut f = parse(&text, &mut object_ir::ObjectBuilder).expect("parses");
+            let all: [fn(&object_ir::Function) -> object_ir::Function; 3] = [
+                object_ir::fold_constants,
+                object_ir::cse,
+                object_ir::eliminate_dead_lets,
+            ];
+            for pass in &all[..passes] {
+                f = pass(&f);
+            }
+            match stage {
+                "print" => std::mem::forget(measured(|| object_ir::print(&f))),
+                "json_load" => {
+                    let json = object_ir::save_json(&f).expect("saves");
+                    std::mem::forget(measured(|| object_json::from_json_graph(&json)));
+                }
+                _ => std::mem::forget(measured(|| all[at - 2](&f))),
+            }
+            std::mem::forget(f);
+        }
+        _ => panic!("FRONTEND_ONCE: {which:?} names no version (`:enum` or `:object`)"),
     }
-    std::mem::forget(p);
 }
 
 fn main() {
     let run = || {
         if let Ok(which) = std::env::var("FRONTEND_ONCE") {
-            return once(&which);
+            let nodes = std::env::var("FRONTEND_NODES").map_or(NODES, |n| {
+                n.parse().expect("FRONTEND_NODES: a number of nodes")
+            });
+            return once(&which, nodes);
         }
         let mut c = Criterion::default().configure_from_args();
         bench(&mut c);

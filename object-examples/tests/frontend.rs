@@ -161,10 +161,7 @@ fn folding_substitutes_constant_lets() {
         expr_after("fold", "(let z 1 (let z (+ z x) (* z z)))"),
         "(let z (+ 1 x) (* z z))"
     );
-    assert_eq!(
-        expr_after("fold", "(let z 1 (let z (+ z 1) (* z z)))"),
-        "4"
-    );
+    assert_eq!(expr_after("fold", "(let z 1 (let z (+ z 1) (* z z)))"), "4");
     // A value folded by substitution makes its own `let` go: a chain in one pass.
     assert_eq!(
         expr_after("fold", "(select (let c (< 1 2) c) (let d 5 (+ d x)) y)"),
@@ -278,7 +275,10 @@ fn unchanged_programs_come_back_as_the_same_objects() {
 }
 
 fn seq_items(f: &object_ir::Function) -> Vec<object_ir::Stmt> {
-    let s = f.body.downcast_ref::<object_ir::SeqStmtNode>().expect("a seq");
+    let s = f
+        .body
+        .downcast_ref::<object_ir::SeqStmtNode>()
+        .expect("a seq");
     s.seq.iter().cloned().collect()
 }
 
@@ -375,8 +375,18 @@ fn parse_errors_have_kinds_and_positions() {
             31,
         ),
         ("(fn f (x) (eval (tensor 2 1)))", ExpectedOpen, 1, 25),
-        ("(fn f (x) (eval (tensor (2) (1))))", BadNumber("(".into()), 1, 29),
-        ("(fn f (x) (tensor (1) 1))", UnknownForm("tensor".into()), 1, 12),
+        (
+            "(fn f (x) (eval (tensor (2) (1))))",
+            BadNumber("(".into()),
+            1,
+            29,
+        ),
+        (
+            "(fn f (x) (tensor (1) 1))",
+            UnknownForm("tensor".into()),
+            1,
+            12,
+        ),
     ];
     for (text, kind, line, column) in cases {
         let e = parse(text, &mut enum_ir::EnumBuilder).unwrap_err();
@@ -616,7 +626,11 @@ fn views_list_every_node_type() {
     ExprView::assert_exhaustive();
     StmtView::assert_exhaustive();
     let o = parse("(fn f (x) (eval (- x 1)))", &mut object_ir::ObjectBuilder).unwrap();
-    let e = &o.body.downcast_ref::<object_ir::EvaluateNode>().unwrap().value;
+    let e = &o
+        .body
+        .downcast_ref::<object_ir::EvaluateNode>()
+        .unwrap()
+        .value;
     // One node type for every operator: the operator is its enum field.
     let ExprView::Binary(b) = e.view() else {
         panic!("a binary operator: {e:?}")
@@ -638,7 +652,11 @@ fn tensor_constants() {
     let s = stages(text);
     assert_eq!(s[0], text);
     let o = parse(text, &mut object_ir::ObjectBuilder).unwrap();
-    let call = &o.body.downcast_ref::<object_ir::EvaluateNode>().unwrap().value;
+    let call = &o
+        .body
+        .downcast_ref::<object_ir::EvaluateNode>()
+        .unwrap()
+        .value;
     let call = call.downcast_ref::<object_ir::CallNode>().unwrap();
     let t = call.args.get(0).unwrap();
     let t: &object_ir::TensorImm = t.downcast_as().expect("a tensor constant");

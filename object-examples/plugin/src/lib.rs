@@ -147,12 +147,9 @@ pub fn functions() -> Vec<(&'static str, Function)> {
         f("parse", |text: object_core::String| parse(text.as_str())),
         f("print", |node: ObjectRef| print(&node)),
         f("passes", passes),
-        f(
-            "run_pass",
-            |name: object_core::String, program: Program| {
-                run_pass(name.as_str(), &program)
-            },
-        ),
+        f("run_pass", |name: object_core::String, program: Program| {
+            run_pass(name.as_str(), &program)
+        }),
         f("to_json", |program: Program| to_json(&program)),
         f("from_json", |text: object_core::String| {
             from_json(text.as_str())

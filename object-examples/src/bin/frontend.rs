@@ -20,11 +20,7 @@ const SAMPLE: &str = "
       (eval (let x 1 (let x (+ x n) (* x x))))))) ; shadowing
 ";
 
-fn stage(
-    name: &str,
-    e: &enum_ir::Function,
-    o: &object_ir::Function,
-) -> Result<(), String> {
+fn stage(name: &str, e: &enum_ir::Function, o: &object_ir::Function) -> Result<(), String> {
     let (pe, po) = (enum_ir::print(e), object_ir::print(o));
     println!("{name:>10}: {po}");
     if pe != po {

@@ -198,7 +198,10 @@ fn take_stmt(slot: &mut Stmt, stack: &mut Vec<Node>) {
 impl ExprNode {
     /// Whether the node is a leaf (a constant or a variable).
     pub fn is_leaf(&self) -> bool {
-        matches!(self, ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_))
+        matches!(
+            self,
+            ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_)
+        )
     }
 
     /// The value of an integer constant.

@@ -64,9 +64,7 @@ impl Fold {
                 StmtNode::IfThenElse(c, a, b) => {
                     c.as_int().map(|x| if x != 0 { a } else { b }.clone())
                 }
-                StmtNode::LetStmt(v, _, body) => {
-                    self.consts.remove(&v.id()).map(|_| body.clone())
-                }
+                StmtNode::LetStmt(v, _, body) => self.consts.remove(&v.id()).map(|_| body.clone()),
                 _ => None,
             }
             .map(Node::Stmt),

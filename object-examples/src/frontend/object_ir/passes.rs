@@ -13,8 +13,8 @@ use object_core::transform::{map_children, ChildField, ChildStep, Rewriter, Tran
 
 use super::walk::{rewrite, run, visit_post};
 use super::{
-    CallNode, Expr, ExprNode, ExprView, Function, FunctionNode, IntImm, IntImmNode, Let,
-    LetNode, LetStmtNode, StmtNode, StmtView, TensorImmNode, Var, VarNode,
+    CallNode, Expr, ExprNode, ExprView, Function, FunctionNode, IntImm, IntImmNode, Let, LetNode,
+    LetStmtNode, StmtNode, StmtView, TensorImmNode, Var, VarNode,
 };
 use crate::frontend::MAX_CSE_HEIGHT;
 
@@ -134,13 +134,15 @@ pub fn cse(f: &Function) -> Function {
             return (n.clone(), true);
         }
         let mut kids = kids.iter();
-        let out = map_children(n, |c| match (kids.next(), c.downcast_ptr_ref::<ExprNode>()) {
-            (Some((_, true)), Some(e)) => {
-                let e = Expr::from_object_ptr_ref(e);
-                cse_tree(e, &mut temps, &mut hashes).into()
+        let out = map_children(n, |c| {
+            match (kids.next(), c.downcast_ptr_ref::<ExprNode>()) {
+                (Some((_, true)), Some(e)) => {
+                    let e = Expr::from_object_ptr_ref(e);
+                    cse_tree(e, &mut temps, &mut hashes).into()
+                }
+                (Some((k, _)), _) => k.clone(),
+                (None, _) => c.clone(),
             }
-            (Some((k, _)), _) => k.clone(),
-            (None, _) => c.clone(),
         });
         (out.expect("an expression replaces an expression"), false)
     });
@@ -283,7 +285,11 @@ impl Rewriter for DeadLets {
             return Ok(n);
         };
         let (value_uses, body_uses) = self.open.pop().expect("opened at its value");
-        if self.uses.get(&addr(var.as_object_ref())).is_some_and(|&c| c > 0) {
+        if self
+            .uses
+            .get(&addr(var.as_object_ref()))
+            .is_some_and(|&c| c > 0)
+        {
             return Ok(n);
         }
         // Dead: the uses in its value go with it (those of the `let`s removed inside it
