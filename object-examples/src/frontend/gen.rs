@@ -11,7 +11,7 @@
 //! …)`, a few percent of the leaves).
 //!
 //! Each block binds a new variable `xI`, so a program has one variable per block: some
-//! 17,000 in a 1,000,000-node program. Leaves mostly use the last few (so older ones
+//! 12,000 in a 1,000,000-node program. Leaves mostly use the last few (so older ones
 //! often end up dead), and one variable leaf in eight any of them: the `let`-free
 //! expressions that CSE keys hold thousands of distinct free variables in all, which
 //! is what keeps structural keys from colliding, or not.

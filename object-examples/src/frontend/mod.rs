@@ -25,7 +25,7 @@
 //!
 //! The [`generate`] function makes random programs of any size, deterministically from
 //! a seed, for the tests and the benchmark (`benches/frontend.rs`): one variable per
-//! block (some 17,000 in a 1,000,000-node program), used all over, so the expressions
+//! block (some 12,000 in a 1,000,000-node program), used all over, so the expressions
 //! CSE keys hold thousands of distinct free variables.
 //!
 //! Nothing recurses with the depth of a program: parser, printers, passes and (for the

@@ -160,6 +160,31 @@ pub trait Pass {
 /// Walks the tree under `root` in post-order with an explicit stack, calling the
 /// pass's hooks; returns the root's fact. A shared subtree is walked once per
 /// occurrence.
+///
+/// ```
+/// use object_examples::frontend::enum_ir::walk::{walk, Pass};
+/// use object_examples::frontend::enum_ir::{EnumBuilder, Node};
+/// use object_examples::frontend::parse;
+///
+/// /// Counts the nodes, and the `let` bodies entered.
+/// struct Count {
+///     bodies: usize,
+/// }
+/// impl Pass for Count {
+///     type Fact = usize;
+///     fn scope(&mut self, _: &Node, child: usize, earlier: &[usize]) {
+///         assert_eq!(earlier.len(), child); // the value's fact, before the body
+///         self.bodies += usize::from(child == 1);
+///     }
+///     fn post(&mut self, _: &Node, kids: &[usize]) -> usize {
+///         1 + kids.iter().sum::<usize>()
+///     }
+/// }
+/// let f = parse("(fn f (x) (let y (+ x 1) (eval (let z y z))))", &mut EnumBuilder).unwrap();
+/// let mut count = Count { bodies: 0 };
+/// assert_eq!(walk(&Node::Stmt(f.body.clone()), &mut count), 8);
+/// assert_eq!(count.bodies, 2);
+/// ```
 pub fn walk<P: Pass>(root: &Node, pass: &mut P) -> P::Fact {
     enum Task {
         Enter(Node),

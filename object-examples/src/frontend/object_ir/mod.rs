@@ -294,6 +294,13 @@ impl BinaryNode {
 impl TensorImm {
     /// A tensor constant of `f32` values (row-major).
     ///
+    /// ```
+    /// use object_examples::frontend::object_ir::{Expr, TensorImm};
+    /// let t = TensorImm::from_values(&[2], &[1.5, -2.0]);
+    /// assert_eq!((t.value.shape(), t.values()), (&[2i64][..], &[1.5f32, -2.0][..]));
+    /// assert_eq!(Expr::from(t).to_text(), "(tensor (2) 1.5 -2)");
+    /// ```
+    ///
     /// # Panics
     ///
     /// If `data` does not hold the product of `shape` values.
@@ -312,6 +319,12 @@ impl TensorImm {
 
 impl Function {
     /// Constant folding with `let` substitution ([`fold_constants`]).
+    ///
+    /// ```
+    /// use object_examples::frontend::{parse, object_ir::ObjectBuilder};
+    /// let f = parse("(fn f (x) (eval (let k (* 2 3) (+ k x))))", &mut ObjectBuilder).unwrap();
+    /// assert_eq!(f.fold_constants().to_text(), "(fn f (x) (eval (+ 6 x)))");
+    /// ```
     pub fn fold_constants(&self) -> Function {
         fold_constants(self)
     }
@@ -320,6 +333,16 @@ impl Function {
         cse(self)
     }
     /// Dead-`let` elimination ([`eliminate_dead_lets`]).
+    ///
+    /// ```
+    /// use object_core::TypedRef;
+    /// use object_examples::frontend::{parse, object_ir::ObjectBuilder};
+    /// let f = parse("(fn f (x) (eval (let a (* x x) (let b (+ a 1) x))))", &mut ObjectBuilder).unwrap();
+    /// let g = f.eliminate_dead_lets();
+    /// assert_eq!(g.to_text(), "(fn f (x) (eval x))");
+    /// // Nothing left to remove: the very same program comes back.
+    /// assert!(g.eliminate_dead_lets().same_as(&g));
+    /// ```
     pub fn eliminate_dead_lets(&self) -> Function {
         eliminate_dead_lets(self)
     }
