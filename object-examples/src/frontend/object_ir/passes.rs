@@ -26,6 +26,11 @@ fn pick<T: TypedRef>(c: i64, a: &T, b: &T) -> ObjectRef {
     if c != 0 { a } else { b }.clone().into_object_ref()
 }
 
+/// Whether `n` is a constant (an integer or a tensor): a leaf a pass keeps as it is.
+fn is_constant(n: &ObjectRef) -> bool {
+    n.is::<IntImmNode>() || n.is::<TensorImmNode>()
+}
+
 /// The variable and body of a `let` (expression or statement).
 fn binding(n: &ObjectRef) -> Option<(&Var, &ObjectRef)> {
     if let Some(x) = n.downcast_ref::<LetNode>() {
@@ -74,10 +79,12 @@ impl Rewriter for Fold {
     }
 
     fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, TransformError> {
-        if !node.is::<VarNode>() {
-            return Ok(None);
+        if node.is::<VarNode>() {
+            let value = self.consts.get(&addr(node));
+            return Ok(Some(value.unwrap_or(node).clone()));
         }
-        Ok(self.consts.get(&addr(node)).cloned())
+        // A constant is a leaf: kept as it is, with no walk into it.
+        Ok(is_constant(node).then(|| node.clone()))
     }
 
     fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
@@ -272,7 +279,7 @@ impl Rewriter for DeadLets {
 
     fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, TransformError> {
         if !node.is::<VarNode>() {
-            return Ok(None);
+            return Ok(is_constant(node).then(|| node.clone()));
         }
         let v = addr(node);
         *self.uses.entry(v).or_default() += 1;
