@@ -1,9 +1,17 @@
 //! The front-end example's passes (`object-examples/src/frontend/`) over one generated
 //! 1,000,000-node program, the object version beside the `enum` + `Arc` baseline in
-//! the same run.
+//! the same run; its JSON load beside `serde_json`'s; and CSE at three sizes.
 //!
 //! Run with `cargo bench -p object-benches --bench frontend` (add a filter such as
-//! `frontend_fold` to run one group).
+//! `frontend_fold` to run one group). The bench runs on a thread with a 4 GiB stack
+//! (reserved, not touched): serde's derives recurse once per level of the program,
+//! which is some 60,000 deep.
+//!
+//! With `FRONTEND_ONCE=<stage>:<enum|object>` (stage: `parse`, `print`, `fold`, `cse`,
+//! `dead_let`, `json_load`; `FRONTEND_NODES` for another size) the binary instead makes
+//! the stage's input and runs the stage once inside `measured`, for callgrind:
+//! `valgrind --tool=callgrind --toggle-collect='*measured*' <bench binary>` counts
+//! that call alone.
 //!
 //! # Groups
 //!
@@ -11,50 +19,28 @@
 //!
 //! - `frontend_parse`: text → IR (the same iterative parser, each version's builder);
 //! - `frontend_print`: IR → text;
-//! - `frontend_fold`, `frontend_cse`, `frontend_dead_let`: the passes, each on the
-//!   output of the previous stage (so CSE sees a folded program, as in a pipeline).
+//! - `frontend_fold` (with `let` substitution), `frontend_cse`, `frontend_dead_let`:
+//!   the passes, each on the output of the previous stage (so CSE sees a folded
+//!   program, as in a pipeline);
+//! - `frontend_json_load`: the parsed program (integer and tensor constants, strings,
+//!   arrays) read back from JSON: `object_json::from_json_graph` of its JSON graph
+//!   beside `serde_json` deserializing the enum IR (`#[derive(Deserialize)]`, serde's
+//!   `rc`, recursion limit off) from its own text;
+//! - `frontend_cse_scaling/{250000,500000,1000000}`: CSE alone at three sizes, the
+//!   inputs made up front; per-node time (throughput) should not grow with the size.
+//!   The generated programs hold one variable per block (some 12,000 at 1,000,000
+//!   nodes), so CSE's keys cover thousands of distinct free variables.
 //!
 //! The time of dropping a result is left out (`iter_with_large_drop`) for both.
 //!
-//! # Target
+//! # Targets
 //!
-//! Each pass ≤ 1.0 × the enum version's time.
+//! Each pass ≤ 1.0 × the enum version's time; JSON load ≤ 2 × `serde_json`'s; CSE
+//! linear (per node, flat from 250,000 to 1,000,000 nodes).
 //!
 //! # Measured
 //!
-//! On a shared 2-core machine whose timings move by ±25% between runs, so only the
-//! ratios within a group mean anything, and those loosely (object / enum). The object
-//! passes are written with `object_view!` views and the generic mutator
-//! (`transform::mutate`, `transform::map_children`).
-//!
-//! | group | first version | `8ace549` | `b55693a` | now |
-//! | --- | --- | --- | --- | --- |
-//! | `frontend_parse` | 1.22×, 1.40× | — | 0.92×, 0.99×, 0.85× | 0.95×, 0.94× |
-//! | `frontend_print` | 0.82×, 0.83× | — | 0.60×, 0.63×, 0.55× | 0.67×, 0.60× |
-//! | `frontend_fold` | 1.54×–1.64× | 0.97×–0.99× | 0.84×–1.05×, 0.91× | 0.87×, 0.84× |
-//! | `frontend_cse` | 2.76×–3.30× | 1.85×–2.15× | 1.06×–1.21× | 0.84×, 0.87× (quick runs 0.82×–0.94×) |
-//! | `frontend_dead_let` | 1.22×–1.45× | 1.10×–1.26× | 1.00×–1.16× | 0.92×, 0.98× (quick runs 0.94×–1.06×) |
-//!
-//! "Now" is two full runs of this bench (and shorter runs of the two groups alone).
-//! The target is met by every pass in the full runs; dead-let's quick runs still
-//! straddle 1.0. Callgrind, one call on the 1,000,000-node program (`8ace549` →
-//! `b55693a` → now): CSE 2,313 → 1,547 → 1,069 million instructions (the enum: 1,343
-//! million); dead-let 692 → 606 → 510 million (the enum: 328 million; it waits on
-//! memory more than it computes, its nodes being half again as large).
-//!
-//! What closed CSE's gap: `map_children` (one node's children rewritten without a
-//! whole `mutate` per node); the `let`-free flag carried on CSE's own post-order walk;
-//! type plans and structural type entries kept per thread from one walk to the next;
-//! no work stack allocated by a walk that stays in recursion; an `Array`'s items
-//! hashed by recursion; and last, the library's `StructuralHashCache` (each
-//! subexpression's key hashed from its children's kept hashes, so the keys of a tree
-//! cost O(n) instead of O(n × height)) with `StructuralMap` (the key's hash used as
-//! it is, not SipHashed again). The enum version hashes each key's subtree with the
-//! derived `Hash` (SipHash), as a user of `#[derive(Hash)]` would. Dead-let: the
-//! example's walk moves each node instead of cloning it, and finds a `let` with one
-//! `downcast_ref` per kind; what is left is the mutator's per-node work and its memo
-//! of the shared variables (the price of its keep-sharing rule).
-
+//! MEASURED
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
@@ -124,7 +110,7 @@ fn programs(nodes: usize) -> Programs {
 }
 
 /// `frontend_cse_scaling`'s inputs, folded (the parsed programs kept too, as in the
-/// other groups), all made before anything is freed so that each lies in memory as a
+/// other groups), all made before any is freed, so that each lies in memory as a
 /// program just built does.
 fn scaling_inputs() -> Vec<(usize, [enum_ir::Function; 2], [object_ir::Function; 2])> {
     SCALING
@@ -140,7 +126,6 @@ fn scaling_inputs() -> Vec<(usize, [enum_ir::Function; 2], [object_ir::Function;
 }
 
 fn bench(c: &mut Criterion) {
-    let scaling = scaling_inputs();
     let p = programs(NODES);
     let text = &p.text;
     let [e0, e1, e2] = &p.e;
@@ -199,6 +184,8 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // (Made now, the main program still alive, so that nothing it freed is reused.)
+    let scaling = scaling_inputs();
     for (n, [_, e1], [_, o1]) in &scaling {
         let mut g = group(c, &format!("frontend_cse_scaling/{n}"), *n);
         g.bench_function("enum", |b| b.iter_with_large_drop(|| enum_ir::cse(e1)));
@@ -207,10 +194,26 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-/// The call callgrind counts in `FRONTEND_ONCE` mode (`--toggle-collect=*measured*`).
+/// The call callgrind counts in `FRONTEND_ONCE` mode (`--toggle-collect=*measured*`);
+/// with `FRONTEND_REPEAT=n`, made `n` times (the results but the last dropped), for a
+/// sampling profiler.
 #[inline(never)]
-fn measured<R>(f: impl FnOnce() -> R) -> R {
-    f()
+fn measured<R>(mut f: impl FnMut() -> R) -> R {
+    let repeat = std::env::var("FRONTEND_REPEAT").map_or(1, |n| {
+        n.parse::<usize>().expect("FRONTEND_REPEAT: a count").max(1)
+    });
+    // `FRONTEND_KEEP=1`: the results kept until the end, as `iter_with_large_drop` does.
+    let keep = std::env::var_os("FRONTEND_KEEP").is_some();
+    let mut kept = Vec::new();
+    for _ in 1..repeat {
+        let r = f();
+        if keep {
+            kept.push(r);
+        }
+    }
+    let last = f();
+    std::mem::forget(kept);
+    last
 }
 
 /// `FRONTEND_ONCE=<stage>:<version>` (`FRONTEND_NODES`, default 1,000,000): makes the
