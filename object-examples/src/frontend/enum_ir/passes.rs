@@ -31,6 +31,7 @@ struct Fold {
 impl Pass for Fold {
     type Fact = Node;
 
+    #[inline]
     fn scope(&mut self, binder: &Node, child: usize, earlier: &[Node]) {
         // Before the body, with the folded value in hand.
         if let (1, Some((v, _, _)), [Node::Expr(value)]) = (child, binder.binding(), earlier) {
@@ -40,6 +41,7 @@ impl Pass for Fold {
         }
     }
 
+    #[inline]
     fn post(&mut self, n: &Node, kids: &[Node]) -> Node {
         let n = with_children(n, kids);
         self.fold(&n).unwrap_or(n)
@@ -48,6 +50,7 @@ impl Pass for Fold {
 
 impl Fold {
     /// What `n` (its children folded) folds to, if anything.
+    #[inline]
     fn fold(&mut self, n: &Node) -> Option<Node> {
         let pick = |c: i64, a: &Expr, b: &Expr| if c != 0 { a } else { b }.clone();
         match n {
@@ -180,6 +183,7 @@ struct DeadLets {
 impl Pass for DeadLets {
     type Fact = Node;
 
+    #[inline]
     fn scope(&mut self, _: &Node, child: usize, _: &[Node]) {
         let at = self.log.len();
         match (child, self.open.last_mut()) {
@@ -189,6 +193,7 @@ impl Pass for DeadLets {
         }
     }
 
+    #[inline]
     fn post(&mut self, n: &Node, kids: &[Node]) -> Node {
         if let Node::Expr(e) = n {
             if let ExprNode::Var(v) = &**e {

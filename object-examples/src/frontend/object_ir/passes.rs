@@ -59,6 +59,7 @@ struct Fold {
 impl Rewriter for Fold {
     type Error = TransformError;
 
+    #[inline]
     fn child(
         &mut self,
         parent: &ObjectRef,
@@ -78,6 +79,7 @@ impl Rewriter for Fold {
         Ok(ChildStep::Visit)
     }
 
+    #[inline]
     fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, TransformError> {
         if node.is::<VarNode>() {
             let value = self.consts.get(&addr(node));
@@ -87,13 +89,23 @@ impl Rewriter for Fold {
         Ok(is_constant(node).then(|| node.clone()))
     }
 
+    #[inline]
     fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
         Ok(self.fold(&n).unwrap_or(n))
+    }
+
+    /// No memo: a program is a tree but for its variables, which `pre` answers at each
+    /// use. (The memo would take every node held elsewhere too — by the output of an
+    /// earlier pass, which shares the unchanged parts — and keep a result for each.)
+    #[inline]
+    fn memoize(&mut self, _: &ObjectRef) -> bool {
+        false
     }
 }
 
 impl Fold {
     /// What `n` (its children folded) folds to, if anything.
+    #[inline]
     fn fold(&mut self, n: &ObjectRef) -> Option<ObjectRef> {
         let int = |v: i64| IntImm::new(v).into_object_ref();
         if let Some(e) = n.downcast_ptr_ref::<ExprNode>() {
@@ -253,6 +265,7 @@ struct DeadLets {
 impl Rewriter for DeadLets {
     type Error = TransformError;
 
+    #[inline]
     fn child(
         &mut self,
         parent: &ObjectRef,
@@ -277,6 +290,7 @@ impl Rewriter for DeadLets {
         Ok(ChildStep::Visit)
     }
 
+    #[inline]
     fn pre(&mut self, node: &ObjectRef) -> Result<Option<ObjectRef>, TransformError> {
         if !node.is::<VarNode>() {
             return Ok(is_constant(node).then(|| node.clone()));
@@ -287,6 +301,7 @@ impl Rewriter for DeadLets {
         Ok(Some(node.clone())) // a leaf: kept as it is
     }
 
+    #[inline]
     fn post(&mut self, n: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
         let Some((var, body)) = binding(&n) else {
             return Ok(n);
