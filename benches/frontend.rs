@@ -43,25 +43,25 @@
 //! On a shared 2-core VM with other builds running (load average 4–10), where a
 //! group's times move by 2× between runs: only the ratios within a group mean
 //! anything, and those loosely. Six interleaved runs of the whole bench (2026-12-08,
-//! `aec201d`); ms are medians of the runs' estimates, the ratio (object ÷ enum, or the
+//! `880c0be`); ms are medians of the runs' estimates, the ratio (object ÷ enum, or the
 //! graph ÷ `serde_json`) the median of the six per-run ratios, with their range:
 //!
-//! | group | enum | object | ratio | previous six runs |
+//! | group | enum | object | ratio | six runs before the last changes |
 //! | --- | --- | --- | --- | --- |
-//! | `frontend_parse` | 156.3 | 175.8 | 1.10× (0.92–1.23) | 0.95× (0.76–1.12) |
-//! | `frontend_print` | 140.4 | 115.4 | 0.75× (0.65–1.01) | 0.80× (0.76–0.93) |
-//! | `frontend_fold` | 171.9 | 225.8 | **1.36×** (1.07–1.51) | 1.38× (1.16–1.61) |
-//! | `frontend_cse` | 391.3 | 278.3 | 0.84× (0.56–1.19) | 0.85× (0.70–0.94) |
-//! | `frontend_dead_let` | 136.2 | 120.7 | 0.86× (0.74–1.11) | 0.78× (0.62–1.09) |
-//! | `frontend_json_load` | 197.7 (`serde_json`) | 308.9 (graph) | 1.53× (1.35–1.81) | 1.56× (1.29–1.96) |
-//! | `frontend_cse_scaling/250000` | 76.3 | 78.5 | 0.97× | 0.90× |
-//! | `frontend_cse_scaling/500000` | 157.8 | 143.6 | 0.88× | 0.97× |
-//! | `frontend_cse_scaling/1000000` | 337.2 | 326.5 | 0.99× | 0.83× |
+//! | `frontend_parse` | 121.2 | 107.4 | 0.92× (0.80–0.97) | 1.10× (0.92–1.23) |
+//! | `frontend_print` | 93.0 | 66.6 | 0.77× (0.66–0.86) | 0.75× (0.65–1.01) |
+//! | `frontend_fold` | 86.9 | 89.4 | **1.02×** (0.91–1.19) | 1.36× (1.07–1.51) |
+//! | `frontend_cse` | 245.8 | 224.0 | 0.89× (0.85–1.04) | 0.84× (0.56–1.19) |
+//! | `frontend_dead_let` | 86.1 | 69.3 | 0.83× (0.77–0.91) | 0.86× (0.74–1.11) |
+//! | `frontend_json_load` | 112.9 (`serde_json`) | 187.2 (graph) | 1.53× (1.42–1.67) | 1.53× (1.35–1.81) |
+//! | `frontend_cse_scaling/250000` | 53.7 | 56.7 | 0.95× | 0.97× |
+//! | `frontend_cse_scaling/500000` | 118.3 | 127.2 | 0.92× | 0.88× |
+//! | `frontend_cse_scaling/1000000` | 259.4 | 239.5 | 0.89× | 0.99× |
 //!
-//! (The previous runs made the scaling inputs before the main program.) CSE per node:
-//! 305, 316, 337 ns (enum) and 314, 287, 327 ns (object) at 250,000, 500,000 and
-//! 1,000,000 nodes. The JSON texts: the graph 56.4 MB, serde's 19.1 MB (each use of a
-//! variable written in full).
+//! ("Before": the pass hooks not yet `#[inline]`, the object fold still memoizing.)
+//! CSE per node: 215, 237, 259 ns (enum) and 227, 254, 240 ns (object) at 250,000,
+//! 500,000 and 1,000,000 nodes. The JSON texts: the graph 56.4 MB, serde's 19.1 MB
+//! (each use of a variable written in full).
 //!
 //! Callgrind, millions of instructions of one call (`FRONTEND_ONCE`, 250,000 nodes):
 //!
@@ -69,32 +69,38 @@
 //! | --- | --- | --- | --- |
 //! | parse | 194.2 | 146.1 | 0.75× |
 //! | print | 72.8 | 77.3 | 1.06× |
-//! | fold | 90.2 | 131.6 | 1.46× |
+//! | fold | 85.7 | 117.8 | 1.37× |
 //! | cse | 346.4 | 270.8 | 0.78× |
-//! | dead-let | 44.4 | 73.2 | 1.65× |
+//! | dead-let | 40.6 | 64.1 | 1.58× |
 //! | JSON load | 318.9 (`serde_json`) | 304.1 (graph) | 0.95× |
 //!
 //! CSE at 1,000,000 nodes: 1,406.4 (enum) and 1,090.7 (object) million: per node 1.5%
 //! and 0.7% above the 250,000-node figures, so linear in instructions; the wall time
-//! per node moves by as much as the machine's noise in both versions alike. (Free
-//! variables hash by identity; hashed by content, as before, the keys over distinct
-//! variables collide.)
+//! per node moves with the machine's noise and the caches. (Free variables hash by
+//! identity; hashed by content, the keys of subexpressions over distinct variables
+//! would collide.)
 //!
-//! Targets: CSE, dead-let, print and JSON load are met; parse straddles 1.0 (0.75× the
-//! instructions); **fold is missed** (1.36×). Where fold's time goes (callgrind, 250,000
-//! nodes, object): the mutator's walk (`Engine::iterate` with the children's plans
-//! inlined) 54% — some 290 instructions a node, where the enum's walker spends 150 —;
-//! rebuilding the nodes whose children changed 21%: `rebuild_entry` 283 instructions a
-//! node (`finish_create`, the enum field `op` checked again through
-//! `EnumInfo::position`, `rebuild_field` per field) against an `Arc::new` of the
-//! enum's, and `builtin_rebuild` about 990 instructions an `Array` (a `seq`'s or a
-//! call's items); the pass's own hooks (`pre`, `child`, `post`) 18%. Dead-let does more
-//! instructions than the enum but less time: the enum's walk clones and drops an `Arc`
-//! per node visited (atomic counts, the nodes' cache lines written) and `malloc`s
-//! each node it keeps. Outside criterion (`FRONTEND_REPEAT` with `FRONTEND_KEEP`, the
-//! CPU time of 15 folds), the object fold took 0.7–1.0× the enum's, and 1.1× in
-//! batches of four dropped between batches as `iter_with_large_drop` does: where each
-//! allocator finds memory for the new nodes moves the figure as much as the pass.
+//! Targets: CSE, dead-let, print, parse and JSON load are met; fold is at the target's
+//! edge (1.02× the median, runs from 0.91× to 1.19×) and does 1.37× the enum's
+//! instructions. Where they go (callgrind, object fold, 250,000 nodes): the mutator's
+//! walk some 59% (`Engine::iterate`, the children's plans and `ChildField`s, about
+//! 280 instructions a node where the enum's walker spends some 140); rebuilding the
+//! nodes whose children changed 23%: `rebuild_entry` 283 instructions a node
+//! (`finish_create`; the enum field `op` checked again through `EnumInfo::position`;
+//! `rebuild_field` per field) where the enum does an `Arc::new`, and `builtin_rebuild`
+//! about 990 instructions an `Array` (a `seq`'s or a call's items); the pass's own
+//! hooks 18% (`post` 11%, `pre` 7%). What helped: the hooks `#[inline]` (9% fewer
+//! instructions; the enum's `Pass` impls got it too, 5%); the memo off for fold (every
+//! node of the bench's input is also held by the later stages' programs, so the memo
+//! took them all: 5% of the instructions, more of the time); constants kept by `pre`.
+//! Dead-let does more instructions than the enum but less time: the enum's walk clones
+//! and drops an `Arc` per node visited (atomic counts, the nodes' cache lines written)
+//! and `malloc`s each node it keeps. Outside criterion (`FRONTEND_REPEAT` with
+//! `FRONTEND_KEEP`, the CPU time of 15 folds) the object fold took 0.7–1.0× the enum's,
+//! and 1.1× in batches of four dropped between batches as `iter_with_large_drop` does:
+//! where each allocator finds memory for the new nodes moves the figure as much as the
+//! pass.
+
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
