@@ -11,7 +11,10 @@
 //! `dead_let`, `json_load`; `FRONTEND_NODES` for another size) the binary instead makes
 //! the stage's input and runs the stage once inside `measured`, for callgrind:
 //! `valgrind --tool=callgrind --toggle-collect='*measured*' <bench binary>` counts
-//! that call alone.
+//! that call alone. `FRONTEND_SHARED=1` keeps the pass's output of a first call alive
+//! (as in the groups, the input's unchanged parts are then held twice);
+//! `FRONTEND_REPEAT=n` makes the call `n` times (for a sampling profiler), dropping
+//! each result unless `FRONTEND_KEEP=1`.
 //!
 //! # Groups
 //!
@@ -84,7 +87,7 @@
 //! edge (1.02× the median, runs from 0.91× to 1.19×) and does 1.37× the enum's
 //! instructions. Where they go (callgrind, object fold, 250,000 nodes): the mutator's
 //! walk some 59% (`Engine::iterate`, the children's plans and `ChildField`s, about
-//! 280 instructions a node where the enum's walker spends some 140); rebuilding the
+//! 280 instructions a node where the enum's walker spends some 150); rebuilding the
 //! nodes whose children changed 23%: `rebuild_entry` 283 instructions a node
 //! (`finish_create`; the enum field `op` checked again through `EnumInfo::position`;
 //! `rebuild_field` per field) where the enum does an `Arc::new`, and `builtin_rebuild`
