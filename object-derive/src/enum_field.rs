@@ -353,9 +353,12 @@ fn expand(
                     &self,
                     _: &mut #krate::transform::Children<'_>,
                 ) -> ::core::result::Result<Self, #krate::TypeError> {
-                    <Self as #refl::ObjectEnum>::from_view(
-                        #krate::AnyView::from(#refl::ObjectEnum::value(self)),
+                    // A copy of the variant (the enum holds no child), by its position:
+                    // no look-up by value.
+                    <Self as #refl::ObjectEnum>::from_variant_index(
+                        #refl::ObjectEnum::variant_index(self),
                     )
+                    .ok_or_else(|| #krate::TypeError::new(#key, "a variant the enum does not list"))
                 }
             }
         };

@@ -124,8 +124,8 @@ fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
 #[derive(Clone, Copy)]
 pub struct TypeAlloc {
     layout: Layout,
-    /// `size_class_deleter::<T>` when `T` has a size class.
-    pooled: Option<Deleter>,
+    /// `T`'s size class and `size_class_deleter::<T>`, when it has a class.
+    pooled: Option<(usize, Deleter)>,
     /// `global_deleter::<T>`.
     global: Deleter,
 }
@@ -145,10 +145,9 @@ impl TypeAlloc {
         let layout = Layout::new::<T>();
         TypeAlloc {
             layout,
-            pooled: if size_classes::class_of(layout.size(), layout.align()).is_some() {
-                Some(size_classes::size_class_deleter::<T> as Deleter)
-            } else {
-                None
+            pooled: match size_classes::class_of(layout.size(), layout.align()) {
+                Some(class) => Some((class, size_classes::size_class_deleter::<T> as Deleter)),
+                None => None,
             },
             global: global_deleter::<T> as Deleter,
         }
@@ -160,8 +159,8 @@ impl TypeAlloc {
     /// uninitialized; give it back with [`free_unmade`](Self::free_unmade) if no object
     /// is made in it.
     pub(crate) fn allocate(&self) -> (NonNull<u8>, Deleter, Placed) {
-        if let Some(pooled) = self.pooled {
-            if let Some(p) = size_classes::take_block(self.layout) {
+        if let Some((class, pooled)) = self.pooled {
+            if let Some(p) = size_classes::take_class(class) {
                 return (p, pooled, Placed::Pool);
             }
         }

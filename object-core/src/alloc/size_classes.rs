@@ -499,6 +499,16 @@ pub(super) fn take_block(layout: Layout) -> Option<NonNull<u8>> {
     take(class)
 }
 
+/// A chunk of class `class` (a layout's, worked out beforehand), if the pool is on:
+/// [`take_block`] without finding the class again.
+#[inline]
+pub(super) fn take_class(class: usize) -> Option<NonNull<u8>> {
+    if !size_class_pool_enabled() {
+        return None;
+    }
+    take(class)
+}
+
 /// Returns a block that [`take_block`] gave for `layout`.
 ///
 /// # Safety

@@ -320,10 +320,15 @@ pub(super) fn create_entry(
 pub(crate) fn rebuild_entry(
     obj: &ObjectRef,
     children: &mut Children<'_>,
-    _: &'static TypeInfo,
+    info: &'static TypeInfo,
 ) -> Result<ObjectRef, TransformError> {
-    // The object's own type, whatever the caller passed: its table describes `obj`.
-    let info = obj.type_info();
+    // The object's own type (the walkers pass it; checked, as the table must describe
+    // `obj`).
+    let info = if info.index() == obj.type_index() {
+        info
+    } else {
+        obj.type_info()
+    };
     let refl = info.reflection();
     let Some(table) = refl.table.as_ref().filter(|_| refl.rebuild.is_some()) else {
         return Err(TransformError::not_rebuildable(info.key()));

@@ -215,10 +215,11 @@ fn builtin_rebuild(
     obj: &ObjectRef,
     children: &mut Children<'_>,
 ) -> Result<ObjectRef, TransformError> {
-    let key = obj.type_key();
+    // (The key only for an error: finding it is a registry look-up.)
+    let key = || obj.type_key();
     let item = |v: &Any, c: &mut Children<'_>| {
         <Any as crate::reflection::FieldValue>::rebuild_field(v, c)
-            .map_err(|e| TransformError::item_type(key, e))
+            .map_err(|e| TransformError::item_type(key(), e))
     };
     let entries = |e: &mut dyn Iterator<Item = (&Any, &Any)>, c: &mut Children<'_>| {
         e.map(|(k, v)| Ok((item(k, c)?, item(v, c)?)))
@@ -228,6 +229,26 @@ fn builtin_rebuild(
     // hold them).
     let (mut items, mut pairs) = (Vec::new(), Vec::new());
     match (h.contents)(obj) {
+        Contents::Items(v) if h.shape == BuiltinShape::Items => {
+            // The common case (an `Array`): the new items go straight into the build,
+            // with no list of them in between; a failure is kept and reported after.
+            let mut failed = None;
+            let built = {
+                let mut new_items = v.iter().map(|v| match item(v, children) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                        Any::NONE
+                    }
+                });
+                (h.build)(Parts::Items(&mut new_items))
+            };
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            let built = built.map_err(|e| TransformError::custom(key(), e.to_string()))?;
+            return ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key(), e));
+        }
         Contents::Items(v) => {
             items = v
                 .iter()
@@ -244,15 +265,15 @@ fn builtin_rebuild(
         Contents::SnapshotEntries(e) => {
             pairs = entries(&mut e.iter().map(|(k, v)| (k, v)), children)?;
         }
-        _ => return Err(TransformError::not_rebuildable(key)),
+        _ => return Err(TransformError::not_rebuildable(key())),
     }
     let (mut items, mut pairs) = (items.into_iter(), pairs.into_iter());
     let parts = match h.shape {
         BuiltinShape::Entries => Parts::Entries(&mut pairs),
         _ => Parts::Items(&mut items),
     };
-    let built = (h.build)(parts).map_err(|e| TransformError::custom(key, e.to_string()))?;
-    ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key, e))
+    let built = (h.build)(parts).map_err(|e| TransformError::custom(key(), e.to_string()))?;
+    ObjectRef::try_from(built).map_err(|e| TransformError::item_type(key(), e))
 }
 
 /// A child waiting on a walker's explicit stack, with where it sits in its parent.
