@@ -17,11 +17,13 @@ use crate::ptr::ObjectPtr;
 use crate::registry::{self, ForeignMaker, RegistryError, TypeLayout, TypeRegistration};
 
 mod extra;
+mod fields;
 mod items;
 mod pool;
 pub mod size_classes;
 
 pub use self::extra::{extra_of, make_object_with_extra};
+pub(crate) use self::fields::make_object_with_fields;
 pub use self::items::{make_object_with_items, make_object_with_slice, InlineItems};
 pub use self::pool::ObjectPool;
 pub use self::size_classes::{

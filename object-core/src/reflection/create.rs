@@ -132,6 +132,13 @@ impl<'s, 'n> FieldSource<'s, 'n> {
             .and_then(|(_, v)| v.take())
     }
 
+    /// The value given for `name`, taken out, unconverted (a run-time table's
+    /// constructor converts it for the field's declared type).
+    #[inline]
+    pub(crate) fn take_value(&mut self, name: &'static str) -> Option<Any> {
+        self.take_entry(name)
+    }
+
     /// Takes the field `name`, converted to `F`. Used by the derive.
     ///
     /// # Errors
@@ -317,8 +324,10 @@ pub fn create<'n>(
     create_from_source(info, &mut src)
 }
 
-/// Finishes a derive-generated creator: a plain `make_object`, or for a run-time
-/// descendant, `make_object_as` with its index. Used by the derive.
+/// Finishes a derive-generated creator: a plain `make_object`, for a run-time
+/// descendant with a run-time field table the whole block (the cells empty, for the
+/// table's constructor to fill), or for another run-time descendant, `make_object_as`
+/// with its index. Used by the derive.
 ///
 /// # Errors
 ///
@@ -330,6 +339,12 @@ pub fn finish_create<T: ObjectType>(
 ) -> Result<ObjectRef, ReflectError> {
     if info.index() == T::type_index() {
         Ok(crate::make_object(value).into_object_ref())
+    } else if let Some(table) = info.runtime_fields() {
+        // (A type with a run-time field table: its cells after the `T`, filled by the
+        // table's own constructor.)
+        crate::alloc::make_object_with_fields(value, info, table)
+            .map(ObjectPtr::into_object_ref)
+            .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
     } else {
         crate::make_object_as(value, info.index())
             .map(ObjectPtr::into_object_ref)

@@ -89,6 +89,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         layout: F::LAYOUT.tag(),
         default: None,
         enum_info: F::ENUM,
+        kept_default: None,
     }
 }
 
@@ -117,6 +118,7 @@ pub const unsafe fn skipped_field(
         layout: LAYOUT_OTHER,
         default: None,
         enum_info: None,
+        kept_default: None,
     }
 }
 
@@ -135,6 +137,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     layout: LAYOUT_OTHER,
     default: None,
     enum_info: None,
+    kept_default: None,
 };
 
 /// A type's reflection. Used by the derive.
