@@ -117,7 +117,9 @@ impl FieldType {
         }
     }
 
-    /// Whether the type admits `None` (`Optional[…]`, `Any`).
+    /// Whether the type admits `None` (`Optional[…]`, `Any`). (A field of type `Any`
+    /// must still be given, as a derive type's `Any` field must; an `Optional` one left
+    /// out is `None`.)
     pub fn is_optional(&self) -> bool {
         matches!(self, FieldType::Optional(_) | FieldType::Any)
     }
@@ -492,21 +494,117 @@ pub(crate) const fn word_offset(size: usize) -> usize {
     size.div_ceil(8) * 8
 }
 
+/// One run-time field checked and placed, not yet kept.
+struct PendingCell {
+    spec: FieldSpec,
+    storage: Storage,
+    offset: usize,
+    /// The default, checked (converted) for the field's type.
+    default: Option<Any>,
+}
+
+/// A run-time field table checked and laid out ([`RuntimeFields::build`]), kept for the
+/// process by [`publish`](Self::publish) once its type is placed; dropped, it leaves
+/// nothing behind (its defaults are released).
+pub(crate) struct PendingFields {
+    rust: &'static TypeRegistration,
+    inherited: Vec<FieldInfo>,
+    inherited_cells: Vec<Cell>,
+    own: Vec<PendingCell>,
+    word: usize,
+    end: usize,
+    layout: Layout,
+    is_abstract: bool,
+}
+
+impl PendingFields {
+    /// Keeps the table for the process, as the table of the type `key`: its names, type
+    /// keys and defaults become `'static`.
+    pub(crate) fn publish(self, key: &'static str) -> &'static RuntimeFields {
+        let base = self.rust.reflection;
+        let mut fields = self.inherited;
+        let mut cells = self.inherited_cells;
+        let mut own = Vec::with_capacity(self.own.len());
+        for p in self.own {
+            let spec = p.spec;
+            let name: &'static str = Box::leak(spec.name.clone().into_boxed_str());
+            let mut entry = p.storage.entry(name, p.offset);
+            entry.kind = spec.ty.kind();
+            entry.static_type_key = match spec.ty.static_key() {
+                Cow::Borrowed(s) => s,
+                Cow::Owned(s) => Box::leak(s.into_boxed_str()),
+            };
+            // (`Option<ObjectRef>` storage says optional; the declared type decides.)
+            let mut flags = entry.flags.without(FieldFlags::OPTIONAL).union(spec.flags);
+            if spec.ty.is_optional() && spec.ty != FieldType::Any {
+                flags = flags.union(FieldFlags::OPTIONAL);
+            }
+            if let FieldType::Enum(e) = spec.ty.inner() {
+                entry.enum_info = Some(e);
+                entry.visit = Some(match p.storage {
+                    Storage::Any => visit_enum_any,
+                    _ => visit_enum_int,
+                });
+            }
+            if let Some(d) = p.default {
+                entry.kept_default = Some(Box::leak(Box::new(d)));
+                flags = flags.union(FieldFlags::HAS_DEFAULT);
+            }
+            entry.flags = flags;
+            cells.push(Cell {
+                name,
+                offset: p.offset,
+                storage: p.storage,
+                ty: spec.ty.clone(),
+                at: fields.len(),
+            });
+            fields.push(entry);
+            own.push(spec);
+        }
+        let fields: &'static [FieldInfo] = Box::leak(fields.into_boxed_slice());
+        let reflection = TypeReflection {
+            fields,
+            opaque: false,
+            custom_debug: false,
+            create: Some(runtime_create),
+            debug: base.debug,
+            structural: base.structural,
+            builtin: None,
+            is_abstract: self.is_abstract,
+            rebuild: Some(runtime_rebuild),
+            eq_plan: Kept::new(),
+            child_fields: Kept::new(),
+        };
+        Box::leak(Box::new(RuntimeFields {
+            key,
+            rust: self.rust,
+            reflection,
+            cells: cells.into_boxed_slice(),
+            own: own.into_boxed_slice(),
+            word: self.word,
+            end: self.end,
+            layout: self.layout,
+            is_abstract: self.is_abstract,
+        }))
+    }
+}
+
 impl RuntimeFields {
-    /// The table of a type `key` registered under `parent` with the fields `own`.
+    /// The table of a type `key` registered under `parent` with the fields `own`, checked
+    /// and laid out but not yet kept: [`PendingFields::publish`] keeps it once the type
+    /// is placed (a registration refused later leaves nothing behind).
     ///
     /// # Errors
     ///
     /// [`RegistryError::BadField`] for a field that cannot be declared (an empty or
     /// repeated name, a type nesting too deep, an unregistered object type, a default
-    /// of the wrong type), or for a parent whose objects cannot be extended (a built-in,
-    /// a type C lays out with fields of its own).
+    /// of the wrong type), or for a parent whose objects cannot be extended (a built-in).
     pub(crate) fn build(
         key: &str,
         parent: &'static TypeInfo,
         own: &[FieldSpec],
         is_abstract: bool,
-    ) -> Result<Box<RuntimeFields>, RegistryError> {
+    ) -> Result<PendingFields, RegistryError> {
         let bad = |field: &str, reason: std::string::String| RegistryError::BadField {
             key: key.to_owned(),
             field: field.to_owned(),
@@ -534,15 +632,15 @@ impl RuntimeFields {
             ));
         }
         // The fields so far: the Rust ancestor's and the run-time ancestors'.
-        let mut fields: Vec<FieldInfo> = match parent_fields {
+        let inherited: Vec<FieldInfo> = match parent_fields {
             Some(p) => p.reflection.fields().to_vec(),
             None => base.fields().to_vec(),
         };
-        let mut cells: Vec<Cell> = Vec::new();
+        let mut inherited_cells: Vec<Cell> = Vec::new();
         let (word, mut end, mut align) = match parent_fields {
             Some(p) => {
                 for c in p.cells.iter() {
-                    cells.push(Cell {
+                    inherited_cells.push(Cell {
                         name: c.name,
                         offset: c.offset,
                         storage: c.storage,
@@ -561,13 +659,17 @@ impl RuntimeFields {
                 )
             }
         };
-        let mut kept = Vec::with_capacity(own.len());
+        let mut pending: Vec<PendingCell> = Vec::with_capacity(own.len());
         for spec in own {
             let name = spec.name.as_str();
             if name.is_empty() {
                 return Err(bad(name, "a field needs a name".into()));
             }
-            if fields.iter().any(|f| f.is_reflected() && f.name() == name) {
+            let taken = inherited
+                .iter()
+                .any(|f| f.is_reflected() && f.name() == name)
+                || pending.iter().any(|p| p.spec.name == name);
+            if taken {
                 return Err(bad(
                     name,
                     "the name is taken (by an ancestor's field or an earlier one)".into(),
@@ -587,75 +689,38 @@ impl RuntimeFields {
                     return Err(bad(name, format!("no object type is registered as `{k}`")));
                 }
             }
+            let default = match &spec.default {
+                Some(d) => Some(
+                    check(&spec.ty, d.clone(), Some(key))
+                        .map_err(|e| bad(name, format!("its default does not fit: {e}")))?,
+                ),
+                None => None,
+            };
             let storage = Storage::of(&spec.ty);
             let l = storage.layout();
             let offset = align_up(end, l.align());
             end = offset + l.size();
             align = align.max(l.align());
-            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
-            let mut entry = storage.entry(name, offset);
-            entry.kind = spec.ty.kind();
-            entry.static_type_key = match spec.ty.static_key() {
-                Cow::Borrowed(s) => s,
-                Cow::Owned(s) => Box::leak(s.into_boxed_str()),
-            };
-            // (`Option<ObjectRef>` storage says optional; the declared type decides.)
-            let mut flags = entry.flags.without(FieldFlags::OPTIONAL).union(spec.flags);
-            if spec.ty.is_optional() && spec.ty != FieldType::Any {
-                flags = flags.union(FieldFlags::OPTIONAL);
-            }
-            if let FieldType::Enum(e) = spec.ty.inner() {
-                entry.enum_info = Some(e);
-                entry.visit = Some(match storage {
-                    Storage::Any => visit_enum_any,
-                    _ => visit_enum_int,
-                });
-            }
-            if let Some(d) = &spec.default {
-                let checked = check(&spec.ty, d.clone(), Some(key))
-                    .map_err(|e| bad(name, format!("its default does not fit: {e}")))?;
-                entry.kept_default = Some(Box::leak(Box::new(checked)));
-                flags = flags.union(FieldFlags::HAS_DEFAULT);
-            }
-            entry.flags = flags;
-            cells.push(Cell {
-                name,
-                offset,
+            pending.push(PendingCell {
+                spec: spec.clone(),
                 storage,
-                ty: spec.ty.clone(),
-                at: fields.len(),
+                offset,
+                default,
             });
-            fields.push(entry);
-            kept.push(spec.clone());
         }
         let layout = Layout::from_size_align(end, align)
             .map_err(|e| bad("", format!("its objects cannot be laid out: {e}")))?
             .pad_to_align();
-        let fields: &'static [FieldInfo] = Box::leak(fields.into_boxed_slice());
-        let reflection = TypeReflection {
-            fields,
-            opaque: false,
-            custom_debug: false,
-            create: Some(runtime_create),
-            debug: base.debug,
-            structural: base.structural,
-            builtin: None,
-            is_abstract,
-            rebuild: Some(runtime_rebuild),
-            eq_plan: Kept::new(),
-            child_fields: Kept::new(),
-        };
-        Ok(Box::new(RuntimeFields {
-            key: Box::leak(key.to_owned().into_boxed_str()),
+        Ok(PendingFields {
             rust,
-            reflection,
-            cells: cells.into_boxed_slice(),
-            own: kept.into_boxed_slice(),
+            inherited,
+            inherited_cells,
+            own: pending,
             word,
             end,
             layout,
             is_abstract,
-        }))
+        })
     }
 
     /// The type's key.
@@ -1050,7 +1115,8 @@ fn runtime_create(
             Some(v) => v,
             None => match fields[c.at].default_value() {
                 Some(d) => d.map_err(|e| ReflectError::wrong_type(info.key(), c.name, e))?,
-                None if c.ty.is_optional() => Any::default(),
+                // (As for a derive type's fields: an `Any` one must be given too.)
+                None if matches!(c.ty, FieldType::Optional(_)) => Any::default(),
                 None => {
                     return Err(ReflectError::missing_field(
                         info.key(),

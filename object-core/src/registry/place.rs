@@ -8,6 +8,7 @@ use core::sync::atomic::Ordering;
 use super::info::{TypeInfo, TypeOrigin, TypeRegistration};
 use super::table::{publish, table_get};
 use super::{Registry, RegistryError, Writer, MAX_TYPES};
+use crate::reflection::runtime::PendingFields;
 use crate::reflection::RuntimeFields;
 use crate::type_index;
 
@@ -93,7 +94,7 @@ pub(super) fn place_runtime(
     is_final: bool,
     allow_overflow: bool,
     rust: Option<&'static TypeRegistration>,
-    fields: Option<Box<RuntimeFields>>,
+    fields: Option<PendingFields>,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let name = key.as_str();
     check_parent(name, parent)?;
@@ -147,7 +148,7 @@ pub(super) fn place_runtime(
     // Only now that the type is accepted does its key (and its run-time field table)
     // become process-lifetime.
     let key = key.into_static();
-    let fields: Option<&'static RuntimeFields> = fields.map(|f| &*Box::leak(f));
+    let fields: Option<&'static RuntimeFields> = fields.map(|f| f.publish(key));
     let info = TypeInfo::new(
         index,
         key,

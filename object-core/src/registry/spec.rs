@@ -5,6 +5,7 @@ use super::info::{TypeInfo, TypeRegistration};
 use super::layout::{ForeignMaker, LayoutOwner, TypeLayout};
 use super::place::{check_static_index, place_runtime, place_static, KeyName};
 use super::{registry, RegistryError};
+use crate::reflection::runtime::PendingFields;
 use crate::reflection::{FieldSpec, RuntimeFields};
 
 /// A type to register at run time with [`register_type`].
@@ -222,7 +223,7 @@ fn fields_table(
     spec: &TypeSpec,
     parent: &'static TypeInfo,
     own: &[FieldSpec],
-) -> Result<Box<RuntimeFields>, RegistryError> {
+) -> Result<PendingFields, RegistryError> {
     if spec.is_abstract && spec.is_final {
         return Err(RegistryError::BadField {
             key: spec.key.clone(),
