@@ -6,6 +6,8 @@ registry's ``is`` check. Reflected fields are read-only attributes, ``repr`` is 
 library's printer, construction is by keyword through reflection, ``==`` is identity.
 Enum fields (``#[derive(ObjectEnum)]``) read as members of an ``enum.IntEnum`` class
 per enum (``enum_class(key)``, ``Field.enum``), and take a member, a name or a value.
+Types can be defined here too (``@py_class``, with fields), and methods registered
+per type (``method``, ``register_method``) are found from every language.
 
     >>> import object_python as op
     >>> tour = op.namespace("tour")
@@ -50,6 +52,17 @@ from ._native import (
     structural_hash,
     type_class,
     type_keys,
+    call_method,
+    replace,
+)
+from ._pytypes import (
+    field,
+    get_method,
+    method,
+    methods,
+    py_class,
+    register_method,
+    remove_method,
 )
 
 __all__ = [
@@ -64,6 +77,15 @@ __all__ = [
     "ObjectError",
     "ObjectMeta",
     "as_function",
+    "call_method",
+    "field",
+    "get_method",
+    "method",
+    "methods",
+    "py_class",
+    "register_method",
+    "remove_method",
+    "replace",
     "empty",
     "enum_class",
     "enum_keys",
@@ -101,6 +123,13 @@ class ObjectMeta(type):
 
     def __repr__(cls):
         return "<class {!r} (object type {})>".format(cls._type_key, cls._type_index)
+
+    def __getattr__(cls, name):
+        # A method of the type from the process's method table (registered from Rust,
+        # C or Python, also after the class was made): `Cls.make(...)`.
+        from ._pytypes import class_method_attribute
+
+        return class_method_attribute(cls, name)
 
 
 _native._set_metaclass(ObjectMeta)
