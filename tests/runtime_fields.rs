@@ -700,10 +700,12 @@ fn a_deep_chain_of_run_time_nodes_is_printed_saved_compared_and_freed() {
         assert_eq!(structural_hash(&e), structural_hash(&back));
         let printed = format!("{:?}", e.as_object().unwrap());
         assert!(printed.starts_with("rtf.Neg { arg: rtf.Neg { arg: rtf.Neg"));
-        assert!(
-            printed.contains("rtf.Neg { … }"),
-            "elided past the printer's depth"
-        );
+        if n > 96 {
+            assert!(
+                printed.contains("rtf.Neg { … }"),
+                "elided past the printer's depth"
+            );
+        }
         let out = mutate(e.as_object().unwrap(), &mut Bump).unwrap();
         let mut at = out;
         for _ in 0..n {

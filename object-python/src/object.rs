@@ -303,15 +303,6 @@ impl PyObj {
         (ObjectRef::as_ptr(&self.obj) as usize as u64).rotate_right(4)
     }
 
-    /// An attribute that is not a field, a Python method or anything else of the class:
-    /// a method of the object's type in the process's method table (registered from
-    /// Rust, C or Python, on the type or its nearest ancestor with the name), bound to
-    /// the object (a static method as it is). Names starting with `_` are never looked
-    /// up there.
-    fn __getattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        crate::pytype::method_attribute(slf, name)
-    }
-
     /// A copy with some fields changed (`copy.replace(obj, **changes)`; also
     /// `object_python.replace`): built through reflection from the object's fields and
     /// `changes`, checked as any construction is. Objects are immutable once shared,
@@ -729,6 +720,9 @@ fn _live_objects() -> Option<isize> {
 
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyObj>()?;
+    // Before any class deriving from `Object` is made (pyo3's inherit the slot).
+    #[cfg(not(feature = "abi3"))]
+    crate::field_slot::install_getattro(&m.py().get_type::<PyObj>());
     m.add_class::<FieldDescr>()?;
     #[cfg(not(feature = "abi3"))]
     crate::field_slot::install(&m.py().get_type::<FieldDescr>());

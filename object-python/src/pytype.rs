@@ -290,35 +290,61 @@ fn call_method(
     }
 }
 
-/// `Object.__getattr__`: the method `name` of the object's type, bound to the object
-/// (a static method as it is), or `AttributeError`.
-pub(crate) fn method_attribute(
-    slf: &Bound<'_, PyObj>,
-    name: &Bound<'_, PyString>,
-) -> PyResult<Py<PyAny>> {
-    let py = slf.py();
-    let n = name.to_str()?;
-    let missing = || {
-        let cls = slf
-            .get_type()
-            .qualname()
-            .map_or_else(|_| "?".to_owned(), |q| q.to_string());
-        PyAttributeError::new_err(format!("'{cls}' object has no attribute '{n}'"))
-    };
-    if n.starts_with('_') {
-        return Err(missing());
+/// The method `name` of `slf`'s type from the method table, bound to `slf` (a static
+/// method as it is), or `None`: what an attribute read that found nothing else falls
+/// back to (`crate::field_slot`'s `tp_getattro`; a `__getattr__` in the `abi3` build).
+/// Names starting with `_` are never looked up there.
+pub(crate) fn bound_method(slf: &Bound<'_, PyObj>, name: &str) -> PyResult<Option<Py<PyAny>>> {
+    if name.starts_with('_') {
+        return Ok(None);
     }
-    let Some(m) = find_method(slf.get().obj.type_index(), n) else {
-        return Err(missing());
+    let py = slf.py();
+    let Some(m) = find_method(slf.get().obj.type_index(), name) else {
+        return Ok(None);
     };
     let f = wrap(py, m.function().as_object_ptr().clone().into_object_ref())?;
-    match m.kind() {
-        MethodKind::Static => Ok(f),
-        _ => Ok(py
+    Ok(Some(match m.kind() {
+        MethodKind::Static => f,
+        _ => py
             .import(pyo3::intern!(py, "types"))?
             .getattr(pyo3::intern!(py, "MethodType"))?
             .call1((f, slf))?
-            .unbind()),
+            .unbind(),
+    }))
+}
+
+/// [`bound_method`] for the `abi3` build's `__getattr__` (set by `ObjectMeta` when
+/// [`_install_getattr`] cannot put the slot in place): the method, or `AttributeError`.
+#[pyfunction]
+fn _bound_method(obj: &Bound<'_, PyObj>, name: &str) -> PyResult<Py<PyAny>> {
+    bound_method(obj, name)?.ok_or_else(|| {
+        let cls = obj
+            .get_type()
+            .qualname()
+            .map_or_else(|_| "?".to_owned(), |q| q.to_string());
+        PyAttributeError::new_err(format!("'{cls}' object has no attribute '{name}'"))
+    })
+}
+
+/// Gives `cls`, a class deriving from `Object` whose attribute reads are the generic
+/// ones, the attribute read that falls back to the method table
+/// (`crate::field_slot::install_getattro`). `ObjectMeta.__init__` calls it for every
+/// class it makes (the generated ones and their Python subclasses, whose slot CPython
+/// would otherwise reset to the generic read). `False` in the `abi3` build, which
+/// cannot reach the slot: the metaclass then gives the class a `__getattr__`.
+#[pyfunction]
+fn _install_getattr(cls: &Bound<'_, PyType>) -> PyResult<bool> {
+    #[cfg(not(feature = "abi3"))]
+    {
+        if cls.is_subclass_of::<PyObj>()? {
+            crate::field_slot::install_getattro(cls);
+        }
+        Ok(true)
+    }
+    #[cfg(feature = "abi3")]
+    {
+        let _ = cls;
+        Ok(false)
     }
 }
 
@@ -445,5 +471,7 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_field_types, m)?)?;
     m.add_function(wrap_pyfunction!(call_method, m)?)?;
     m.add_function(wrap_pyfunction!(replace, m)?)?;
+    m.add_function(wrap_pyfunction!(_install_getattr, m)?)?;
+    m.add_function(wrap_pyfunction!(_bound_method, m)?)?;
     Ok(())
 }

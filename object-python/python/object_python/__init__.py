@@ -113,8 +113,21 @@ __all__ = [
 __version__ = _native.__version__
 
 
+def _method_getattr(self, name):
+    return _native._bound_method(self, name)
+
+
 class ObjectMeta(type):
-    """The metaclass of the generated classes: ``isinstance`` asks the registry."""
+    """The metaclass of the generated classes: ``isinstance`` asks the registry;
+    attribute reads fall back to the process's method table."""
+
+    def __init__(cls, name, bases, namespace, **kwargs):
+        super().__init__(name, bases, namespace, **kwargs)
+        # (CPython resets a new class's attribute read to the generic one: the method
+        # table's fallback is put back, unless the class reads attributes its own way.
+        # A build that cannot reach the slot, `abi3`, gets a `__getattr__`.)
+        if not _native._install_getattr(cls) and "__getattr__" not in namespace:
+            cls.__getattr__ = _method_getattr
 
     def __instancecheck__(cls, obj):
         if type.__instancecheck__(cls, obj):
