@@ -57,10 +57,8 @@ unsafe extern "C" fn count_plus(
     let (this, arg) = unsafe { (*args, *args.add(1)) };
     let mut count = obj_any_int(0);
     // SAFETY: a live object (the caller lends it); `count` writable.
-    assert_eq!(
-        unsafe { obj_object_get_attr(this.v.v_obj, c"count".as_ptr(), &mut count) },
-        0
-    );
+    let rc = unsafe { obj_object_get_attr(this.v.v_obj, c"count".as_ptr(), &mut count) };
+    assert_eq!(rc, 0);
     // SAFETY: ints hold `v_int64`; `ret` writable.
     unsafe { *ret = obj_any_int(count.v.v_int64 + arg.v.v_int64) };
     0
@@ -135,42 +133,31 @@ fn a_type_with_fields_from_c_and_its_methods() {
     ];
     let mut a: ObjHandle = core::ptr::null_mut();
     // SAFETY: two names and values; `a` writable.
-    assert_eq!(
-        unsafe { obj_object_create(note, names.as_ptr(), values.as_ptr(), 2, &mut a) },
-        0
-    );
+    let rc = unsafe { obj_object_create(note, names.as_ptr(), values.as_ptr(), 2, &mut a) };
+    assert_eq!(rc, 0);
     // SAFETY: `a` is a live object of the type, whose `count` cell is an i64 there.
     assert_eq!(unsafe { *(a.cast::<u8>().add(count_at).cast::<i64>()) }, 3);
     let names: [*const c_char; 3] = [c"label".as_ptr(), c"next".as_ptr(), c"count".as_ptr()];
-    // SAFETY: `a` is live; the values follow the header's rules.
-    let values = [
-        obj_any_str(c"b".as_ptr()),
-        unsafe { object_any(a) },
-        obj_any_int(9),
-    ];
+    // SAFETY: `a` is live.
+    let a_value = unsafe { object_any(a) };
+    let values = [obj_any_str(c"b".as_ptr()), a_value, obj_any_int(9)];
     let mut b: ObjHandle = core::ptr::null_mut();
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { obj_object_create(note, names.as_ptr(), values.as_ptr(), 3, &mut b) },
-        0
-    );
+    let rc = unsafe { obj_object_create(note, names.as_ptr(), values.as_ptr(), 3, &mut b) };
+    assert_eq!(rc, 0);
     // SAFETY: `b` is live: the `next` cell is the pointer to `a`.
-    assert_eq!(
-        unsafe {
-            *(b.cast::<u8>()
-                .add(rows[3].offset as usize)
-                .cast::<ObjHandle>())
-        },
-        a
-    );
+    let next = unsafe {
+        *(b.cast::<u8>()
+            .add(rows[3].offset as usize)
+            .cast::<ObjHandle>())
+    };
+    assert_eq!(next, a);
     // A wrong value: nothing made.
     let mut none: ObjHandle = core::ptr::null_mut();
     let bad = [obj_any_int(1)];
     // SAFETY: as above.
-    assert_ne!(
-        unsafe { obj_object_create(note, names.as_ptr(), bad.as_ptr(), 1, &mut none) },
-        0
-    );
+    let rc = unsafe { obj_object_create(note, names.as_ptr(), bad.as_ptr(), 1, &mut none) };
+    assert_ne!(rc, 0);
     assert!(none.is_null());
     let (kind, msg) = take_error();
     assert_eq!(kind, "TypeError");
@@ -221,43 +208,31 @@ fn a_type_with_fields_from_c_and_its_methods() {
     let arg = obj_any_int(10);
     let mut ret = obj_any_int(0);
     // SAFETY: `b` is live; one argument; `ret` writable.
-    assert_eq!(
-        unsafe { obj_object_call_method(b, c"plus".as_ptr(), &arg, 1, &mut ret) },
-        0
-    );
+    let rc = unsafe { obj_object_call_method(b, c"plus".as_ptr(), &arg, 1, &mut ret) };
+    assert_eq!(rc, 0);
     // SAFETY: an int result.
-    assert_eq!(
-        (ret.type_index, unsafe { ret.v.v_int64 }),
-        (OBJ_KIND_INT, 19)
-    );
+    let value = unsafe { ret.v.v_int64 };
+    assert_eq!((ret.type_index, value), (OBJ_KIND_INT, 19));
     // SAFETY: as above; a static method takes no object.
-    assert_eq!(
-        unsafe { obj_object_call_method(b, c"twice".as_ptr(), &arg, 1, &mut ret) },
-        0
-    );
+    let rc = unsafe { obj_object_call_method(b, c"twice".as_ptr(), &arg, 1, &mut ret) };
+    assert_eq!(rc, 0);
     // SAFETY: an int result.
     assert_eq!(unsafe { ret.v.v_int64 }, 20);
     let mut f: ObjHandle = core::ptr::null_mut();
     let mut kind = -1;
     // SAFETY: NUL-terminated name; writable out parameters.
-    assert_eq!(
-        unsafe { obj_method_get(note, c"twice".as_ptr(), &mut f, &mut kind) },
-        0
-    );
+    let rc = unsafe { obj_method_get(note, c"twice".as_ptr(), &mut f, &mut kind) };
+    assert_eq!(rc, 0);
     assert!(!f.is_null() && kind == OBJ_METHOD_STATIC);
     // SAFETY: our reference.
     assert_eq!(unsafe { obj_dec_ref(f) }, 0);
     // SAFETY: as above.
-    assert_eq!(
-        unsafe { obj_method_get(note, c"nope".as_ptr(), &mut f, core::ptr::null_mut()) },
-        0
-    );
+    let rc = unsafe { obj_method_get(note, c"nope".as_ptr(), &mut f, core::ptr::null_mut()) };
+    assert_eq!(rc, 0);
     assert!(f.is_null());
     // SAFETY: as above.
-    assert_ne!(
-        unsafe { obj_object_call_method(b, c"nope".as_ptr(), core::ptr::null(), 0, &mut ret) },
-        0
-    );
+    let rc = unsafe { obj_object_call_method(b, c"nope".as_ptr(), core::ptr::null(), 0, &mut ret) };
+    assert_ne!(rc, 0);
     let (kind, msg) = take_error();
     assert_eq!(
         (kind.as_str(), msg.as_str()),
