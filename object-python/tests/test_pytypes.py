@@ -449,6 +449,20 @@ def test_registering_again_and_registration_errors():
         class T9(op.Object):
             n: int
 
+    with refused("`lhs` is a field and also defined"):
+        @op.py_class("pyt.bad.Method")
+        class T10(tour.BinOp):
+            def lhs(self):
+                return 0
+
+    class Helper(tour.Expr):  # a plain Python subclass: not a type of its own
+        pass
+
+    with refused("not a registered type's class"):
+        @op.py_class("pyt.bad.Helper")
+        class T11(Helper):
+            n: int
+
     # Nothing was registered by the refusals.
     assert not [k for k in op.type_keys() if k.startswith("pyt.bad.")]
 

@@ -153,9 +153,12 @@ def _make(cls, key, final, abstract, slots):
             "(`Object`, or any registered type's class), not {!r}".format(key, bases)
         )
     parent = bases[0]
-    if parent is not Object and not isinstance(parent, ObjectMeta):
+    if parent is not Object and (
+        not isinstance(parent, ObjectMeta) or _native.type_class(parent._type_key) is not parent
+    ):
         raise TypeError(
-            "@py_class {!r}: the base {!r} is not a registered type's class".format(key, parent)
+            "@py_class {!r}: the base {!r} is not a registered type's class (a plain Python "
+            "subclass of one is not a type of its own)".format(key, parent)
         )
     body = dict(cls.__dict__)
     for name in ("__init__", "__new__"):
@@ -177,6 +180,15 @@ def _make(cls, key, final, abstract, slots):
             value, no_eq = value.default, value.no_eq
         has_default = value is not _MISSING
         fields.append((name, desc, has_default, None if not has_default else value, no_eq))
+    # A name is a field or a class attribute, not both (inherited fields included).
+    names = {f[0] for f in fields}
+    for name, value in body.items():
+        inherited = isinstance(getattr(parent, name, None), _native.Field)
+        if not name.startswith("__") and (name in names or inherited):
+            raise TypeError(
+                "@py_class {!r}: `{}` is a field and also defined in the class body ({!r})"
+                .format(key, name, value)
+            )
     index = _native._register_py_type(
         key, parent._type_index, fields, final, abstract, slots
     )
