@@ -14,7 +14,7 @@
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
-//! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
+//! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline; the object classes' `tp_getattro`: the generic read, then (only when it finds nothing) the method table |
 //! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
 //! | `convert` | Python values ↔ `Any` (nested lists, tuples and dicts walked with a stack, not by recursion) |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
@@ -56,7 +56,7 @@ mod error;
 #[cfg(not(feature = "abi3"))]
 #[allow(
     unsafe_code,
-    reason = "the field descriptor's `tp_descr_get`: a C slot CPython calls attached, without pyo3's trampoline"
+    reason = "the field descriptor's `tp_descr_get` and the object classes' `tp_getattro`: C slots CPython calls attached, without pyo3's trampoline"
 )]
 mod field_slot;
 mod function;
