@@ -4,17 +4,18 @@
 
 use std::collections::HashMap;
 
-use object_containers::{Array, BigInt, Dict, List, Map, NDArray, Shape, String};
+use object_containers::{Array, BigInt, Dict, Function, List, Map, NDArray, Shape, String};
 use object_core::registry::{register_type, TypeSpec};
 use object_core::structural::{
-    first_mismatch, first_mismatch_with, structural_equal, structural_equal_with, structural_hash,
-    structural_hash_with, BuildStructuralKeyHasher, StructuralHashCache, StructuralKey,
-    StructuralKind, StructuralMap, StructuralOptions, StructuralSet,
+    first_mismatch, first_mismatch_with, shallow_equal, shallow_hash, structural_equal,
+    structural_equal_with, structural_hash, structural_hash_with, BuildStructuralKeyHasher,
+    HashCons, ShallowKey, ShallowSet, StructuralHashCache, StructuralKey, StructuralKind,
+    StructuralMap, StructuralOptions, StructuralSet,
 };
 use object_core::{
     make_object, make_object_as, Any, DataType, Object, ObjectPtr, ObjectRef, ObjectType,
 };
-use object_tests::{deep, native_or_miri, on_small_stack, LeakCheck};
+use object_tests::{deep, native_or_miri, on_small_stack, seed, LeakCheck, Rng};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------
@@ -1830,6 +1831,47 @@ fn free_variables_and_identity_objects_hash_by_identity() {
     }
 }
 
+/// Opaque built-ins (a `Function`: equal only to itself) hash by identity too, the same
+/// number whether the walk meets them by recursion (the top levels) or on its work
+/// stack (below them), so a hash kept by the subtree cache at one depth is the one a
+/// fresh walk computes at another.
+#[test]
+fn opaque_built_ins_hash_by_identity_at_every_depth() {
+    let _leaks = LeakCheck::new();
+    let (f, g) = (
+        Function::from_typed(|x: i64| x + 1),
+        Function::from_typed(|x: i64| x + 1),
+    );
+    assert!(!structural_equal(&f, &g));
+    assert_ne!(structural_hash(&f), structural_hash(&g));
+    assert_eq!(structural_hash(&f), structural_hash(&f.clone()));
+    let stable = StructuralOptions::new().content_only_hashes(true);
+    assert_eq!(
+        structural_hash_with(&f, &stable),
+        structural_hash_with(&g, &stable)
+    );
+    // `inner` hashed at the top (by recursion) and kept; then met 60 arrays down (on
+    // the work stack) inside `outer`.
+    let inner: Array<Any> = vec![Any::from(f.clone())].into();
+    let mut outer = Any::from(inner.clone());
+    for _ in 0..60 {
+        outer = Any::from(Array::<Any>::from(vec![outer]));
+    }
+    let mut cache = StructuralHashCache::new();
+    assert_eq!(cache.hash(&inner), structural_hash(&inner));
+    assert_eq!(cache.hash(&outer), structural_hash(&outer));
+    let mut other = Any::from(Array::<Any>::from(vec![Any::from(g.clone())]));
+    for _ in 0..60 {
+        other = Any::from(Array::<Any>::from(vec![other]));
+    }
+    assert_ne!(structural_hash(&outer), structural_hash(&other));
+    assert_eq!(
+        structural_hash_with(&outer, &stable),
+        structural_hash_with(&other, &stable)
+    );
+    drop((cache, outer, other, inner, f, g));
+}
+
 #[test]
 fn hashes_are_pinned() {
     // Hashes are documented as the same in every process and build: these values were
@@ -1851,4 +1893,424 @@ fn hashes_are_pinned() {
         assert_eq!(h, w, "the hash of `{name}` changed");
     }
     assert_eq!(got.len(), want.len(), "{got:#x?}");
+}
+
+// ---------------------------------------------------------------------------------
+// Shallow keys and hash-consing.
+// ---------------------------------------------------------------------------------
+
+/// Equal as shallow keys, both ways, and hashing alike.
+#[track_caller]
+fn assert_shallow_same<
+    A: object_core::reflection::FieldValue,
+    B: object_core::reflection::FieldValue,
+>(
+    a: &A,
+    b: &B,
+) {
+    assert!(shallow_equal(a, b), "expected shallow-equal");
+    assert!(shallow_equal(b, a), "expected shallow-equal (swapped)");
+    assert_eq!(shallow_hash(a), shallow_hash(b), "equal keys hash alike");
+}
+
+/// Different shallow keys, both ways, with different hashes (not required, but keys
+/// this different colliding would be a bad hash).
+#[track_caller]
+fn assert_shallow_differ<
+    A: object_core::reflection::FieldValue,
+    B: object_core::reflection::FieldValue,
+>(
+    a: &A,
+    b: &B,
+) {
+    assert!(!shallow_equal(a, b), "expected shallow-different");
+    assert!(!shallow_equal(b, a), "expected shallow-different (swapped)");
+    assert_ne!(shallow_hash(a), shallow_hash(b), "different keys collide");
+}
+
+/// A shallow key is the node's type, its own values and its children's identities:
+/// equal keys for separately built nodes over the same children, different keys for
+/// structurally equal but distinct children.
+#[test]
+fn shallow_keys_are_own_values_and_child_identities() {
+    let _leaks = LeakCheck::new();
+    let (a, b) = (int(1), int(2));
+    // The same children, separately built parents.
+    assert_shallow_same(&add(&a, &b), &add(&a, &b));
+    assert_shallow_same(&neg(a.clone()), &neg(a.clone()));
+    // A structurally equal child that is another object: another key (one level only).
+    let a2 = int(1);
+    assert!(structural_equal(&add(&a, &b), &add(&a2, &b)));
+    assert_shallow_differ(&add(&a, &b), &add(&a2, &b));
+    // Order, type and arity.
+    assert_shallow_differ(&add(&a, &b), &add(&b, &a));
+    assert_shallow_differ(&add(&a, &a), &neg(a.clone()));
+    // Own values by value (integers, floats as structural equality has them).
+    assert_shallow_same(&int(7), &int(7));
+    assert_shallow_differ(&int(7), &int(8));
+    assert_shallow_same(&float(f64::NAN), &float(-f64::NAN));
+    assert_shallow_differ(&float(0.0), &float(-0.0));
+    assert_shallow_differ(&int(1), &float(1.0));
+    // Strings by text, however stored (a `std` field, an inline or an object string).
+    assert_shallow_same(&call("f", vec![a.clone()]), &call("f", vec![a.clone()]));
+    assert_shallow_differ(&call("f", vec![a.clone()]), &call("g", vec![a.clone()]));
+    let long = "a string too long to be inline";
+    assert_shallow_same(
+        &packed(1, 2, Some(text(long)), text("s")),
+        &packed(1, 2, Some(text(long)), text("s")),
+    );
+    assert_shallow_same(&Any::from(long), &Any::from(String::from(long)));
+    assert_shallow_same(&Any::from(3), &Any::from(3));
+    assert_shallow_differ(&Any::from(3), &Any::from(true));
+    // Objects read in place (all fields 8-byte integers and object pointers) and through
+    // the general plan (`Widths`) alike.
+    let w = widths(1, 2, None);
+    assert_shallow_same(
+        &widths(5, 6, Some(w.clone())),
+        &widths(5, 6, Some(w.clone())),
+    );
+    assert_shallow_differ(&widths(5, 6, Some(w.clone())), &widths(5, 6, None));
+    assert_shallow_differ(
+        &widths(5, 6, Some(w.clone())),
+        &widths(5, 7, Some(w.clone())),
+    );
+    assert_shallow_differ(
+        &widths(5, 6, Some(w.clone())),
+        &widths(5, 6, Some(widths(1, 2, None))),
+    );
+    let x = int(3).into_object_ref();
+    assert_shallow_same(
+        &packed(1, 2, None, x.clone()),
+        &packed(1, 2, None, x.clone()),
+    );
+    assert_shallow_differ(
+        &packed(1, 2, None, x.clone()),
+        &packed(1, 2, Some(x.clone()), x.clone()),
+    );
+    assert_shallow_differ(
+        &packed(1, 2, None, x.clone()),
+        &packed(1, 3, None, x.clone()),
+    );
+}
+
+/// Variables, identity objects, `no_eq` and `def` fields.
+#[test]
+fn shallow_keys_of_variables_identities_and_flagged_fields() {
+    let _leaks = LeakCheck::new();
+    // A variable is keyed by identity: its name (`no_eq`) or not, another variable is
+    // another key; the same one, the same key.
+    let vars: Vec<E> = (0..1000).map(|_| var("v")).collect();
+    let hashes: std::collections::HashSet<u64> = vars.iter().map(shallow_hash).collect();
+    assert_eq!(hashes.len(), vars.len(), "free variables collide");
+    assert_shallow_same(&vars[3], &vars[3].clone());
+    assert_shallow_differ(&vars[3], &vars[4]);
+    // And so are keys over them: `v_i + 1` for every `i`, all apart.
+    let one = int(1);
+    let sums: ShallowSet<E> = vars.iter().map(|v| ShallowKey::new(add(v, &one))).collect();
+    assert_eq!(sums.len(), vars.len());
+    let hashes: std::collections::HashSet<u64> =
+        sums.iter().map(ShallowKey::shallow_hash).collect();
+    assert_eq!(hashes.len(), vars.len(), "keys over free variables collide");
+    // Identity objects: only the same object.
+    let h = |id| {
+        make_object(Handle {
+            base: Object::new(),
+            id,
+        })
+    };
+    let (p, q) = (h(1), h(1));
+    assert_shallow_differ(&p, &q);
+    assert_shallow_same(&p, &p.clone());
+    // `no_eq` fields are left out (a function's span); a `def` field is read like any
+    // other (its array's variables by identity, nothing bound), so alpha-equivalent
+    // functions with distinct parameters are different keys.
+    let (x, y) = (var("x"), var("y"));
+    let body = add(&x, &one);
+    let f = |params: &Array<E>, span| {
+        make_object(Func {
+            base: e(),
+            params: params.clone(),
+            body: body.clone(),
+            span,
+        })
+    };
+    let px: Array<E> = vec![x.clone()].into();
+    assert_shallow_same(&f(&px, 10), &f(&px, 99));
+    assert_shallow_same(&f(&px, 10), &f(&vec![x.clone()].into(), 10));
+    assert_shallow_differ(&f(&px, 10), &f(&vec![y.clone()].into(), 10));
+    let (fx, fy) = (func(&[&x], add(&x, &one)), func(&[&y], add(&y, &one)));
+    assert!(structural_equal(&fx, &fy));
+    assert_shallow_differ(&fx, &fy);
+}
+
+/// Built-in containers: held in a field, one level in (items by identity); keyed
+/// themselves, the same; value built-ins by value; mutable ones and tensors by identity.
+#[test]
+fn shallow_keys_of_containers() {
+    let _leaks = LeakCheck::new();
+    let (a, b) = (int(1), int(2));
+    // An `Array` field (`Call.args`): items by identity, one level in.
+    assert_shallow_same(
+        &call("c", vec![a.clone(), b.clone()]),
+        &call("c", vec![a.clone(), b.clone()]),
+    );
+    assert_shallow_differ(
+        &call("c", vec![a.clone(), b.clone()]),
+        &call("c", vec![a.clone(), int(2)]),
+    );
+    assert_shallow_differ(
+        &call("c", vec![a.clone(), b.clone()]),
+        &call("c", vec![a.clone()]),
+    );
+    assert_shallow_differ(
+        &call("c", vec![a.clone(), b.clone()]),
+        &call("c", vec![b.clone(), a.clone()]),
+    );
+    // An `Array` keyed itself.
+    let arr = |xs: &[&E]| Array::<E>::from(xs.iter().map(|x| (*x).clone()).collect::<Vec<_>>());
+    assert_shallow_same(&arr(&[&a, &b]), &arr(&[&a, &b]));
+    assert_shallow_same(&arr(&[]), &arr(&[]));
+    assert_shallow_differ(&arr(&[&a, &b]), &arr(&[&a, &int(2)]));
+    // One level only: an array inside an array is an item, by identity.
+    let nested =
+        |inner: &Array<E>| Array::<Any>::from(vec![Any::from(inner.clone()), Any::from("s")]);
+    let inner = arr(&[&a]);
+    assert_shallow_same(&nested(&inner), &nested(&inner));
+    assert_shallow_differ(&nested(&inner), &nested(&arr(&[&a])));
+    // Items that are values: by value (strings, integers).
+    assert_shallow_same(
+        &Array::<Any>::from(vec![
+            Any::from(1),
+            Any::from("a string too long to be inline"),
+        ]),
+        &Array::<Any>::from(vec![
+            Any::from(1),
+            Any::from("a string too long to be inline"),
+        ]),
+    );
+    // A `Map` field: entries regardless of order, values by identity; a shape by value;
+    // a tensor by identity.
+    let t = NDArray::from_slice(&[2], &[1f32, 2.]).unwrap();
+    let hold = |attrs: &[(&str, Any)], t: Option<NDArray>| {
+        holder(t, attrs, Any::from(Shape::from(vec![2, 3])))
+    };
+    let (va, vb) = (Any::from(a.clone()), Any::from(b.clone()));
+    assert_shallow_same(
+        &hold(&[("k", va.clone()), ("j", vb.clone())], Some(t.clone())),
+        &hold(&[("j", vb.clone()), ("k", va.clone())], Some(t.clone())),
+    );
+    assert_shallow_differ(
+        &hold(&[("k", va.clone()), ("j", vb.clone())], None),
+        &hold(&[("k", va.clone()), ("j", va.clone())], None),
+    );
+    assert_shallow_differ(
+        &hold(&[("k", va.clone())], None),
+        &hold(&[("k", Any::from(int(1)))], None),
+    );
+    assert_shallow_differ(
+        &hold(&[("k", va.clone())], Some(t.clone())),
+        &hold(
+            &[("k", va.clone())],
+            Some(NDArray::from_slice(&[2], &[1f32, 2.]).unwrap()),
+        ),
+    );
+    // A `Map` keyed itself, and a map whose two keys hash alike as values.
+    let map = |es: &[(&str, &E)]| {
+        let mut m: Map<String, E> = Map::new();
+        for (k, v) in es {
+            m.insert(String::from(*k), (*v).clone());
+        }
+        m
+    };
+    assert_shallow_same(&map(&[("x", &a), ("y", &b)]), &map(&[("y", &b), ("x", &a)]));
+    assert_shallow_differ(&map(&[("x", &a), ("y", &b)]), &map(&[("x", &b), ("y", &a)]));
+    assert_shallow_differ(&map(&[("x", &a)]), &map(&[("x", &a), ("y", &b)]));
+    // Mutable containers are keyed by identity (their items can change).
+    let l = list(vec![Any::from(1)]);
+    assert_shallow_differ(&l, &list(vec![Any::from(1)]));
+    assert_shallow_same(&l, &l.clone());
+    // Value built-ins by value.
+    assert_shallow_same(&Shape::from(vec![1, 2]), &Shape::from(vec![1, 2]));
+    assert_shallow_differ(&Shape::from(vec![1, 2]), &Shape::from(vec![2, 1]));
+    assert_shallow_same(&BigInt::from(5i64), &BigInt::from(5i64));
+    assert_shallow_differ(&BigInt::from(5i64), &BigInt::from(6i64));
+}
+
+/// A hash-consing table: interning bottom-up shares equal subtrees; a variable is its
+/// own canonical node; `get`, `iter`, `clear`.
+#[test]
+fn hash_cons_interns_bottom_up() {
+    let _leaks = LeakCheck::new();
+    let (x, y) = (var("x"), var("y"));
+    let mut table: HashCons<Expr> = HashCons::new();
+    let one = table.intern(int(1));
+    assert!(ObjectPtr::ptr_eq(&table.intern(int(1)), &one));
+    let s1 = table.intern(add(&x, &one));
+    let another_one = table.intern(int(1));
+    let s2 = table.intern(add(&x, &another_one));
+    assert!(ObjectPtr::ptr_eq(&s1, &s2));
+    assert!(!ObjectPtr::ptr_eq(&s1, &table.intern(add(&y, &one))));
+    assert!(ObjectPtr::ptr_eq(&table.intern(x.clone()), &x));
+    assert!(table
+        .get(&add(&x, &one))
+        .is_some_and(|c| ObjectPtr::ptr_eq(c, &s1)));
+    assert!(table.get(&add(&y, &x)).is_none());
+    assert_eq!(table.len(), 4);
+    assert_eq!(table.iter().count(), 4);
+    table.clear();
+    assert!(table.is_empty());
+}
+
+/// What a pass of hash-consing does to a program of ~88,000 nodes over 2,000 free
+/// variables, built with no sharing but its variables: each node keyed once, one
+/// canonical node per structural class (as many as deep keys count), a result in
+/// which no two nodes are shallowly equal — and keys that do not collide, which is
+/// what keeps the pass linear. (With content-only hashes, deep keys of nodes over
+/// different free variables collide, as the last check shows.)
+#[test]
+fn hash_consing_many_free_variables_keys_each_node_once() {
+    let _leaks = LeakCheck::new();
+    let vars: Vec<E> = (0..native_or_miri(2000, 8))
+        .map(|i| var(&format!("v{i}")))
+        .collect();
+    let mut rng = Rng::new(seed("hash_consing_many_free_variables", 7));
+    let exprs: Vec<E> = (0..native_or_miri(800, 2))
+        .map(|_| cse_expr(&mut rng, native_or_miri(7, 3) as u32, &vars))
+        .collect();
+    let program = call("program", exprs).into_object_ref();
+    let nodes = post_order(&program);
+
+    /// Hash-consing that counts the nodes it keys.
+    struct Counting {
+        table: HashCons,
+        keyed: usize,
+    }
+    impl object_core::transform::Rewriter for Counting {
+        type Error = object_core::transform::TransformError;
+        fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, Self::Error> {
+            self.keyed += 1;
+            Ok(self.table.intern(node))
+        }
+    }
+    let mut pass = Counting {
+        table: HashCons::new(),
+        keyed: 0,
+    };
+    let shared = object_core::transform::mutate(&program, &mut pass).unwrap();
+    assert_eq!(pass.keyed, nodes.len(), "each node keyed exactly once");
+    assert!(structural_equal(&shared, &program));
+
+    // One canonical node per class of structurally equal subtrees.
+    let mut deep = StructuralHashCache::new();
+    let classes: StructuralSet<ObjectRef> = nodes.iter().map(|n| deep.key(n.clone())).collect();
+    assert_eq!(pass.table.len(), classes.len());
+    assert!(
+        pass.table.len() < nodes.len() / 2,
+        "the program repeats itself"
+    );
+    let result = post_order(&shared);
+    assert_eq!(result.len(), classes.len());
+    let keys: ShallowSet<ObjectRef> = result.iter().map(|n| ShallowKey::new(n.clone())).collect();
+    assert_eq!(
+        keys.len(),
+        result.len(),
+        "two result nodes are shallowly equal"
+    );
+
+    // Keys apart: shallow hashes of the canonical nodes, and deep hashes of the classes.
+    let collisions = |hashes: &mut dyn Iterator<Item = u64>, n: usize| {
+        n - hashes.collect::<std::collections::HashSet<_>>().len()
+    };
+    let n = pass.table.len();
+    assert!(collisions(&mut pass.table.iter().map(shallow_hash), n) <= 1);
+    assert!(collisions(&mut classes.iter().map(StructuralKey::structural_hash), n) <= 1);
+    let stable = StructuralOptions::new().content_only_hashes(true);
+    let content_only = collisions(
+        &mut classes
+            .iter()
+            .map(|k| structural_hash_with(k.get(), &stable)),
+        n,
+    );
+    assert!(
+        content_only > n / 10,
+        "{content_only} content-only collisions of {n}"
+    );
+    drop((deep, keys, classes, result, shared, pass, nodes, program));
+}
+
+/// A random expression `depth` deep over `vars` and small integers, with `Add`, `Neg`
+/// and `Call` nodes, built with no sharing but the variables; below depth 4, half the
+/// subtrees are copies (built afresh) of a few hundred fixed ones.
+fn cse_expr(rng: &mut Rng, depth: u32, vars: &[E]) -> E {
+    if depth == 0 {
+        return if rng.chance(0.5) {
+            vars[rng.below(vars.len())].clone()
+        } else {
+            int(rng.below(8) as i64)
+        };
+    }
+    if depth < 4 && rng.chance(0.5) {
+        let mut fixed = Rng::new(rng.below(300) as u64 * 1_000 + u64::from(depth));
+        return cse_expr_fresh(&mut fixed, depth, vars);
+    }
+    cse_node(rng, depth, vars, cse_expr)
+}
+
+/// [`cse_expr`] without copies (what a copy is built from).
+fn cse_expr_fresh(rng: &mut Rng, depth: u32, vars: &[E]) -> E {
+    if depth == 0 {
+        return cse_expr(rng, 0, vars);
+    }
+    cse_node(rng, depth, vars, cse_expr_fresh)
+}
+
+fn cse_node(rng: &mut Rng, depth: u32, vars: &[E], sub: fn(&mut Rng, u32, &[E]) -> E) -> E {
+    match rng.below(4) {
+        0 => neg(sub(rng, depth - 1, vars)),
+        1 => call(
+            "f",
+            vec![sub(rng, depth - 1, vars), sub(rng, depth - 1, vars)],
+        ),
+        _ => {
+            let l = sub(rng, depth - 1, vars);
+            add(&l, &sub(rng, depth - 1, vars))
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: native_or_miri(256, 4) as u32,
+        ..ProptestConfig::default()
+    })]
+
+    /// On random programs (binders, shared subtrees, arrays, free variables): shallow
+    /// equality implies equal shallow hashes between any two nodes of two builds;
+    /// hash-consing gives a structurally equal program in which no two nodes are
+    /// shallowly equal, and hash-consing that again changes nothing.
+    #[test]
+    fn hash_consing_random_programs(a in ast()) {
+        let _leaks = LeakCheck::new();
+        let free = [var("f0"), var("f1")];
+        let (l, _) = build(&a, &free, None);
+        let (r, _) = build(&a, &free, None);
+        let (ln, rn) = (post_order(l.as_object_ref()), post_order(r.as_object_ref()));
+        for p in ln.iter().chain(&rn) {
+            for q in &rn {
+                if shallow_equal(p, q) {
+                    prop_assert!(shallow_equal(q, p));
+                    prop_assert_eq!(shallow_hash(p), shallow_hash(q));
+                }
+            }
+        }
+        let mut table = HashCons::new();
+        let root = l.clone().into_object_ref();
+        let shared = object_core::transform::mutate(&root, &mut table).unwrap();
+        prop_assert!(structural_equal(&shared, &root));
+        let nodes = post_order(&shared);
+        let keys: ShallowSet<ObjectRef> = nodes.iter().map(|n| ShallowKey::new(n.clone())).collect();
+        prop_assert_eq!(keys.len(), nodes.len());
+        let again = object_core::transform::mutate(&shared, &mut table).unwrap();
+        prop_assert!(ObjectPtr::ptr_eq(&again, &shared));
+    }
 }

@@ -159,16 +159,15 @@ pub mod __private {
     pub use crate::object_type::{
         AncestorAt, AncestorIs, DepthSub, SameType, Succ, TypeCache, Zero,
     };
+    pub use crate::reflection::build::TableBuild;
     pub use crate::reflection::create::{finish_create, not_creatable, probe};
     pub use crate::reflection::field::{concat_fields, has_reflected_field};
     pub use crate::reflection::print::debug_reflected;
     pub use crate::reflection::raw::{
-        debug_entry, reflected_field, skipped_field, type_reflection,
+        debug_entry, reflected_field, skipped_field, skipped_field_default, type_reflection,
     };
     pub use crate::registry::{LinkedType, TypeRegistration};
     pub use crate::structural::can_define;
-    pub use crate::transform::rebuild::probe as rebuild_probe;
-    pub use crate::transform::rebuild::rebuild_entry;
     pub use core::any::TypeId;
     pub use core::marker::{PhantomData, Send, Sync};
     pub use core::ptr::NonNull;

@@ -180,7 +180,9 @@ impl TypeCache {
         unsafe { &*p }
     }
 
-    #[cold]
+    /// Fills the cache (the registry's entry of `T`, registered if it was not). The
+    /// only part that knows `T` is the parent's first use; the rest is
+    /// [`fill_registration`](Self::fill_registration), one function for every type.
     #[inline(never)]
     fn fill<T: ObjectType>(&'static self) -> u64 {
         if T::DEPTH > 0 {
@@ -188,20 +190,35 @@ impl TypeCache {
             // (a plugin's, whose parent may be the plugin's too) finds it registered.
             let _ = <T::Parent as ObjectType>::type_index();
         }
-        let registration = T::registration();
+        self.fill_registration(T::registration())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fill_registration(&'static self, registration: &'static TypeRegistration) -> u64 {
         // `ObjectType`'s contract; the derive writes both from one `static`.
         assert!(
             core::ptr::eq(registration.cache, self),
             "object type `{}`: its registration names another cache",
-            T::TYPE_KEY
+            registration.key
         );
         if let Err(e) = registry::resolve_rust_type(registration) {
             // A link-time conflict (two Rust types claiming one key, a final parent
             // registered at run time, …) leaves this type without a sound index; going on
             // would let down-casts confuse types, so this is a loud programming error.
-            panic!("object type `{}` cannot be registered: {e}", T::TYPE_KEY);
+            panic!(
+                "object type `{}` cannot be registered: {e}",
+                registration.key
+            );
         }
         self.word.load(Ordering::Acquire)
+    }
+
+    /// The type's index, read from a cache the registry filled (a type whose entry was
+    /// found in the registry); `u32::MAX`, no type's index, if it was not.
+    #[inline]
+    pub(crate) fn filled_index(&self) -> u32 {
+        self.word.load(Ordering::Acquire) as u32
     }
 
     /// Called by the registry, with its writer lock held.

@@ -608,7 +608,9 @@ pub fn support(
         let id = f.ident;
         let ty = &f.field.ty;
         if f.attrs.skip.is_some() {
-            inits.push(quote!(#id: <#ty as ::core::default::Default>::default()));
+            // Through a probe: a type without `Default` is reported once, by the field
+            // table's own bound.
+            inits.push(quote!(#id: (&#private::probe::SkipProbe::<#ty>::new()).skipped_value()));
             continue;
         }
         let pos = LitInt::new(&i.to_string(), Span::call_site());

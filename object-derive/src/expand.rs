@@ -117,7 +117,6 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     });
     let reflection = reflection(input, &krate, &parent, parent_span, &key);
     let (ctor_inside, ctor_beside) = crate::ctor::support(input, &krate, &parent);
-    let rebuild = rebuild(input, &krate, &key);
     let (ref_inside, ref_beside) = typed_ref(input, &krate, &key);
     let abstract_trap = abstract_new(input, &krate);
 
@@ -144,7 +143,6 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             static __CACHE: #private::TypeCache = #private::TypeCache::new();
 
             #reflection
-            #rebuild
 
             #private::inventory::submit! { #private::LinkedType(&__REGISTRATION) }
 
@@ -376,7 +374,6 @@ fn reflection(
     );
 
     let mut own = Vec::new();
-    let mut inits = Vec::new();
     let mut name_checks = Vec::new();
     let mut defaults = Vec::new();
     for (i, f) in input.fields.iter().enumerate() {
@@ -384,22 +381,20 @@ fn reflection(
         let ty = &f.field.ty;
         let ty_str = quote!(#ty).to_string().replace(' ', "");
         if i == 0 {
-            inits.push(
-                quote!(#id: (&#private::probe::ParentProbe::<#ty>::new()).parent_from_fields(__src)?),
-            );
             continue;
         }
         let offset = quote!(::core::mem::offset_of!(#name, #id));
-        if opaque || f.attrs.skip.is_some() {
+        if opaque {
             // SAFETY (in the generated code): `offset_of!` of this very field.
             own.push(quote!(unsafe { #private::skipped_field(::core::stringify!(#id), #offset, #ty_str) }));
-            if !opaque {
-                let default = respan(
-                    quote!(<#ty as ::core::default::Default>::default()),
-                    ty.span(),
-                );
-                inits.push(quote!(#id: #default));
-            }
+            continue;
+        }
+        if f.attrs.skip.is_some() {
+            // Objects built through the table take the field's `Default`: the bound
+            // is spanned at the field's type, where a missing `Default` is reported.
+            let new = respan(quote!(#private::skipped_field_default::<), ty.span());
+            // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
+            own.push(quote!(unsafe { #new #ty>(::core::stringify!(#id), #offset, #ty_str) }));
             continue;
         }
         let field_name = f
@@ -459,9 +454,6 @@ fn reflection(
         let Some(default) = &f.attrs.default else {
             // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
             own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }));
-            inits.push(
-                quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field(__src, #field_name)?),
-            );
             continue;
         };
         // The default: a function returning the field's type, whose body is the
@@ -488,23 +480,8 @@ fn reflection(
         });
         // SAFETY (in the generated code): `offset_of!` of this very field, of type `#ty`.
         own.push(quote!(unsafe { #new #ty>(#field_name, #offset, #ty_str, #flags) }.with_default(#make_any)));
-        inits.push(
-            quote!(#id: (&#private::probe::FieldProbe::<#ty>::new()).take_field_or(__src, #field_name, #make)?),
-        );
     }
 
-    let from_fields = if opaque {
-        quote! {
-            ::core::result::Result::Err(#private::not_creatable(#key))
-        }
-    } else {
-        quote!(::core::result::Result::Ok(#name { #(#inits,)* }))
-    };
-    let create = if opaque {
-        quote!(::core::option::Option::None)
-    } else {
-        quote!(::core::option::Option::Some(__create))
-    };
     let kind = match a.structural.as_ref().map(|k| k.value.value()) {
         Some(k) => {
             let variant = match k.as_str() {
@@ -531,6 +508,11 @@ fn reflection(
             )
         }
         None => quote!(::core::option::Option::None),
+    };
+    let debug_entry = if opaque || custom_debug {
+        quote!(#private::debug_entry::<#name>)
+    } else {
+        quote!(#private::debug_entry::<#krate::Object>)
     };
     let debug = if opaque || a.custom_debug.is_some() {
         quote!()
@@ -560,94 +542,29 @@ fn reflection(
         unsafe impl #refl::Reflect for #name {
             const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
             const STRUCTURAL: #krate::structural::StructuralKind = #kind;
-            fn from_fields(
-                __src: &mut #refl::FieldSource<'_, '_>,
-            ) -> ::core::result::Result<Self, #refl::ReflectError> {
-                #from_fields
-            }
         }
 
         #[allow(unused_imports)]
         use #private::probe::{
-            Field as _, FieldFallback as _, Parent as _, ParentFallback as _,
-            ParentFieldsFallback as _,
+            Field as _, FieldFallback as _, ParentFieldsFallback as _, Skip as _, SkipFallback as _,
         };
 
-        fn __create(
-            __src: &mut #refl::FieldSource<'_, '_>,
-            __info: &'static #krate::TypeInfo,
-        ) -> ::core::result::Result<#krate::ObjectRef, #refl::ReflectError> {
-            #private::finish_create(<#name as #refl::Reflect>::from_fields(__src)?, __info)
-        }
-
-        // SAFETY: this type's table, its debug entry and its creator.
+        // SAFETY: this type's table (every field, the parent's first), its debug entry
+        // (its own only where it prints through its own `Debug`), and its own layout,
+        // deleters and registration.
         static __REFLECTION: #refl::TypeReflection = unsafe {
             #private::type_reflection(
                 <#name as #refl::Reflect>::FIELDS,
                 #opaque,
                 #custom_debug,
-                #create,
-                #private::debug_entry::<#name>,
+                #debug_entry,
             )
             .with_structural(<#name as #refl::Reflect>::STRUCTURAL, #hooks)
             .with_abstract(#is_abstract)
-            .with_rebuild(#private::rebuild_entry::<#name>)
+            .with_table(#private::TableBuild::of::<#name>(&__REGISTRATION))
         };
 
         #debug
-    }
-}
-
-/// The `Rebuild` impl (what the `transform` mutator copies a node with when its
-/// children changed): every reflected field rebuilt from the new children in table
-/// order (the parent's part first, through the parent's impl), skipped fields from
-/// `Default`. Opaque types keep the trait's default, which refuses. Autoref probes, so
-/// a parent or field type that fails its own checks is not reported again here.
-fn rebuild(input: &Input<'_>, krate: &TokenStream, key: &syn::LitStr) -> TokenStream {
-    let name = input.ident;
-    let tr = quote!(#krate::transform);
-    let probe = quote!(#krate::__private::rebuild_probe);
-    let body = if input.attrs.opaque.is_some() {
-        quote!()
-    } else {
-        let inits = input.fields.iter().enumerate().map(|(i, f)| {
-            let id = f.ident;
-            let ty = &f.field.ty;
-            if i == 0 {
-                // The first field's own type, as `create` does: a first field that is not
-                // the parent is reported once, by its own check.
-                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_parent(&self.#id, __children)?);
-            }
-            if f.attrs.skip.is_some() {
-                return quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).skipped_default(#key)?);
-            }
-            let field_name = f
-                .attrs
-                .rename
-                .as_ref()
-                .map_or_else(|| id.to_string(), |r| r.value.value());
-            quote!(#id: (&#probe::RebuildProbe::<#ty>::new()).rebuild_field(#key, #field_name, &self.#id, __children)?)
-        });
-        quote! {
-            #[inline]
-            fn rebuild_from(
-                &self,
-                __children: &mut #tr::Children<'_>,
-            ) -> ::core::result::Result<Self, #tr::TransformError> {
-                #[allow(unused_imports)]
-                use #probe::{
-                    FieldFallback as _, FieldReal as _, ParentFallback as _, ParentReal as _,
-                    SkippedFallback as _, SkippedReal as _,
-                };
-                ::core::result::Result::Ok(#name { #(#inits,)* })
-            }
-        }
-    };
-    quote! {
-        #[automatically_derived]
-        impl #tr::Rebuild for #name {
-            #body
-        }
     }
 }
 

@@ -12,7 +12,7 @@ use core::ptr::{self, NonNull};
 use std::alloc::{alloc, dealloc, handle_alloc_error};
 
 use crate::header::{Deleter, Object};
-use crate::object_type::{is_instance, ObjectType};
+use crate::object_type::ObjectType;
 use crate::ptr::ObjectPtr;
 use crate::registry::{self, ForeignMaker, RegistryError, TypeLayout, TypeRegistration};
 
@@ -116,12 +116,95 @@ fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
     std::process::abort()
 }
 
+/// How objects of a derived type are placed, for code that makes them without knowing
+/// the type (objects built field by field through their table: `reflection::create`,
+/// the JSON graph's loader, the mutator's rebuild): the type's layout and the deleters
+/// [`make_object`] gives its objects, from the size-class pool or from the global
+/// allocator. Written by the derive (`TypeAlloc::of::<T>()`) into the type's
+/// reflection. Not public API.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct TypeAlloc {
+    layout: Layout,
+    /// `size_class_deleter::<T>` when `T` has a size class.
+    pooled: Option<Deleter>,
+    /// `global_deleter::<T>`.
+    global: Deleter,
+}
+
+impl core::fmt::Debug for TypeAlloc {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TypeAlloc")
+            .field("layout", &self.layout)
+            .field("pooled", &self.pooled.is_some())
+            .finish()
+    }
+}
+
+impl TypeAlloc {
+    /// `T`'s layout and deleters.
+    pub const fn of<T: ObjectType>() -> TypeAlloc {
+        let layout = Layout::new::<T>();
+        TypeAlloc {
+            layout,
+            pooled: if size_classes::class_of(layout.size(), layout.align()).is_some() {
+                Some(size_classes::size_class_deleter::<T> as Deleter)
+            } else {
+                None
+            },
+            global: global_deleter::<T> as Deleter,
+        }
+    }
+
+    /// A block for one object and the deleter that will release it, as
+    /// [`make_object`] would choose them: from the size-class pool if the type has a
+    /// class and the pool is on, else from the global allocator. The block is
+    /// uninitialized; give it back with [`free_unmade`](Self::free_unmade) if no object
+    /// is made in it.
+    pub(crate) fn allocate(&self) -> (NonNull<u8>, Deleter, Placed) {
+        if let Some(pooled) = self.pooled {
+            if let Some(p) = size_classes::take_block(self.layout) {
+                return (p, pooled, Placed::Pool);
+            }
+        }
+        // SAFETY: object types contain the 16-byte header, so the size is nonzero.
+        let p = unsafe { alloc(self.layout) };
+        match NonNull::new(p) {
+            Some(p) => (p, self.global, Placed::Global),
+            None => handle_alloc_error(self.layout),
+        }
+    }
+
+    /// Gives back a block from [`allocate`](Self::allocate) in which no object was
+    /// completed (what was written there is already dropped).
+    ///
+    /// # Safety
+    ///
+    /// `p` and `placed` came from one call of `self.allocate()`, and `p` is not used
+    /// afterwards.
+    pub(crate) unsafe fn free_unmade(&self, p: NonNull<u8>, placed: Placed) {
+        match placed {
+            // SAFETY: the caller's guarantee: `take_block(self.layout)` gave it.
+            Placed::Pool => unsafe { size_classes::give_back_block(self.layout, p.as_ptr()) },
+            // SAFETY: the caller's guarantee: `alloc(self.layout)` gave it.
+            Placed::Global => unsafe { dealloc(p.as_ptr(), self.layout) },
+        }
+    }
+}
+
+/// Where [`TypeAlloc::allocate`] took a block from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placed {
+    Pool,
+    Global,
+}
+
 /// The global allocator (`std::alloc`), used by [`make_object`] for objects larger than
 /// the size-class pool takes (and for all objects while the pool is off).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalAllocator;
 
-unsafe extern "C" fn global_deleter<T: ObjectType>(obj: *mut Object) {
+pub(super) unsafe extern "C" fn global_deleter<T: ObjectType>(obj: *mut Object) {
     let p = obj as *mut T;
     // SAFETY: the header's deleter is called once, on the last release, with the
     // address `GlobalAllocator::allocate` returned for a `Layout::new::<T>()` block.
@@ -200,45 +283,64 @@ pub fn make_object_as<T: ObjectType>(
     value: T,
     type_index: u32,
 ) -> Result<ObjectPtr<T>, RegistryError> {
-    // `T`'s cache first: the check below reads an unfilled cache as "not a `T`", and
+    // `T`'s cache first: the check below reads the registry's entry of `T`, and
     // `type_index` may name a type registered under `T` before `T`'s first use.
-    let _ = T::type_index();
+    let own = T::type_index();
+    if type_index != own {
+        check_made_as(T::registration(), own, type_index)?;
+    }
+    let obj = make_object(value);
+    if type_index != own {
+        let raw = ObjectPtr::into_raw(obj);
+        // SAFETY: we hold the only reference to a fresh object; rewriting the type index
+        // to a layout-compatible descendant (checked above) keeps every cast sound.
+        return Ok(unsafe {
+            Object::set_type_index(raw as *mut Object, type_index);
+            ObjectPtr::from_raw(raw)
+        });
+    }
+    Ok(obj)
+}
+
+/// Whether an object of the Rust type `reg` (whose own index is `own`) may carry the
+/// type index `type_index` instead (a run-time descendant of it without a layout of
+/// its own): [`make_object_as`]'s rule, for one type or another without its code
+/// (objects built through their table). Seals the descendants' layouts as `reg`'s.
+///
+/// # Errors
+///
+/// As [`make_object_as`].
+pub(crate) fn check_made_as(
+    reg: &'static TypeRegistration,
+    own: u32,
+    type_index: u32,
+) -> Result<(), RegistryError> {
     let info = registry::type_info(type_index).ok_or_else(|| RegistryError::UnknownKey {
         key: format!("<type index {type_index}>"),
     })?;
     let not = || RegistryError::NotAnInstance {
         key: info.key().to_owned(),
-        of: T::TYPE_KEY.to_owned(),
+        of: reg.key.to_owned(),
     };
-    if !info.is_object() || !is_instance::<T>(type_index) {
+    if !info.is_object() || !registry::is_instance_of_index(type_index, own) {
         return Err(not());
     }
-    // `T` must be the nearest ancestor whose layout a Rust struct owns (or another copy
+    // `reg` must be the nearest ancestor whose layout a Rust struct owns (or another copy
     // of that struct, with its layout), and every type below it down to the target is
-    // sealed as having `T`'s objects, now and forever: a Rust struct that adds fields
+    // sealed as having `reg`'s objects, now and forever: a Rust struct that adds fields
     // can never claim them afterwards.
     let same_layout = |r: &'static TypeRegistration| {
-        core::ptr::eq(r, T::registration())
-            || TypeLayout::of_registration(r) == TypeLayout::of::<T>()
+        core::ptr::eq(r, reg) || TypeLayout::of_registration(r) == TypeLayout::of_registration(reg)
     };
     match info.rust_layout_ancestor() {
         Some(r) if same_layout(r) => {}
         _ => return Err(not()),
     }
-    if type_index != T::type_index() {
-        registry::seal_foreign_layout(
-            type_index,
-            core::mem::size_of::<T>(),
-            ForeignMaker::RustAncestor(T::registration().rust_name),
-        )
-        .map_err(|_| not())?;
-    }
-    let obj = make_object(value);
-    let raw = ObjectPtr::into_raw(obj);
-    // SAFETY: we hold the only reference to a fresh object; rewriting the type index to
-    // a layout-compatible descendant (checked above) keeps every cast sound.
-    unsafe {
-        Object::set_type_index(raw as *mut Object, type_index);
-        Ok(ObjectPtr::from_raw(raw))
-    }
+    registry::seal_foreign_layout(
+        type_index,
+        reg.size as usize,
+        ForeignMaker::RustAncestor(reg.rust_name),
+    )
+    .map(|_| ())
+    .map_err(|_| not())
 }

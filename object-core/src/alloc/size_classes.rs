@@ -96,7 +96,7 @@ const BATCH_BYTES: usize = 64 * 1024;
 const SLAB_ALIGN: usize = 16;
 
 /// The class of an object of `size` bytes aligned to `align`, if pooled.
-const fn class_of(size: usize, align: usize) -> Option<usize> {
+pub(super) const fn class_of(size: usize, align: usize) -> Option<usize> {
     if size == 0 || size > MAX_POOLED_SIZE || align > SLAB_ALIGN {
         return None;
     }
@@ -528,7 +528,7 @@ pub(super) unsafe fn give_back_block(layout: Layout, p: *mut u8) {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SizeClassAllocator;
 
-unsafe extern "C" fn size_class_deleter<T: ObjectType>(obj: *mut Object) {
+pub(super) unsafe extern "C" fn size_class_deleter<T: ObjectType>(obj: *mut Object) {
     let p = obj as *mut T;
     // SAFETY: the header's deleter is called once, on the last release, with the
     // address `SizeClassAllocator::allocate` took with `take_block` for `T`'s layout.

@@ -207,6 +207,22 @@ impl<'s, 'n> FieldSource<'s, 'n> {
         }
     }
 
+    /// Takes the field `name` as [`take`](Self::take) does, but a field that is not
+    /// there is the declared default `make` makes (in its `Any` form, as the field
+    /// table keeps it).
+    pub(super) fn take_or_default<F: FieldValue>(
+        &mut self,
+        name: &'static str,
+        make: super::DefaultFn,
+    ) -> Result<F, ReflectError> {
+        let value = match self.take_entry(name) {
+            Some(value) => value,
+            // Not given (or given twice and taken already: `finish` reports that).
+            None => make().map_err(|e| ReflectError::wrong_type(self.type_key, name, e))?,
+        };
+        F::from_any(value).map_err(|e| ReflectError::wrong_type(self.type_key, name, e))
+    }
+
     pub(super) fn finish(&mut self) -> Result<(), ReflectError> {
         let entries = match &mut self.values {
             Values::Entries(entries) => entries,
@@ -337,19 +353,9 @@ pub fn finish_create<T: ObjectType>(
     value: T,
     info: &'static TypeInfo,
 ) -> Result<ObjectRef, ReflectError> {
-    if info.index() == T::type_index() {
-        Ok(crate::make_object(value).into_object_ref())
-    } else if let Some(table) = info.runtime_fields() {
-        // (A type with a run-time field table: its cells after the `T`, filled by the
-        // table's own constructor.)
-        crate::alloc::make_object_with_fields(value, info, table)
-            .map(ObjectPtr::into_object_ref)
-            .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
-    } else {
-        crate::make_object_as(value, info.index())
-            .map(ObjectPtr::into_object_ref)
-            .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
-    }
+    crate::make_object_as(value, info.index())
+        .map(ObjectPtr::into_object_ref)
+        .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
 }
 
 /// The error of an `#[object(opaque)]` type's `from_fields` (reached when it is the
@@ -403,28 +409,6 @@ pub mod probe {
     }
 
     impl<T> ParentFieldsFallback for ParentProbe<T> {}
-
-    /// The real entry point.
-    pub trait Parent<T> {
-        /// The parent built from fields.
-        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError>;
-    }
-
-    impl<T: Reflect> Parent<T> for ParentProbe<T> {
-        fn parent_from_fields(&self, src: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
-            T::from_fields(src)
-        }
-    }
-
-    /// The fallback, reached only for a first field that fails its own check.
-    pub trait ParentFallback<T> {
-        /// An error.
-        fn parent_from_fields(&self, _: &mut FieldSource<'_, '_>) -> Result<T, ReflectError> {
-            Err(unbuildable::<T>())
-        }
-    }
-
-    impl<T> ParentFallback<T> for &ParentProbe<T> {}
 
     /// Takes a field; call `(&FieldProbe::<T>::new()).take_field(src, name)`.
     #[derive(Debug)]
@@ -507,4 +491,40 @@ pub mod probe {
     }
 
     impl<T> FieldFallback<T> for &FieldProbe<T> {}
+
+    /// A skipped field's value in a generated constructor; call
+    /// `(&SkipProbe::<T>::new()).skipped_value()`.
+    #[derive(Debug)]
+    pub struct SkipProbe<T>(PhantomData<T>);
+
+    impl<T> SkipProbe<T> {
+        /// A probe for `T`.
+        pub const fn new() -> Self {
+            SkipProbe(PhantomData)
+        }
+    }
+
+    /// The real entry point.
+    pub trait Skip<T> {
+        /// The field's `Default`.
+        fn skipped_value(&self) -> T;
+    }
+
+    impl<T: Default> Skip<T> for SkipProbe<T> {
+        #[inline(always)]
+        fn skipped_value(&self) -> T {
+            T::default()
+        }
+    }
+
+    /// The fallback, for a type without `Default`: the field table's own bound fails
+    /// the build then, so this is never part of a program that compiles.
+    pub trait SkipFallback<T> {
+        /// Not reached.
+        fn skipped_value(&self) -> T {
+            unreachable!("a skipped field without `Default` fails the build")
+        }
+    }
+
+    impl<T> SkipFallback<T> for &SkipProbe<T> {}
 }

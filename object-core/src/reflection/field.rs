@@ -6,6 +6,7 @@
 
 use core::fmt;
 
+use super::build::{FieldBuild, TableBuild};
 use super::create::FieldSource;
 use super::enums::EnumInfo;
 use super::error::ReflectError;
@@ -147,6 +148,9 @@ pub struct FieldInfo {
     /// The declared default of a field of a run-time field table (`reflection::runtime`),
     /// a value kept for the process (set with [`HAS_DEFAULT`](FieldFlags::HAS_DEFAULT)).
     pub(super) kept_default: Option<&'static Any>,
+    /// How the field is made in place when an object is built through its table
+    /// (`None` for a skipped field without a `Default`, an opaque type's fields).
+    pub(super) build: Option<&'static FieldBuild>,
 }
 
 /// A field's default maker: the declared default, converted as the field's value is.
@@ -322,6 +326,8 @@ pub struct TypeReflection {
     pub(super) custom_debug: bool,
     pub(super) create: Option<CreateFn>,
     pub(super) debug: DebugFn,
+    /// The Rust type's layout and deleters, for building objects through the table.
+    pub(super) table: Option<TableBuild>,
     pub(crate) structural: StructuralKind,
     /// `#[object(builtin = PATH)]`: what an opaque built-in holds (see [`crate::builtin`]).
     pub(crate) builtin: Option<&'static BuiltinHooks>,
@@ -413,15 +419,6 @@ impl TypeReflection {
 }
 
 impl TypeReflection {
-    /// This reflection with the rebuild entry `rebuild` (what the
-    /// [`transform`](crate::transform) mutator copies changed nodes with). Used by the
-    /// derive.
-    #[must_use]
-    pub const fn with_rebuild(mut self, rebuild: RebuildFn) -> TypeReflection {
-        self.rebuild = Some(rebuild);
-        self
-    }
-
     /// Whether the mutator can rebuild objects of this type field by field.
     pub fn can_rebuild(&self) -> bool {
         self.rebuild.is_some()

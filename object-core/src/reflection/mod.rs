@@ -55,6 +55,10 @@ use crate::ptr::ObjectRef;
 use crate::TypeInfo;
 
 // (`pub(crate)` where `__private` re-exports what generated code uses.)
+// Objects built field by field through their table: fields written into raw memory at
+// the table's offsets.
+#[allow(unsafe_code)]
+pub(crate) mod build;
 pub(crate) mod create;
 mod enums;
 mod error;

@@ -295,20 +295,29 @@ pub fn debug_reflected<T: Reflect>(
     key: &'static str,
     f: &mut fmt::Formatter<'_>,
 ) -> fmt::Result {
-    print_graph(&StaticObject(this, key), f)
+    debug_value(raw::ValueFields::of(this), key, f)
 }
 
-struct StaticObject<'a, T>(&'a T, &'static str);
+/// [`debug_reflected`] for any type: one function, whatever the type.
+fn debug_value(
+    value: raw::ValueFields<'_>,
+    key: &'static str,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    print_graph(&StaticObject(value, key), f)
+}
 
-impl<T: Reflect> fmt::Debug for StaticObject<'_, T> {
+struct StaticObject<'a>(raw::ValueFields<'a>, &'static str);
+
+impl fmt::Debug for StaticObject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = match reach(self.0 as *const T as usize) {
+        let label = match reach(self.0.address()) {
             Reach::BackRef(n) => return write!(f, "#{n}"),
             Reach::Elided => return write!(f, "{} {{ … }}", self.1),
             Reach::Full(label) => label,
         };
         enter();
-        let result = fmt_fields(self.1, label, f, |v| raw::visit_value(self.0, v));
+        let result = fmt_fields(self.1, label, f, |v| self.0.visit(v));
         leave();
         result
     }

@@ -23,9 +23,9 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::create::{finish_create, FieldSource};
+use super::build::FieldBuild;
+use super::create::finish_create;
 use super::error::ReflectError;
-use super::field::CreateFn;
 use super::per_table::Kept;
 use super::value::{
     LAYOUT_I16, LAYOUT_I32, LAYOUT_I64, LAYOUT_I8, LAYOUT_OBJECT_POINTER,
@@ -90,6 +90,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         default: None,
         enum_info: F::ENUM,
         kept_default: None,
+        build: Some(FieldBuild::reflected::<F>()),
     }
 }
 
@@ -119,7 +120,26 @@ pub const unsafe fn skipped_field(
         default: None,
         enum_info: None,
         kept_default: None,
+        build: None,
     }
+}
+
+/// A skipped field of a type `F` with a `Default`, which objects built through their
+/// table (and the mutator's copies) take. Used by the derive for the skipped fields of
+/// every type that is not `opaque`.
+///
+/// # Safety
+///
+/// As for [`reflected_field`]: an `F` lies at `offset`.
+pub const unsafe fn skipped_field_default<F: Default>(
+    name: &'static str,
+    offset: usize,
+    rust_type: &'static str,
+) -> FieldInfo {
+    // SAFETY: the caller's guarantee.
+    let mut f = unsafe { skipped_field(name, offset, rust_type) };
+    f.build = Some(FieldBuild::skipped::<F>());
+    f
 }
 
 /// Filler for building tables in constants: a skipped field with no name at offset 0,
@@ -138,28 +158,32 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     default: None,
     enum_info: None,
     kept_default: None,
+    build: None,
 };
 
-/// A type's reflection. Used by the derive.
+/// A type's reflection. Used by the derive, which then adds the table build
+/// ([`TypeReflection::with_table`]) of every type whose objects can be built field by
+/// field.
 ///
 /// # Safety
 ///
 /// For a type `T`: `fields` describes `T`'s layout (each entry as
-/// [`reflected_field`] requires), `debug` is `debug_entry::<T>`, and `create` builds a
-/// `T` (or a run-time descendant with `T`'s layout).
+/// [`reflected_field`] requires, every field of `T` listed, the parent's first), and
+/// `debug` is `debug_entry::<T>` (or `debug_entry::<Object>` for a type that prints
+/// through its table: neither `opaque` nor `custom_debug`).
 pub const unsafe fn type_reflection(
     fields: &'static [FieldInfo],
     opaque: bool,
     custom_debug: bool,
-    create: Option<CreateFn>,
     debug: DebugFn,
 ) -> TypeReflection {
     TypeReflection {
         fields,
         opaque,
         custom_debug,
-        create,
+        create: None,
         debug,
+        table: None,
         structural: StructuralKind::Tree,
         builtin: None,
         is_abstract: false,
@@ -186,14 +210,6 @@ pub unsafe trait Reflect: Sized {
     /// How structural equality and hashing treat objects of this type
     /// (`#[object(structural = "…")]`, else the parent's; the root's is `Tree`).
     const STRUCTURAL: crate::structural::StructuralKind = crate::structural::StructuralKind::Tree;
-
-    /// Builds a value from named fields (parents first), taking each from `src`.
-    ///
-    /// # Errors
-    ///
-    /// A missing field, or a field of the wrong kind.
-    #[doc(hidden)]
-    fn from_fields(src: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError>;
 
     /// Calls `v` for every reflected field, the parent's first.
     fn visit_attrs(&self, v: &mut dyn AttrVisitor) {
@@ -312,6 +328,7 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: None,
     debug: debug_entry::<Object>,
+    table: None,
     structural: StructuralKind::Tree,
     builtin: None,
     is_abstract: false,
@@ -327,6 +344,7 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     custom_debug: false,
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
+    table: None,
     structural: StructuralKind::Tree,
     builtin: None,
     is_abstract: false,
@@ -338,9 +356,6 @@ pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
 // SAFETY: the root has no fields.
 unsafe impl Reflect for Object {
     const FIELDS: &'static [FieldInfo] = &[];
-    fn from_fields(_: &mut FieldSource<'_, '_>) -> Result<Self, ReflectError> {
-        Ok(Object::new())
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -406,9 +421,41 @@ unsafe fn visit_table(fields: &[FieldInfo], base: *const u8, v: &mut dyn AttrVis
 
 /// Calls `v` for every reflected field of `this`, through `T::FIELDS`.
 pub(super) fn visit_value<T: Reflect>(this: &T, v: &mut dyn AttrVisitor) {
-    // SAFETY: `T::FIELDS` describes `T`'s layout (`Reflect`'s contract), and `this` is a
-    // live `T`.
-    unsafe { visit_table(T::FIELDS, (this as *const T).cast(), v) }
+    ValueFields::of(this).visit(v)
+}
+
+/// A value (an object's or one not in an object yet) paired with its Rust type's table:
+/// what the derived `Debug` prints through, with no code of the type's own beyond
+/// making the pair.
+#[derive(Clone, Copy)]
+pub(super) struct ValueFields<'a> {
+    base: *const u8,
+    fields: &'static [FieldInfo],
+    _value: PhantomData<&'a ()>,
+}
+
+impl<'a> ValueFields<'a> {
+    /// `this` and `T`'s table.
+    #[inline(always)]
+    pub(super) fn of<T: Reflect>(this: &'a T) -> Self {
+        ValueFields {
+            base: (this as *const T).cast(),
+            fields: T::FIELDS,
+            _value: PhantomData,
+        }
+    }
+
+    /// The value's address (for the printer's back-references).
+    pub(super) fn address(&self) -> usize {
+        self.base as usize
+    }
+
+    /// Calls `v` for every reflected field.
+    pub(super) fn visit(&self, v: &mut dyn AttrVisitor) {
+        // SAFETY: `fields` is `T::FIELDS`, which describes `T`'s layout (`Reflect`'s
+        // contract), and `base` a live `T`, borrowed for `'a` (`of`).
+        unsafe { visit_table(self.fields, self.base, v) }
+    }
 }
 
 /// An object paired with the reflection of its own run-time type: the pairing every

@@ -568,6 +568,7 @@ impl PendingFields {
             custom_debug: false,
             create: Some(runtime_create),
             debug: base.debug,
+            table: None,
             structural: base.structural,
             builtin: None,
             is_abstract: self.is_abstract,
@@ -1154,16 +1155,20 @@ fn runtime_rebuild(
                 .create
                 .ok_or_else(|| TransformError::not_rebuildable(info.key()))?;
             let mut none: [(&str, Option<Any>); 0] = [];
-            create(&mut FieldSource::new(info.key(), &mut none), info)
-                .map_err(|e| TransformError::reflect(info.key(), e))?
+            create(&mut FieldSource::new(info.key(), &mut none), info).map_err(|e| {
+                let _ = e;
+                TransformError::not_rebuildable(info.key())
+            })?
         }
         None => return Err(TransformError::not_rebuildable(info.key())),
     };
     let fields = rt.reflection.fields();
     for c in rt.cells.iter() {
         let field = &fields[c.at];
-        let old =
-            super::field_ref(obj, field).map_err(|e| TransformError::reflect(info.key(), e))?;
+        let old = super::field_ref(obj, field).map_err(|e| {
+            let _ = e;
+            TransformError::not_rebuildable(info.key())
+        })?;
         let child = matches!(field.kind(), FieldKind::Object | FieldKind::Any)
             && matches!(old, ValueRef::Object(_));
         let value = if child {
@@ -1173,7 +1178,10 @@ fn runtime_rebuild(
                     .map_err(|e| TransformError::wrong_child(info.key(), c.name, e))?,
             )
         } else {
-            super::get_field(obj, field).map_err(|e| TransformError::reflect(info.key(), e))?
+            super::get_field(obj, field).map_err(|e| {
+                let _ = e;
+                TransformError::not_rebuildable(info.key())
+            })?
         };
         check(&c.ty, value, None)
             .and_then(|v| write_cell(&mut made, c, v))

@@ -34,7 +34,7 @@ fn float_eq(a: f64, b: f64) -> bool {
 }
 
 #[inline(always)]
-fn leaf_eq(a: Leaf<'_>, b: Leaf<'_>) -> bool {
+pub(super) fn leaf_eq(a: Leaf<'_>, b: Leaf<'_>) -> bool {
     match (a, b) {
         (Leaf::Plain(t, x), Leaf::Plain(u, y)) => t == u && x == y,
         (Leaf::Float(x), Leaf::Float(y)) => float_eq(x, y),

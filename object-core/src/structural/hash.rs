@@ -31,7 +31,7 @@ use crate::reflection::ValueRef;
 use crate::type_index as ti;
 
 #[inline(always)]
-fn leaf_hash(l: Leaf<'_>) -> u64 {
+pub(super) fn leaf_hash(l: Leaf<'_>) -> u64 {
     match l {
         Leaf::Plain(ti::NONE, _) => TAG_NONE,
         // Value kinds are fixed protocol constants; addresses (opaque pointers, and an
@@ -48,7 +48,7 @@ fn leaf_hash(l: Leaf<'_>) -> u64 {
     }
 }
 
-fn ints_hash(seed: u64, xs: &[i64]) -> u64 {
+pub(super) fn ints_hash(seed: u64, xs: &[i64]) -> u64 {
     let mut h = combine(seed, xs.len() as u64);
     for x in xs {
         h = combine(h, *x as u64);
@@ -348,6 +348,15 @@ impl<'a> HashEngine<'a> {
             // An `Array`'s items by recursion, as the work stack's combine would mix
             // them; other contents on the work stack.
             let contents = self.builtin_contents(o, e);
+            if let Contents::Identity = contents {
+                // Equal only to itself (an opaque built-in, say a function): the number
+                // `children` gives it on the work stack.
+                let h = self.identity_hash(seed, addr(o));
+                if memo != 0 {
+                    self.memo.set(memo, Some(h));
+                }
+                return (h, false);
+            }
             if let Contents::Items(items) = contents {
                 let mut h = combine(seed, items.len() as u64);
                 for x in items {
@@ -675,6 +684,7 @@ impl<'a> HashEngine<'a> {
                 };
                 self.done(h, memo);
             }
+            // (The callers, which know the object, hash it by identity first.)
             Contents::Identity => self.done(combine(seed, TAG_IDENTITY), memo),
             // Made borrowed above.
             Contents::SnapshotItems(_) | Contents::SnapshotEntries(_) => {

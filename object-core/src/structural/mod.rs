@@ -1,6 +1,19 @@
 //! Structural equality and hashing over any reflected graph, with no per-type code:
 //! [`structural_equal`], [`structural_hash`], [`first_mismatch`], and the key wrapper
-//! [`StructuralKey`] for hash maps keyed by structure.
+//! [`StructuralKey`] for hash maps keyed by structure; and *shallow* keys, one level
+//! deep, for hash-consing ([`ShallowKey`], [`HashCons`]).
+//!
+//! # Which key
+//!
+//! - [`StructuralKey`] (deep; [`StructuralHashCache`] to key every subexpression in
+//!   O(n)): compares whole programs, up to the renaming of bound variables — `fn(x) { x }`
+//!   equals `fn(y) { y }`. Free variables and identity objects hash by identity, in
+//!   this process.
+//! - [`ShallowKey`] / [`HashCons`] (one level): a node's own values and its children's
+//!   identities, for a pass whose children are canonical already (hash-consing,
+//!   bottom-up CSE): O(own fields) per key, no walk, no binding (see *Shallow keys*).
+//! - [`StructuralOptions::content_only_hashes`]: deep hashes with no address in them,
+//!   the same in every process and build — for hashes stored or sent elsewhere.
 //!
 //! # What is compared
 //!
@@ -63,6 +76,36 @@
 //! (no random keys, no addresses, no type indices) — for hashes stored or sent
 //! elsewhere. Values without free variables or identity objects hash the same either
 //! way. Hashes may change between versions of this crate.
+//!
+//! # Shallow keys
+//!
+//! [`shallow_hash`] and [`shallow_equal`] (and the key [`ShallowKey`], its
+//! [`ShallowMap`]/[`ShallowSet`], the table [`HashCons`]) read one node and nothing
+//! below its children, under the same field flags as structural equality:
+//!
+//! - the node's type, then its compared fields (`no_eq` fields left out; a `def` field
+//!   read like any other: a shallow key binds nothing, so alpha-equivalent functions
+//!   whose parameters are distinct objects are different keys);
+//! - plain values, strings and bytes by value (as structural equality compares them:
+//!   floats bitwise but all NaNs alike, a string however stored);
+//! - a child object by identity (its address), whatever its kind — except a built-in
+//!   that holds no object (`String`, `Bytes`, `Shape`, `BigInt`), which is a value, and
+//!   an immutable container (`Array`, `Map`) held in a field, which is part of its node
+//!   (`Call { args: Array<Expr> }`): one level into it, its items by the same rules
+//!   (objects by identity, a container inside it too), a map's entries regardless of
+//!   order;
+//! - a variable (`var`), an `identity` object, a mutable container (`List`, `Dict`,
+//!   whose items can change), a tensor or an opaque built-in by identity, as the node
+//!   itself or as a child;
+//! - a built-in container keyed itself (an `Array`) by its items, as in a field.
+//!
+//! So two nodes are equal keys when they have the same type, equal own values and the
+//! very same children, and a hash-consing pass that interns nodes bottom-up (each
+//! node's children canonical first) makes one object of every two subtrees that are the
+//! same tree over the same variable objects (structurally equal with every variable —
+//! and every tensor, mutable container and identity object — compared by identity), at
+//! one key and one table probe a node, however many free variables the program holds. The hash holds addresses: it is valid in this process
+//! while the key (which holds the node, and so its children) lives.
 //!
 //! # Cost
 //!
@@ -169,6 +212,7 @@ mod hooks;
 #[allow(unsafe_code)]
 mod in_place_stack;
 mod path;
+mod shallow;
 // The walk plans: objects read in place at the offsets of their own type's table.
 #[allow(unsafe_code)]
 pub(crate) mod plan;
@@ -182,6 +226,9 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 
 pub use self::path::{AccessPath, PathStep};
+pub use self::shallow::{
+    shallow_equal, shallow_hash, HashCons, ShallowKey, ShallowMap, ShallowSet,
+};
 pub use self::stable::stable_hash_str;
 
 use self::equal::EqEngine;

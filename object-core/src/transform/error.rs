@@ -4,7 +4,6 @@ use core::fmt;
 
 use super::dispatch::DispatchError;
 use crate::any::TypeError;
-use crate::reflection::ReflectError;
 
 /// What went wrong in a walk or a rewrite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,8 +13,7 @@ pub enum TransformErrorKind {
     /// field, a non-object where an object was held).
     WrongChildType,
     /// A node whose children changed cannot be rebuilt: an opaque type without
-    /// container hooks, a skipped field without `Default`, a run-time type that adds a
-    /// layout of its own.
+    /// container hooks.
     NotRebuildable,
     /// A type-dispatch table had no entry (see [`DispatchError`]).
     Dispatch,
@@ -41,7 +39,6 @@ pub struct TransformError {
 enum Detail {
     None,
     Type(TypeError),
-    Reflect(ReflectError),
     Dispatch(DispatchError),
     Message(std::string::String),
 }
@@ -84,22 +81,6 @@ impl TransformError {
             field: None,
             detail: Detail::None,
         }
-    }
-
-    pub(crate) fn reflect(key: &str, e: ReflectError) -> Self {
-        TransformError {
-            kind: TransformErrorKind::NotRebuildable,
-            type_key: key.to_owned(),
-            field: None,
-            detail: Detail::Reflect(e),
-        }
-    }
-
-    /// The same error about a node of type `key` (the run-time type being rebuilt, not
-    /// the ancestor that declares the field).
-    pub(crate) fn at_node(mut self, key: &str) -> Self {
-        key.clone_into(&mut self.type_key);
-        self
     }
 
     /// A container's rebuild hook found an item that does not fit (for container
@@ -172,12 +153,11 @@ impl fmt::Display for TransformError {
             (Detail::Type(e), None) => {
                 write!(f, "`{}`: the new item does not fit: {e}", self.type_key)
             }
-            (Detail::Reflect(e), _) => write!(f, "cannot rebuild `{}`: {e}", self.type_key),
             (Detail::Dispatch(e), _) => write!(f, "{e}"),
             (Detail::Message(m), _) => write!(f, "`{}`: {m}", self.type_key),
             (Detail::None, _) => write!(
                 f,
-                "cannot rebuild `{}` with new children (an opaque type without container hooks, or a skipped field without `Default`)",
+                "cannot rebuild `{}` with new children (an opaque type without container hooks)",
                 self.type_key
             ),
         }
@@ -188,7 +168,6 @@ impl std::error::Error for TransformError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.detail {
             Detail::Type(e) => Some(e),
-            Detail::Reflect(e) => Some(e),
             Detail::Dispatch(e) => Some(e),
             _ => None,
         }

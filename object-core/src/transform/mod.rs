@@ -329,5 +329,5 @@ pub use self::dispatch::{DispatchError, DispatchErrorKind, TypeDispatch};
 pub use self::error::{TransformError, TransformErrorKind};
 pub use self::field::ChildField;
 pub use self::mutate::{map_children, mutate, ChildStep, RewriteTable, Rewriter};
-pub use self::rebuild::{ChildRef, Children, Rebuild, RebuildFn};
+pub use self::rebuild::{ChildRef, Children, RebuildFn};
 pub use self::visit::{for_each_child, for_each_child_field, walk, Visitor, Walk};
