@@ -19,7 +19,7 @@ use object_core::structural::{structural_equal, structural_hash};
 use object_core::transform::{mutate, Rewriter, TransformError, TransformErrorKind};
 use object_core::TypedRef;
 use object_core::{make_object_as, Any, DataType, Device, ObjectEnum, String as Str};
-use object_tests::{on_small_stack, scaled, LeakCheck};
+use object_tests::{on_small_stack, scaled, DropCounter, LeakCheck};
 
 /// The base of the expressions.
 #[derive(Object)]
@@ -63,6 +63,32 @@ enum Color {
 struct Paint {
     base: Object,
     color: Color,
+}
+
+/// How many `OwnerNode` values were dropped.
+static OWNER_DROPS: DropCounter = DropCounter::new();
+
+/// A Rust type with a `Drop` of its own and a skipped field, which run-time types
+/// extend: their deleter (the same for every run-time table) must drop it as
+/// `drop_in_place::<OwnerNode>` does, its own `Drop` first.
+#[derive(Object)]
+#[repr(C)]
+#[object(key = "rtf.Owner", slots = 2)]
+pub struct OwnerNode {
+    base: Object,
+    name: Str,
+    child: Option<ObjectRef>,
+    #[object(skip)]
+    scratch: Vec<u64>,
+}
+
+impl Drop for OwnerNode {
+    fn drop(&mut self) {
+        // Bumps the counter only if the whole value is still there.
+        if self.scratch.is_empty() && !self.name.as_str().is_empty() {
+            let _ = OWNER_DROPS.track();
+        }
+    }
 }
 
 fn opt(t: FieldType) -> FieldType {
@@ -286,10 +312,11 @@ fn the_table_describes_the_cells() {
         f("level").default_value().unwrap().unwrap().as_int(),
         Some(7)
     );
-    // Every cell lies after the Rust ancestor's struct and the table's word, in order.
+    // Every cell lies after the Rust ancestor's struct (the header), in order (the
+    // table's word lies before the object).
     let mut last = 0;
     for field in refl.fields() {
-        assert!(field.offset() >= 24, "{field:?}");
+        assert!(field.offset() >= 16, "{field:?}");
         assert!(field.offset() >= last);
         last = field.offset();
     }
@@ -740,4 +767,75 @@ fn registration_and_construction_from_many_threads() {
         .collect();
     let indices: Vec<u32> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     assert!(indices.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn the_rust_ancestors_own_drop_runs_once_per_run_time_object() {
+    types();
+    // (Before the leak check: the default lives for the process.)
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        register_type(&TypeSpec::new("rtf.Owned", "rtf.Owner").fields(vec![
+            FieldSpec::new("n", FieldType::Int),
+            FieldSpec::new("s", FieldType::Str).default("a string too long to be inline"),
+        ]))
+        .unwrap();
+    });
+    let _leaks = LeakCheck::new();
+    let make = || {
+        create(
+            "rtf.Owned",
+            [
+                ("name", Any::from("owner")),
+                ("child", Any::from(lit(1))),
+                ("n", Any::from(2)),
+            ],
+        )
+        .unwrap()
+    };
+    let drops = OWNER_DROPS.get();
+    let o = make();
+    assert_eq!(
+        o.downcast_ref::<OwnerNode>().unwrap().name.as_str(),
+        "owner"
+    );
+    drop(o);
+    assert_eq!(OWNER_DROPS.get(), drops + 1);
+    // Refused at a cell, after the Rust fields were written: no `OwnerNode` was made (its
+    // fields are dropped one by one, its `Drop` does not run) and nothing leaks.
+    let e = create(
+        "rtf.Owned",
+        [
+            ("name", Any::from("owner")),
+            ("child", Any::from(lit(1))),
+            ("n", Any::from("two")),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(e.field(), Some("n"));
+    assert_eq!(OWNER_DROPS.get(), drops + 1);
+    // Rebuilt by a pass: the copy is an object of its own, dropped on its own.
+    let o = make();
+    let out = mutate(&o, &mut Bump).unwrap();
+    assert!(!ObjectRef::ptr_eq(&o, &out));
+    assert_eq!(out.type_key(), "rtf.Owned");
+    assert_eq!(
+        format!("{out:?}"),
+        "rtf.Owned { name: \"owner\", child: rtf.Lit { value: 2 }, n: 2, s: \"a string too long to be inline\" }"
+    );
+    drop((o, out));
+    assert_eq!(OWNER_DROPS.get(), drops + 3);
+    // From the size-class pool and from the global allocator, freed with the pool
+    // switched the other way: each object keeps the deleter of its block.
+    let was = object_core::alloc::size_class_pool_enabled();
+    let mut kept = Vec::new();
+    for on in [true, false, true, false] {
+        object_core::alloc::set_size_class_pool(on);
+        kept.push(make());
+        kept.push(neg(lit(3)));
+    }
+    object_core::alloc::set_size_class_pool(!was);
+    drop(kept);
+    object_core::alloc::set_size_class_pool(was);
+    assert_eq!(OWNER_DROPS.get(), drops + 7);
 }

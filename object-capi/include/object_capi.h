@@ -68,9 +68,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 #define OBJ_LAYOUT_FOREIGN 2
 
 // A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.2):
-// objects start with the Rust ancestor's struct (`size`), then the table's address,
-// then the fields `obj_type_fields` lists; `object_size` is their size. Objects are
-// made through reflection only (`obj_object_create`), never by `obj_object_init`.
+// objects start with the Rust ancestor's struct (`size`), then the fields
+// `obj_type_fields` lists; `object_size` is their size (the table's address lies in
+// the word before the object). Objects are made through reflection only
+// (`obj_object_create`), never by `obj_object_init`.
 #define OBJ_LAYOUT_FIELDS 3
 
 // `OBJ_KIND_*`: the value kinds an [`ObjAny`] carries below index 64.

@@ -227,9 +227,10 @@ pub const OBJ_LAYOUT_RUST: u32 = 1;
 /// struct) were made: the size is sealed.
 pub const OBJ_LAYOUT_FOREIGN: u32 = 2;
 /// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.2):
-/// objects start with the Rust ancestor's struct (`size`), then the table's address,
-/// then the fields `obj_type_fields` lists; `object_size` is their size. Objects are
-/// made through reflection only (`obj_object_create`), never by `obj_object_init`.
+/// objects start with the Rust ancestor's struct (`size`), then the fields
+/// `obj_type_fields` lists; `object_size` is their size (the table's address lies in
+/// the word before the object). Objects are made through reflection only
+/// (`obj_object_create`), never by `obj_object_init`.
 pub const OBJ_LAYOUT_FIELDS: u32 = 3;
 
 /// One reflected field, plain data (see `obj_type_fields`). A C reader finds a field by

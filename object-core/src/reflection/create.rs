@@ -340,10 +340,10 @@ pub fn create<'n>(
     create_from_source(info, &mut src)
 }
 
-/// Finishes a derive-generated creator: a plain `make_object`, for a run-time
-/// descendant with a run-time field table the whole block (the cells empty, for the
-/// table's constructor to fill), or for another run-time descendant, `make_object_as`
-/// with its index. Used by the derive.
+/// Finishes a creator that built a `T` by hand (the root's `create`: derived types and
+/// run-time field tables build through their tables, `reflection::build`):
+/// `make_object_as` with `info`'s index, `T`'s own or a run-time descendant's without a
+/// layout of its own.
 ///
 /// # Errors
 ///

@@ -6,13 +6,16 @@
 //! # Layout
 //!
 //! Such a type extends its nearest ancestor that a Rust struct owns (`ffi.Object`, or
-//! any creatable derive type, `T`): its objects start with a `T` (so a down-cast to `T`
-//! or to any of its ancestors reads them correctly), then one word holding the
-//! address of the type's [`RuntimeFields`] (what the deleter reads: a deleter may not
-//! read the header), then one *cell* per run-time field, the ancestors' cells first:
+//! any creatable derive type that is not final, `T`): its objects start with a `T` (so
+//! a down-cast to `T` or to any of its ancestors reads them correctly), then one *cell*
+//! per run-time field, the ancestors' cells first. The word just before the object
+//! holds the address of the type's [`RuntimeFields`]: what the deleter, which is the same
+//! for every such type and may not read the header, finds the table through (it lies
+//! before the object because only the table knows how large the `T` is):
 //!
 //! ```text
-//! | T (header, T's fields) | &RuntimeFields | cell 0 | cell 1 | … |
+//! | (padding) | &RuntimeFields | T (header, T's fields) | cell 0 | cell 1 | … |
+//!                              ^ the object's address; every field's offset is from here
 //! ```
 //!
 //! A cell holds its field as the Rust type a derive struct would hold it in
@@ -25,20 +28,29 @@
 //! the printer, structural equality's in-place plans, the JSON graph, `transform`, C's
 //! `obj_type_fields` — reads the cells as it reads a struct's fields.
 //!
-//! Objects are made by the Rust ancestor's own constructor (its `from_fields` takes the
-//! ancestor's fields from the source) and `finish_create`, which, for a type with a
-//! run-time table, allocates the whole block (`alloc::make_object_with_fields`); the
-//! cells are then filled from the source, each value checked against its declared
-//! type. A rebuild (`transform::mutate`) rebuilds the Rust part through the ancestor's
-//! `Rebuild` and copies the cells, taking the new children in table order.
+//! Objects are built through the table as a derived type's are (`reflection::build`,
+//! with no code of any Rust type's own): the whole block is allocated (the table's
+//! [`TypeAlloc`], from the size-class pool when it fits), the word written, the Rust
+//! ancestor's fields taken from the source through their entries' own steps (the
+//! ancestor's table is the prefix of this one), then each cell from the source or its
+//! default, checked against its declared type, and last the header, with the fields
+//! deleter. A rebuild (`transform::mutate`) copies the Rust part through the same
+//! steps (taking the children of its fields) and each cell, taking the new children
+//! in table order, each checked again. A failure part-way drops what was written and
+//! gives the block back.
+//!
+//! The deleter (`alloc::fields`) reads the table from the word, drops the cells, drops
+//! the `T` as `drop_in_place::<T>` does (the ancestor's `TypeAlloc::drop_value`, kept in
+//! the table: a derived type may implement `Drop` itself), and frees the block.
 //!
 //! Fenced: the cells are written, read and dropped in place, at the offsets the table
-//! gives.
+//! gives, and the word before the object is written and read.
 
 use core::alloc::Layout;
 use core::fmt;
 use std::borrow::Cow;
 
+use super::build;
 use super::create::FieldSource;
 use super::enums::{EnumInfo, EnumRepr};
 use super::error::ReflectError;
@@ -46,6 +58,7 @@ use super::field::{FieldFlags, FieldInfo, FieldKind, TypeReflection};
 use super::per_table::Kept;
 use super::raw::reflected_field;
 use super::{AttrVisitor, FieldValue, ValueRef};
+use crate::alloc::{DropValue, TypeAlloc};
 use crate::any::{Any, TypeError};
 use crate::builtin::{BuiltinHooks, Contents, Parts};
 use crate::dtype::{DataType, Device};
@@ -392,9 +405,9 @@ impl Storage {
         let none = FieldFlags::NONE;
         // SAFETY: every object of a type whose table holds the entry has an initialized
         // value of the entry's Rust type at `offset` for as long as it lives: the cells
-        // are laid out at these offsets (`RuntimeFields::build`), written with a value
-        // of their storage type when the object is made (`init_cells`, replaced only by
-        // `write_cell` with a value of the same type) and dropped by its deleter.
+        // are laid out at these offsets (`RuntimeFields::build`), written once with a
+        // value of their storage type when the object is built (`write_cell`, never
+        // changed afterwards) and dropped by its deleter.
         unsafe {
             match self {
                 Storage::Bool => reflected_field::<bool>(name, offset, "bool", none),
@@ -462,12 +475,17 @@ pub struct RuntimeFields {
     cells: Box<[Cell]>,
     /// This type's own fields, as registered (the last `own.len()` cells).
     own: Box<[FieldSpec]>,
-    /// The offset of the word holding this table's address.
-    word: usize,
-    /// The end of the last cell (where a subtype's cells start).
+    /// How many entries of the table are the Rust ancestor's (its whole table, the
+    /// prefix of this one); the cells' entries follow, in `cells`' order.
+    rust_fields: usize,
+    /// The end of the last cell, from the object's address (where a subtype's cells
+    /// start).
     end: usize,
-    /// The objects' layout.
-    layout: Layout,
+    /// The block of an object: its layout, the bytes before the object (the word and
+    /// padding to the alignment), the fields deleters.
+    alloc: TypeAlloc,
+    /// Drops the Rust ancestor's value in place (its `TypeAlloc::drop_value`).
+    drop_rust: DropValue,
     is_abstract: bool,
 }
 
@@ -477,8 +495,8 @@ impl fmt::Debug for RuntimeFields {
             .field("key", &self.key)
             .field("rust_ancestor", &self.rust.key)
             .field("own", &self.own)
-            .field("size", &self.layout.size())
-            .field("align", &self.layout.align())
+            .field("size", &self.object_size())
+            .field("align", &self.object_align())
             .field("is_abstract", &self.is_abstract)
             .finish_non_exhaustive()
     }
@@ -489,10 +507,8 @@ fn align_up(n: usize, align: usize) -> usize {
     n.div_ceil(align) * align
 }
 
-/// The offset of the word after a Rust struct of `size` bytes.
-pub(crate) const fn word_offset(size: usize) -> usize {
-    size.div_ceil(8) * 8
-}
+/// The size of the word before an object of a run-time table (its table's address).
+const WORD: usize = core::mem::size_of::<*const RuntimeFields>();
 
 /// One run-time field checked and placed, not yet kept.
 struct PendingCell {
@@ -508,12 +524,14 @@ struct PendingCell {
 /// nothing behind (its defaults are released).
 pub(crate) struct PendingFields {
     rust: &'static TypeRegistration,
+    drop_rust: DropValue,
     inherited: Vec<FieldInfo>,
     inherited_cells: Vec<Cell>,
     own: Vec<PendingCell>,
-    word: usize,
     end: usize,
+    /// The block's layout, and where the object starts in it.
     layout: Layout,
+    lead: usize,
     is_abstract: bool,
 }
 
@@ -522,6 +540,7 @@ impl PendingFields {
     /// keys and defaults become `'static`.
     pub(crate) fn publish(self, key: &'static str) -> &'static RuntimeFields {
         let base = self.rust.reflection;
+        let rust_fields = base.fields().len();
         let mut fields = self.inherited;
         let mut cells = self.inherited_cells;
         let mut own = Vec::with_capacity(self.own.len());
@@ -551,6 +570,7 @@ impl PendingFields {
                 flags = flags.union(FieldFlags::HAS_DEFAULT);
             }
             entry.flags = flags;
+            debug_assert_eq!(fields.len(), rust_fields + cells.len());
             cells.push(Cell {
                 name,
                 offset: p.offset,
@@ -582,9 +602,10 @@ impl PendingFields {
             reflection,
             cells: cells.into_boxed_slice(),
             own: own.into_boxed_slice(),
-            word: self.word,
+            rust_fields,
             end: self.end,
-            layout: self.layout,
+            alloc: TypeAlloc::fields(self.layout, self.lead),
+            drop_rust: self.drop_rust,
             is_abstract: self.is_abstract,
         }))
     }
@@ -632,13 +653,32 @@ impl RuntimeFields {
                 ),
             ));
         }
+        // The ancestor's objects are built through its table (every field with its
+        // steps), and its values can be dropped apart from its own deleter.
+        let drop_rust = base
+            .table
+            .as_ref()
+            .filter(|t| core::ptr::eq(t.registration, rust) && build::all_buildable(base.fields))
+            .and_then(|t| t.alloc.drop_value())
+            .ok_or_else(|| {
+                bad(
+                    "",
+                    format!(
+                        "its Rust ancestor `{}` is not built through its field table, so a \
+                         run-time type cannot extend it",
+                        rust.key
+                    ),
+                )
+            })?;
         // The fields so far: the Rust ancestor's and the run-time ancestors'.
         let inherited: Vec<FieldInfo> = match parent_fields {
             Some(p) => p.reflection.fields().to_vec(),
             None => base.fields().to_vec(),
         };
         let mut inherited_cells: Vec<Cell> = Vec::new();
-        let (word, mut end, mut align) = match parent_fields {
+        // Where the cells start (from the object's address), and the objects' alignment
+        // (at least the word's, which lies just before the object).
+        let (mut end, mut align) = match parent_fields {
             Some(p) => {
                 for c in p.cells.iter() {
                     inherited_cells.push(Cell {
@@ -649,16 +689,12 @@ impl RuntimeFields {
                         at: c.at,
                     });
                 }
-                (p.word, p.end, p.layout.align())
+                (p.end, p.object_align())
             }
-            None => {
-                let word = word_offset(rust.size as usize);
-                (
-                    word,
-                    word + core::mem::size_of::<usize>(),
-                    (rust.align as usize).max(core::mem::align_of::<usize>()),
-                )
-            }
+            None => (
+                rust.size as usize,
+                (rust.align as usize).max(core::mem::align_of::<*const RuntimeFields>()),
+            ),
         };
         let mut pending: Vec<PendingCell> = Vec::with_capacity(own.len());
         for spec in own {
@@ -709,17 +745,23 @@ impl RuntimeFields {
                 default,
             });
         }
-        let layout = Layout::from_size_align(end, align)
-            .map_err(|e| bad("", format!("its objects cannot be laid out: {e}")))?
+        // The block: the word (padded to the alignment, so that the object is aligned),
+        // then the object.
+        let lead = align_up(WORD, align);
+        let layout = lead
+            .checked_add(end)
+            .and_then(|size| Layout::from_size_align(size, align).ok())
+            .ok_or_else(|| bad("", "its objects cannot be laid out".into()))?
             .pad_to_align();
         Ok(PendingFields {
             rust,
+            drop_rust,
             inherited,
             inherited_cells,
             own: pending,
-            word,
             end,
             layout,
+            lead,
             is_abstract,
         })
     }
@@ -751,14 +793,15 @@ impl RuntimeFields {
         self.rust.key
     }
 
-    /// The size of the type's objects in bytes.
+    /// The size of the type's objects in bytes: the Rust ancestor's struct and the
+    /// cells, from the object's address (its block also holds the word before it).
     pub fn object_size(&self) -> usize {
-        self.layout.size()
+        self.alloc.layout().size() - self.alloc.lead()
     }
 
     /// The alignment of the type's objects.
     pub fn object_align(&self) -> usize {
-        self.layout.align()
+        self.alloc.layout().align()
     }
 
     /// Whether the type is abstract (only its subtypes are made).
@@ -770,44 +813,30 @@ impl RuntimeFields {
         self.rust
     }
 
-    pub(crate) fn layout(&self) -> Layout {
-        self.layout
+    /// How the type's objects are placed (the block, the fields deleters).
+    pub(crate) fn alloc(&self) -> &TypeAlloc {
+        &self.alloc
     }
 
-    pub(crate) fn word(&self) -> usize {
-        self.word
+    /// Drops the Rust ancestor's value of a dying object in place.
+    pub(crate) fn drop_rust(&self) -> DropValue {
+        self.drop_rust
     }
 
-    /// Writes every cell's empty value (false, 0, `None`, the empty string) into a new
-    /// object, and this table's address into its word.
+    /// Writes this table's address into the word before a new object.
     ///
     /// # Safety
     ///
-    /// `base` is a fresh block of [`layout`](Self::layout) that nobody else uses, with
-    /// provenance over all of it.
-    pub(crate) unsafe fn init_cells(&'static self, base: *mut u8) {
-        // SAFETY: the word and the cells lie inside the block (`build` computed the
-        // layout from their offsets and sizes), each aligned for its type.
+    /// `obj` is the address of an object being built in a block from
+    /// [`alloc`](Self::alloc)`().allocate()`, with provenance over the whole block.
+    pub(super) unsafe fn write_word(&'static self, obj: *mut u8) {
+        // SAFETY: the caller's guarantee: the block has `lead` (at least `WORD`) bytes
+        // before the object, which is aligned for the table's alignment (at least a
+        // pointer's), so the word is in the block and aligned.
         unsafe {
-            base.add(self.word)
+            obj.sub(WORD)
                 .cast::<*const RuntimeFields>()
                 .write(self as *const RuntimeFields);
-            for c in self.cells.iter() {
-                let p = base.add(c.offset);
-                match c.storage {
-                    Storage::Bool => p.cast::<bool>().write(false),
-                    Storage::I8 | Storage::U8 => p.write(0),
-                    Storage::I16 | Storage::U16 => p.cast::<u16>().write(0),
-                    Storage::I32 | Storage::U32 => p.cast::<u32>().write(0),
-                    Storage::I64 => p.cast::<i64>().write(0),
-                    Storage::F64 => p.cast::<f64>().write(0.0),
-                    Storage::DataType => p.cast::<DataType>().write(DataType::new(0, 0, 0)),
-                    Storage::Device => p.cast::<Device>().write(Device::cpu()),
-                    Storage::Str => p.cast::<ObjString>().write(ObjString::default()),
-                    Storage::Object => p.cast::<Option<ObjectRef>>().write(None),
-                    Storage::Any => p.cast::<Any>().write(Any::default()),
-                }
-            }
         }
     }
 
@@ -833,21 +862,16 @@ impl RuntimeFields {
         }
     }
 
-    /// The table of the object at `base`, from its word.
+    /// The table of the object at `obj`, from the word before it.
     ///
     /// # Safety
     ///
-    /// `base` is a live object made by `alloc::make_object_with_fields` for a Rust
-    /// struct of `rust_size` bytes (its word lies after the struct).
-    pub(crate) unsafe fn of_object(base: *const u8, rust_size: usize) -> &'static RuntimeFields {
-        // SAFETY: `init_cells` wrote the address of the `'static` table into the word,
-        // which nothing changes afterwards.
-        unsafe {
-            &*base
-                .add(word_offset(rust_size))
-                .cast::<*const RuntimeFields>()
-                .read()
-        }
+    /// `obj` is the address of an object built by [`build`] through a run-time table
+    /// (which wrote the word), not yet freed, with provenance over its block.
+    pub(crate) unsafe fn of_object(obj: *const u8) -> &'static RuntimeFields {
+        // SAFETY: the caller's guarantee: `write_word` wrote the address of the
+        // `'static` table into the word, which nothing changes afterwards.
+        unsafe { &*obj.sub(WORD).cast::<*const RuntimeFields>().read() }
     }
 }
 
@@ -895,45 +919,39 @@ impl CellValue {
     }
 }
 
-/// Writes `value` into the cell `c` of the object `obj`, replacing (and dropping) the
-/// value there.
+/// Writes `value` (checked against the cell's declared type) into the cell `c` of an
+/// object being built, at `at`.
 ///
 /// # Errors
 ///
-/// A `TypeError` if the object is shared (its cells are written only while it is
-/// made) or the value does not fit the storage.
-fn write_cell(obj: &mut ObjectRef, c: &Cell, value: Any) -> Result<(), TypeError> {
+/// A `TypeError` if the value does not fit the storage (then nothing is written).
+///
+/// # Safety
+///
+/// `at` is valid for writes of `c`'s storage type, aligned for it, and holds nothing to
+/// drop (the cell's place in a block being built).
+unsafe fn write_cell(at: *mut u8, c: &Cell, value: Any) -> Result<(), TypeError> {
     let value = CellValue::of(c.storage, value)?;
-    if ObjectPtr::strong_count(obj) != 1 {
-        return Err(TypeError::new("an object being made", "a shared object"));
-    }
-    let p = ObjectPtr::as_ptr(obj).cast_mut().cast::<u8>();
-    // The object is unique (count 1 and `&mut` to its only handle: no other reference
-    // to it exists), it was made by `make_object_with_fields` for the table `c` belongs
-    // to (the callers pass the table of the object's type), so an initialized value of
-    // `c`'s storage type lies at `c.offset`; the pointer has the allocation's provenance
-    // (the handle's). Each arm writes a value of that type (the one `CellValue::of`
-    // made for the storage), and the old value is dropped by the assignment.
-    // SAFETY: as just said.
+    // SAFETY: the caller's guarantee. Each arm writes a value of the storage's type (the
+    // one `CellValue::of` made for the storage), and nothing is overwritten.
     unsafe {
-        let at = p.add(c.offset);
         match value {
-            CellValue::Bool(b) => *at.cast::<bool>() = b,
+            CellValue::Bool(b) => at.cast::<bool>().write(b),
             CellValue::Int(i) => match c.storage {
-                Storage::I8 => *at.cast::<i8>() = i as i8,
-                Storage::U8 => *at = i as u8,
-                Storage::I16 => *at.cast::<i16>() = i as i16,
-                Storage::U16 => *at.cast::<u16>() = i as u16,
-                Storage::I32 => *at.cast::<i32>() = i as i32,
-                Storage::U32 => *at.cast::<u32>() = i as u32,
-                _ => *at.cast::<i64>() = i,
+                Storage::I8 => at.cast::<i8>().write(i as i8),
+                Storage::U8 => at.write(i as u8),
+                Storage::I16 => at.cast::<i16>().write(i as i16),
+                Storage::U16 => at.cast::<u16>().write(i as u16),
+                Storage::I32 => at.cast::<i32>().write(i as i32),
+                Storage::U32 => at.cast::<u32>().write(i as u32),
+                _ => at.cast::<i64>().write(i),
             },
-            CellValue::Float(x) => *at.cast::<f64>() = x,
-            CellValue::DataType(d) => *at.cast::<DataType>() = d,
-            CellValue::Device(d) => *at.cast::<Device>() = d,
-            CellValue::Str(s) => *at.cast::<ObjString>() = s,
-            CellValue::Object(o) => *at.cast::<Option<ObjectRef>>() = o,
-            CellValue::Any(a) => *at.cast::<Any>() = a,
+            CellValue::Float(x) => at.cast::<f64>().write(x),
+            CellValue::DataType(d) => at.cast::<DataType>().write(d),
+            CellValue::Device(d) => at.cast::<Device>().write(d),
+            CellValue::Str(s) => at.cast::<ObjString>().write(s),
+            CellValue::Object(o) => at.cast::<Option<ObjectRef>>().write(o),
+            CellValue::Any(a) => at.cast::<Any>().write(a),
         }
     }
     Ok(())
@@ -1095,97 +1113,129 @@ fn fields_of(info: &'static TypeInfo) -> Result<&'static RuntimeFields, ReflectE
         .ok_or_else(|| ReflectError::not_creatable(info.key()))
 }
 
-/// The `create` entry of every run-time table: the Rust ancestor's part through its own
-/// constructor (which takes its fields from `src` first, in table order), then each
-/// cell from `src`, its default, or `None` for an optional field.
+/// The `create` entry of every run-time table: the object built through the table
+/// (`reflection::build`), the Rust ancestor's fields taken from `src` through their own
+/// steps first (in table order, as the ancestor's own `create` takes them), then each
+/// cell from `src`, its default, or `None` for an optional field, checked against its
+/// declared type.
 fn runtime_create(
     src: &mut FieldSource<'_, '_>,
     info: &'static TypeInfo,
 ) -> Result<ObjectRef, ReflectError> {
     let rt = fields_of(info)?;
-    let create = rt
-        .rust
-        .reflection
-        .create
-        .ok_or_else(|| ReflectError::not_creatable(info.key()))?;
-    // (`finish_create` allocates the whole block for `info`: the cells start empty.)
-    let mut obj = create(src, info)?;
-    let fields = rt.reflection.fields();
-    for c in rt.cells.iter() {
-        let value = match src.take_value(c.name) {
-            Some(v) => v,
-            None => match fields[c.at].default_value() {
-                Some(d) => d.map_err(|e| ReflectError::wrong_type(info.key(), c.name, e))?,
-                // (As for a derive type's fields: an `Any` one must be given too.)
-                None if matches!(c.ty, FieldType::Optional(_)) => Any::default(),
-                None => {
-                    return Err(ReflectError::missing_field(
-                        info.key(),
-                        c.name,
-                        fields[c.at].static_type_key(),
-                    ))
+    let fields = rt.reflection.fields;
+    let key = info.key();
+    // SAFETY: `fields` is this table, which describes the objects `rt.alloc` places:
+    // the Rust ancestor's table (its fields at its struct's offsets) then the cells (at
+    // their own offsets after it), every entry with its steps (`build` checked the
+    // ancestor's, the cells' are their storage types'). The object's index is the
+    // table's own type's. Each write below writes a value of the entry's type at the
+    // address given, or fails having written nothing: a Rust field through its own
+    // steps, a cell through `write_cell` (the storage type, whose steps the entry holds).
+    unsafe {
+        build::build(
+            fields,
+            &rt.alloc,
+            Some(rt),
+            info.index(),
+            |i, f, steps, at| match i.checked_sub(rt.rust_fields) {
+                None => (steps.take)(at, src, f),
+                Some(j) => {
+                    let c = &rt.cells[j];
+                    let value = cell_from_source(src, key, c, f)?;
+                    check(&c.ty, value, None)
+                        .and_then(|v| write_cell(at, c, v))
+                        .map_err(|e| ReflectError::wrong_type(key, c.name, e))
                 }
             },
-        };
-        check(&c.ty, value, None)
-            .and_then(|v| write_cell(&mut obj, c, v))
-            .map_err(|e| ReflectError::wrong_type(info.key(), c.name, e))?;
+        )
     }
-    Ok(obj)
 }
 
-/// The `rebuild` entry of every run-time table: the Rust part through its ancestor's
-/// `Rebuild` (taking the children of its fields), then each cell copied, a cell that
+/// The value for the cell `c` (whose entry is `f`): given in `src`, else its default,
+/// else `None` for an optional field.
+fn cell_from_source(
+    src: &mut FieldSource<'_, '_>,
+    key: &'static str,
+    c: &Cell,
+    f: &FieldInfo,
+) -> Result<Any, ReflectError> {
+    if let Some(v) = src.take_value(c.name) {
+        return Ok(v);
+    }
+    match f.default_value() {
+        Some(d) => d.map_err(|e| ReflectError::wrong_type(key, c.name, e)),
+        // (As for a derive type's fields: an `Any` one must be given too.)
+        None if matches!(c.ty, FieldType::Optional(_)) => Ok(Any::default()),
+        None => Err(ReflectError::missing_field(
+            key,
+            c.name,
+            f.static_type_key(),
+        )),
+    }
+}
+
+/// The `rebuild` entry of every run-time table: a copy of `obj` built through its
+/// type's table (`reflection::build`), the Rust ancestor's fields copied through their
+/// own steps (taking the children of their fields), then each cell copied, a cell that
 /// holds an object of kind `Object` or `Any` taking the next child instead (the order
-/// the walkers list children in: table order).
+/// the walkers list children in: table order), checked against its declared type.
 fn runtime_rebuild(
     obj: &ObjectRef,
     children: &mut Children<'_>,
-    info: &'static TypeInfo,
+    _: &'static TypeInfo,
 ) -> Result<ObjectRef, TransformError> {
+    // The object's own type, whatever the caller passed: its table describes `obj`.
+    let info = obj.type_info();
+    let key = info.key();
     let rt = info
         .runtime_fields()
-        .ok_or_else(|| TransformError::not_rebuildable(info.key()))?;
-    let base = rt.rust.reflection;
-    let mut made = match base.rebuild {
-        Some(rebuild) => rebuild(obj, children, info)?,
-        // (A Rust ancestor without a rebuild entry and without fields: `ffi.Object`.)
-        None if base.fields().is_empty() => {
-            let create = base
-                .create
-                .ok_or_else(|| TransformError::not_rebuildable(info.key()))?;
-            let mut none: [(&str, Option<Any>); 0] = [];
-            create(&mut FieldSource::new(info.key(), &mut none), info).map_err(|e| {
-                let _ = e;
-                TransformError::not_rebuildable(info.key())
-            })?
-        }
-        None => return Err(TransformError::not_rebuildable(info.key())),
-    };
-    let fields = rt.reflection.fields();
-    for c in rt.cells.iter() {
-        let field = &fields[c.at];
-        let old = super::field_ref(obj, field).map_err(|e| {
-            let _ = e;
-            TransformError::not_rebuildable(info.key())
-        })?;
-        let child = matches!(field.kind(), FieldKind::Object | FieldKind::Any)
-            && matches!(old, ValueRef::Object(_));
-        let value = if child {
-            Any::from(
-                children
-                    .next_child()
-                    .map_err(|e| TransformError::wrong_child(info.key(), c.name, e))?,
-            )
-        } else {
-            super::get_field(obj, field).map_err(|e| {
-                let _ = e;
-                TransformError::not_rebuildable(info.key())
-            })?
-        };
-        check(&c.ty, value, None)
-            .and_then(|v| write_cell(&mut made, c, v))
-            .map_err(|e| TransformError::wrong_child(info.key(), c.name, e))?;
+        .ok_or_else(|| TransformError::not_rebuildable(key))?;
+    let fields = rt.reflection.fields;
+    let from = ObjectPtr::as_ptr(obj).cast::<u8>();
+    // SAFETY: as in `runtime_create` for the new object, of `obj`'s own type; `obj` is
+    // an object of that type, so each Rust field lies at its offset from `from` (read
+    // by its own steps), and the new block does not overlap it.
+    unsafe {
+        build::build(
+            fields,
+            &rt.alloc,
+            Some(rt),
+            obj.type_index(),
+            |i, f, steps, at| match i.checked_sub(rt.rust_fields) {
+                None => (steps.rebuild)(from.add(f.offset), at, children)
+                    .map_err(|e| TransformError::wrong_child(key, f.name, e)),
+                Some(j) => {
+                    let c = &rt.cells[j];
+                    let value = cell_rebuilt(obj, key, c, f, children)?;
+                    check(&c.ty, value, None)
+                        .and_then(|v| write_cell(at, c, v))
+                        .map_err(|e| TransformError::wrong_child(key, c.name, e))
+                }
+            },
+        )
     }
-    Ok(made)
+}
+
+/// The new value of the cell `c` (whose entry is `f`) in a copy of `obj` of type
+/// `key`: the next child if the cell holds an object in a field of kind `Object` or
+/// `Any` (what the walkers list as a child), else the value itself.
+fn cell_rebuilt(
+    obj: &ObjectRef,
+    key: &'static str,
+    c: &Cell,
+    f: &FieldInfo,
+    children: &mut Children<'_>,
+) -> Result<Any, TransformError> {
+    // (The object's own table's field: reading it does not fail.)
+    let unreadable = |_| TransformError::not_rebuildable(key);
+    let old = super::field_ref(obj, f).map_err(unreadable)?;
+    if matches!(f.kind(), FieldKind::Object | FieldKind::Any) && matches!(old, ValueRef::Object(_))
+    {
+        return children
+            .next_child()
+            .map(Any::from)
+            .map_err(|e| TransformError::wrong_child(key, c.name, e));
+    }
+    super::get_field(obj, f).map_err(unreadable)
 }

@@ -20,10 +20,11 @@
 //!   read bytes that are C's, or past the object.
 //! - **A run-time field table** ([`RuntimeFields`]): a type registered with fields
 //!   (Python's `@py_class`, C's `obj_type_register_fields`, `TypeSpec::fields`). Its
-//!   objects start with its nearest Rust ancestor's struct, then the table's address,
-//!   then one cell per run-time field (see `reflection::runtime`). Sealed when the type
-//!   is registered; neither C (`obj_object_init`) nor `make_object_as` nor a Rust struct
-//!   can claim it afterwards: its objects are made through its table only.
+//!   objects start with its nearest Rust ancestor's struct, then one cell per run-time
+//!   field, the table's address in the word before them (see `reflection::runtime`).
+//!   Sealed when the type is registered; neither C (`obj_object_init`) nor
+//!   `make_object_as` nor a Rust struct can claim it afterwards: its objects are made
+//!   through its table only.
 //! - The three are exclusive: a type sealed by one can never be sealed by another, so
 //!   C cannot make objects of a Rust struct's type (`ffi.Array`, any derive type), and a
 //!   Rust struct cannot claim a C type whose objects are not its own layout.
@@ -194,8 +195,8 @@ pub enum LayoutOwner {
         ancestor_key: &'static str,
         /// That ancestor's layout.
         ancestor_layout: TypeLayout,
-        /// The layout of the type's objects (the ancestor's struct, the table's address,
-        /// the cells).
+        /// The layout of the type's objects (the ancestor's struct and the cells; the
+        /// table's address lies before them).
         layout: TypeLayout,
     },
     /// Objects without a Rust struct of their own.
