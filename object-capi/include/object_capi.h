@@ -52,10 +52,12 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 
 // The ABI minor version: entries appended to the tables. A host serves plugins of
 // its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
-// `obj_type_field_enum`; 2: run-time field tables and methods: `ObjFieldSpec`,
-// `obj_type_register_fields`, `obj_object_create`, `obj_method_set`, `obj_method_get`,
-// `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
-#define OBJ_ABI_MINOR 2
+// `obj_type_field_enum`; 2: function signatures, `obj_function_create_with_signature`,
+// `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
+// `ObjParamInfo`, structs outside the fingerprint; 3: run-time field tables and
+// methods: `ObjFieldSpec`, `obj_type_register_fields`, `obj_object_create`,
+// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
+#define OBJ_ABI_MINOR 3
 
 // `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
 #define OBJ_LAYOUT_OPEN 0
@@ -67,7 +69,7 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // struct) were made: the size is sealed.
 #define OBJ_LAYOUT_FOREIGN 2
 
-// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.2):
+// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.3):
 // objects start with the Rust ancestor's struct (`size`), then the fields
 // `obj_type_fields` lists; `object_size` is their size (the table's address lies in
 // the word before the object). Objects are made through reflection only
@@ -177,6 +179,13 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
 #define OBJ_FIELD_KIND_ENUM 9
 
+// `ObjParamInfo::kind`: passed by position or by name.
+#define OBJ_PARAM_POSITIONAL_OR_KEYWORD 0
+
+// `ObjParamInfo::kind`: passed by position only (a typed Rust closure's parameters
+// when no names were declared).
+#define OBJ_PARAM_POSITIONAL_ONLY 1
+
 // `ObjFieldInfo::flags` and `ObjFieldSpec::flags`: read-only.
 #define OBJ_FIELD_READ_ONLY 1
 
@@ -189,10 +198,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // An optional field.
 #define OBJ_FIELD_OPTIONAL 8
 
-// A definition site for structural equality (ABI 2.2 names it).
+// A definition site for structural equality (ABI 2.3 names it).
 #define OBJ_FIELD_DEFINITION 16
 
-// The field has a declared default (ABI 2.2 names it): `obj_object_create` takes it for
+// The field has a declared default (ABI 2.3 names it): `obj_object_create` takes it for
 // a value left out; in an `ObjFieldSpec`, `default_value` is it.
 #define OBJ_FIELD_HAS_DEFAULT 32
 
@@ -304,7 +313,42 @@ typedef void (*ObjCContextDeleter)(void *ctx);
 // caller one strong reference, which it releases with `obj_dec_ref`.
 typedef struct ObjObjectHeader *ObjHandle;
 
-// One field of a type registered from C with `obj_type_register_fields` (ABI 2.2).
+// A parameter of a signature given to `obj_function_create_with_signature` (read during
+// that call only).
+typedef struct ObjParamSpec {
+  // The name, NUL-terminated UTF-8.
+  const char *name;
+  // The type as signatures write it (`"int"`, `"str"`, `"ffi.Array"`), or null.
+  const char *type_str;
+  // The default value (borrowed; copied), or null for none.
+  const struct ObjAny *default_value;
+} ObjParamSpec;
+
+// A string slice handed to C: `len` bytes of UTF-8 at `data`, valid as long as the
+// object (or type) it came from. `data` is NUL-terminated where the function says so.
+typedef struct ObjStr {
+  // The bytes.
+  const char *data;
+  // Their number (without a terminator).
+  uintptr_t len;
+} ObjStr;
+
+// A parameter as `obj_function_param` reads it: borrowed from the function, valid while
+// the function lives.
+typedef struct ObjParamInfo {
+  // The name (not NUL-terminated).
+  struct ObjStr name;
+  // The type (`"int"`, …), not NUL-terminated; `len` 0 when unknown.
+  struct ObjStr type_str;
+  // `OBJ_PARAM_POSITIONAL_OR_KEYWORD` or `OBJ_PARAM_POSITIONAL_ONLY`.
+  int32_t kind;
+  // 1 if the parameter has a default (then `default_value` is it), else 0.
+  int32_t has_default;
+  // The default value, borrowed (None when there is none).
+  struct ObjAny default_value;
+} ObjParamInfo;
+
+// One field of a type registered from C with `obj_type_register_fields` (ABI 2.3).
 typedef struct ObjFieldSpec {
   // The name, NUL-terminated.
   const char *name;
@@ -345,15 +389,6 @@ typedef struct ObjTypeLayout {
   // Padding; 0.
   uint32_t reserved;
 } ObjTypeLayout;
-
-// A string slice handed to C: `len` bytes of UTF-8 at `data`, valid as long as the
-// object (or type) it came from. `data` is NUL-terminated where the function says so.
-typedef struct ObjStr {
-  // The bytes.
-  const char *data;
-  // Their number (without a terminator).
-  uintptr_t len;
-} ObjStr;
 
 // What the registry knows about one type (see `obj_type_info`).
 typedef struct ObjTypeInfo {
@@ -594,6 +629,54 @@ int32_t obj_function_create(ObjCFunction call,
                             const char *name,
                             ObjHandle *out_func);
 
+// `obj_function_create` with a signature: parameter names, types (or null) and
+// defaults (or null), in `params[0..num_params]`, and a documentation text (`doc`,
+// may be null). The function then takes keyword arguments from Python, fills left-out
+// trailing parameters with their defaults for every caller (C included: the callback
+// always receives `num_params` arguments), and names parameters in its errors. On
+// failure (what fails `obj_function_create`; a signature that names a parameter twice
+// or puts one without a default after one with a default) nothing is kept: `ctx` is
+// still the caller's.
+//
+// # Safety
+//
+// As `obj_function_create`; `params` points to `num_params` specs whose strings are
+// NUL-terminated and whose defaults follow the header's rules; `doc` null or
+// NUL-terminated.
+int32_t obj_function_create_with_signature(ObjCFunction call,
+                                           void *ctx,
+                                           ObjCContextDeleter deleter,
+                                           const char *name,
+                                           const struct ObjParamSpec *params,
+                                           int32_t num_params,
+                                           const char *doc,
+                                           ObjHandle *out_func);
+
+// What a function says of its parameters: `*out_num_params` is their number, or -1
+// when it says nothing (a packed function without a signature takes any arguments);
+// `*out_doc` its documentation and `*out_returns` its result's type (each `len` 0 when
+// there is none; may be null). A typed Rust closure without a declared signature
+// describes its types, its parameters positional-only and named `arg0`, `arg1`, ….
+// The strings are borrowed from the function (valid while it lives), not
+// NUL-terminated. Read each parameter with `obj_function_param`.
+//
+// # Safety
+//
+// `func` null (an error) or a live object; `out_num_params` writable; `out_doc` and
+// `out_returns` null or writable.
+int32_t obj_function_signature(ObjHandle func,
+                               int32_t *out_num_params,
+                               struct ObjStr *out_doc,
+                               struct ObjStr *out_returns);
+
+// Parameter `index` of a function's signature (see `obj_function_signature`), borrowed
+// from the function. An index out of range is an `IndexError`.
+//
+// # Safety
+//
+// `func` null (an error) or a live object; `out_param` writable.
+int32_t obj_function_param(ObjHandle func, int32_t index, struct ObjParamInfo *out_param);
+
 // Calls a function object with `num_args` C values (checked), writing the owned result
 // to `*ret`, which need not be initialized: its old content is overwritten, never
 // released. On failure `*ret` holds nothing to release: None once the function ran
@@ -711,7 +794,7 @@ int32_t obj_module_function_names(ObjHandle module, ObjHandle *out_array);
 int32_t obj_module_imports(ObjHandle module, ObjHandle *out_array);
 
 // Registers the type `key` under `parent_key` with a run-time field table: these
-// `num_fields` fields after its parent's (ABI 2.2). Its objects hold their fields in
+// `num_fields` fields after its parent's (ABI 2.3). Its objects hold their fields in
 // the object, after the nearest Rust ancestor's struct, and are made through
 // reflection (`obj_object_create`, a JSON graph, Python's class), never by
 // `obj_object_init`; `obj_type_fields` lists the fields with their offsets, which C
@@ -741,7 +824,7 @@ int32_t obj_type_register_fields(const char *key,
 
 // Makes an object of the type `type_index` from named field values through reflection
 // (any order; a field left out takes its default, an optional one None), as Rust's
-// `reflection::create` does (ABI 2.2): for derive types and types with a run-time
+// `reflection::create` does (ABI 2.3): for derive types and types with a run-time
 // field table alike. The values are borrowed; `*out_obj` gets one reference.
 //
 // # Errors
@@ -761,7 +844,7 @@ int32_t obj_object_create(uint32_t type_index,
                           ObjHandle *out_obj);
 
 // Registers the function `func` (borrowed; the table takes its own reference) as the
-// method `name` of the type `type_index` (ABI 2.2): found for the type and its
+// method `name` of the type `type_index` (ABI 2.3): found for the type and its
 // descendants that have no method of that name themselves, from every language in the
 // process. `kind`: `OBJ_METHOD_INSTANCE` (called with the object first) or
 // `OBJ_METHOD_STATIC`. A name the type already has is a `KeyError` unless
@@ -777,7 +860,7 @@ int32_t obj_method_set(uint32_t type_index,
                        int32_t override_existing);
 
 // The method `name` of the type `type_index`: its own or its nearest ancestor's (a new
-// reference in `*out_func`), or null if none has one (ABI 2.2). `*out_kind` (may be
+// reference in `*out_func`), or null if none has one (ABI 2.3). `*out_kind` (may be
 // null) gets `OBJ_METHOD_INSTANCE` or `OBJ_METHOD_STATIC`.
 //
 // # Safety
@@ -789,7 +872,7 @@ int32_t obj_method_get(uint32_t type_index,
                        int32_t *out_kind);
 
 // Calls the method `name` of `obj`'s type (or of its nearest ancestor with one) on
-// `obj` (ABI 2.2): an instance method with `obj` first and then the `num_args`
+// `obj` (ABI 2.3): an instance method with `obj` first and then the `num_args`
 // arguments, a static one with the arguments only. As `obj_function_call` otherwise
 // (`*ret` gets the owned result; None once the method ran and failed). No method of
 // that name is an `AttributeError` naming the type.

@@ -4,12 +4,13 @@ use core::ffi::{c_char, c_void};
 
 use object_containers::{
     error_mark, get_global, list_globals, register_global, register_global_override, remove_global,
-    take_error_since, Array, Function, FunctionObj, Module, ModuleObj,
+    take_error_since, Array, Function, FunctionObj, Module, ModuleObj, ParamKind, Signature,
 };
 use object_core::{Any, AnyView, Error, ErrorKind, ObjectPtr, String};
 
 use crate::fence::{
-    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, Slot,
+    any_from_c_owned, borrow, c_str, give, guard, null, out, slot_from_c, slots_from_c, str_out,
+    view_to_c, Slot,
 };
 use crate::types::*;
 use crate::values::typed;
@@ -111,6 +112,210 @@ pub unsafe extern "C" fn obj_function_create(
         };
         let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args));
         *o = give(f.into_object_ptr());
+        Ok(())
+    })
+}
+
+/// `obj_function_create` with a signature: parameter names, types (or null) and
+/// defaults (or null), in `params[0..num_params]`, and a documentation text (`doc`,
+/// may be null). The function then takes keyword arguments from Python, fills left-out
+/// trailing parameters with their defaults for every caller (C included: the callback
+/// always receives `num_params` arguments), and names parameters in its errors. On
+/// failure (what fails `obj_function_create`; a signature that names a parameter twice
+/// or puts one without a default after one with a default) nothing is kept: `ctx` is
+/// still the caller's.
+///
+/// # Safety
+///
+/// As `obj_function_create`; `params` points to `num_params` specs whose strings are
+/// NUL-terminated and whose defaults follow the header's rules; `doc` null or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_create_with_signature(
+    call: ObjCFunction,
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+    name: *const c_char,
+    params: *const ObjParamSpec,
+    num_params: i32,
+    doc: *const c_char,
+    out_func: *mut ObjHandle,
+) -> i32 {
+    guard(|| {
+        let o = out(out_func, "out_func")?;
+        let call = call.ok_or_else(|| null("call"))?;
+        let name = if name.is_null() {
+            None
+        } else {
+            // SAFETY: the caller's guarantee.
+            Some(unsafe { c_str(name, "name") }?)
+        };
+        // SAFETY: the caller's guarantees.
+        let sig = unsafe { signature_from_c(params, num_params, doc) }?;
+        sig.check()?;
+        // Everything that can fail is checked: from here on the context is the
+        // function's (a second signature is the only refusal left, and this one is new).
+        let cb = CCallback {
+            call,
+            ctx,
+            deleter,
+            name: name.unwrap_or("<anonymous>").to_owned(),
+        };
+        let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args))
+            .with_signature(sig)?;
+        *o = give(f.into_object_ptr());
+        Ok(())
+    })
+}
+
+/// The signature C gives (see `obj_function_create_with_signature`).
+///
+/// # Safety
+///
+/// As `obj_function_create_with_signature`.
+unsafe fn signature_from_c(
+    params: *const ObjParamSpec,
+    num_params: i32,
+    doc: *const c_char,
+) -> Result<Signature, Error> {
+    let n = usize::try_from(num_params)
+        .map_err(|_| Error::value_error(format!("negative count {num_params}")))?;
+    if n > 0 && params.is_null() {
+        return Err(null("params"));
+    }
+    let specs: &[ObjParamSpec] = if n == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller passes `n` specs at `params` (non-null, checked).
+        unsafe { core::slice::from_raw_parts(params, n) }
+    };
+    let mut sig = Signature::new();
+    for (i, p) in specs.iter().enumerate() {
+        let what = format!("params[{i}]");
+        // SAFETY: the caller's guarantee.
+        let pname = unsafe { c_str(p.name, &what) }?;
+        let type_str = if p.type_str.is_null() {
+            None
+        } else {
+            // SAFETY: the caller's guarantee.
+            Some(unsafe { c_str(p.type_str, &what) }?)
+        };
+        // SAFETY: null or a value following the header's rules (the caller's guarantee).
+        let default = match unsafe { p.default_value.as_ref() } {
+            None => None,
+            // SAFETY: as above.
+            Some(v) => Some(unsafe { slot_from_c(v) }?.view().to_any()),
+        };
+        sig = sig.param_full(pname, type_str, default, ParamKind::PositionalOrKeyword);
+    }
+    if !doc.is_null() {
+        // SAFETY: the caller's guarantee.
+        sig = sig.doc(unsafe { c_str(doc, "doc") }?);
+    }
+    Ok(sig)
+}
+
+/// What a function says of its parameters: `*out_num_params` is their number, or -1
+/// when it says nothing (a packed function without a signature takes any arguments);
+/// `*out_doc` its documentation and `*out_returns` its result's type (each `len` 0 when
+/// there is none; may be null). A typed Rust closure without a declared signature
+/// describes its types, its parameters positional-only and named `arg0`, `arg1`, ….
+/// The strings are borrowed from the function (valid while it lives), not
+/// NUL-terminated. Read each parameter with `obj_function_param`.
+///
+/// # Safety
+///
+/// `func` null (an error) or a live object; `out_num_params` writable; `out_doc` and
+/// `out_returns` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_signature(
+    func: ObjHandle,
+    out_num_params: *mut i32,
+    out_doc: *mut ObjStr,
+    out_returns: *mut ObjStr,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(func, "func") }?;
+        let f = Function::from_object_ptr(typed::<FunctionObj>(&b, "func")?);
+        let o = out(out_num_params, "out_num_params")?;
+        let empty = ObjStr {
+            data: core::ptr::null(),
+            len: 0,
+        };
+        // The function is borrowed from the caller, who keeps it alive; what the
+        // strings point into lives as long as it (a signature is never replaced).
+        let (n, doc, returns) = match f.signature() {
+            Some(sig) => (
+                i32::try_from(sig.len()).unwrap_or(i32::MAX),
+                sig.doc_text().map_or(empty, str_out),
+                sig.return_type().map_or(empty, str_out),
+            ),
+            None => (-1, empty, empty),
+        };
+        *o = n;
+        // SAFETY: null or writable (the caller's guarantee).
+        if let Some(d) = unsafe { out_doc.as_mut() } {
+            *d = doc;
+        }
+        // SAFETY: as above.
+        if let Some(r) = unsafe { out_returns.as_mut() } {
+            *r = returns;
+        }
+        Ok(())
+    })
+}
+
+/// Parameter `index` of a function's signature (see `obj_function_signature`), borrowed
+/// from the function. An index out of range is an `IndexError`.
+///
+/// # Safety
+///
+/// `func` null (an error) or a live object; `out_param` writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_param(
+    func: ObjHandle,
+    index: i32,
+    out_param: *mut ObjParamInfo,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(func, "func") }?;
+        let f = Function::from_object_ptr(typed::<FunctionObj>(&b, "func")?);
+        let o = out(out_param, "out_param")?;
+        let sig = f.signature().ok_or_else(|| {
+            Error::new(
+                ErrorKind::IndexError,
+                "the function declares no parameters (it takes any arguments)",
+            )
+        })?;
+        let p = usize::try_from(index)
+            .ok()
+            .and_then(|i| sig.parameters().get(i))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::IndexError,
+                    format!("parameter {index} of {}", sig.len()),
+                )
+            })?;
+        *o = ObjParamInfo {
+            name: str_out(p.name()),
+            type_str: p.type_str().map_or(
+                ObjStr {
+                    data: core::ptr::null(),
+                    len: 0,
+                },
+                str_out,
+            ),
+            kind: match p.kind() {
+                ParamKind::PositionalOrKeyword => OBJ_PARAM_POSITIONAL_OR_KEYWORD,
+                ParamKind::PositionalOnly => OBJ_PARAM_POSITIONAL_ONLY,
+            },
+            has_default: p.default_value().is_some().into(),
+            default_value: p
+                .default_value()
+                .map_or(ObjAny::NONE, |d| view_to_c(d.into())),
+        };
         Ok(())
     })
 }

@@ -1,6 +1,6 @@
 //! Types with fields defined from C (`obj_type_register_fields`), objects made by key
 //! through reflection (`obj_object_create`), and the per-type method table
-//! (`obj_method_set`, `obj_method_get`, `obj_object_call_method`). ABI 2.2.
+//! (`obj_method_set`, `obj_method_get`, `obj_object_call_method`). ABI 2.3.
 
 use core::ffi::c_char;
 
@@ -50,7 +50,7 @@ fn field_type(spec: &ObjFieldSpec, name: &str) -> Result<FieldType, Error> {
 }
 
 /// Registers the type `key` under `parent_key` with a run-time field table: these
-/// `num_fields` fields after its parent's (ABI 2.2). Its objects hold their fields in
+/// `num_fields` fields after its parent's (ABI 2.3). Its objects hold their fields in
 /// the object, after the nearest Rust ancestor's struct, and are made through
 /// reflection (`obj_object_create`, a JSON graph, Python's class), never by
 /// `obj_object_init`; `obj_type_fields` lists the fields with their offsets, which C
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn obj_type_register_fields(
 
 /// Makes an object of the type `type_index` from named field values through reflection
 /// (any order; a field left out takes its default, an optional one None), as Rust's
-/// `reflection::create` does (ABI 2.2): for derive types and types with a run-time
+/// `reflection::create` does (ABI 2.3): for derive types and types with a run-time
 /// field table alike. The values are borrowed; `*out_obj` gets one reference.
 ///
 /// # Errors
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn obj_object_create(
 }
 
 /// Registers the function `func` (borrowed; the table takes its own reference) as the
-/// method `name` of the type `type_index` (ABI 2.2): found for the type and its
+/// method `name` of the type `type_index` (ABI 2.3): found for the type and its
 /// descendants that have no method of that name themselves, from every language in the
 /// process. `kind`: `OBJ_METHOD_INSTANCE` (called with the object first) or
 /// `OBJ_METHOD_STATIC`. A name the type already has is a `KeyError` unless
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn obj_method_set(
 }
 
 /// The method `name` of the type `type_index`: its own or its nearest ancestor's (a new
-/// reference in `*out_func`), or null if none has one (ABI 2.2). `*out_kind` (may be
+/// reference in `*out_func`), or null if none has one (ABI 2.3). `*out_kind` (may be
 /// null) gets `OBJ_METHOD_INSTANCE` or `OBJ_METHOD_STATIC`.
 ///
 /// # Safety
@@ -246,7 +246,7 @@ pub unsafe extern "C" fn obj_method_get(
 }
 
 /// Calls the method `name` of `obj`'s type (or of its nearest ancestor with one) on
-/// `obj` (ABI 2.2): an instance method with `obj` first and then the `num_args`
+/// `obj` (ABI 2.3): an instance method with `obj` first and then the `num_args`
 /// arguments, a static one with the arguments only. As `obj_function_call` otherwise
 /// (`*ret` gets the owned result; None once the method ran and failed). No method of
 /// that name is an `AttributeError` naming the type.

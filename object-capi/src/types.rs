@@ -226,7 +226,7 @@ pub const OBJ_LAYOUT_RUST: u32 = 1;
 /// Objects without a Rust struct of their own (made by C, or by Rust with an ancestor's
 /// struct) were made: the size is sealed.
 pub const OBJ_LAYOUT_FOREIGN: u32 = 2;
-/// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.2):
+/// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.3):
 /// objects start with the Rust ancestor's struct (`size`), then the fields
 /// `obj_type_fields` lists; `object_size` is their size (the table's address lies in
 /// the word before the object). Objects are made through reflection only
@@ -266,6 +266,36 @@ pub struct ObjEnumVariant {
     pub name: ObjStr,
     /// The integer value (the discriminant): the field's value.
     pub value: i64,
+}
+
+/// A parameter of a signature given to `obj_function_create_with_signature` (read during
+/// that call only).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjParamSpec {
+    /// The name, NUL-terminated UTF-8.
+    pub name: *const c_char,
+    /// The type as signatures write it (`"int"`, `"str"`, `"ffi.Array"`), or null.
+    pub type_str: *const c_char,
+    /// The default value (borrowed; copied), or null for none.
+    pub default_value: *const ObjAny,
+}
+
+/// A parameter as `obj_function_param` reads it: borrowed from the function, valid while
+/// the function lives.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjParamInfo {
+    /// The name (not NUL-terminated).
+    pub name: ObjStr,
+    /// The type (`"int"`, …), not NUL-terminated; `len` 0 when unknown.
+    pub type_str: ObjStr,
+    /// `OBJ_PARAM_POSITIONAL_OR_KEYWORD` or `OBJ_PARAM_POSITIONAL_ONLY`.
+    pub kind: i32,
+    /// 1 if the parameter has a default (then `default_value` is it), else 0.
+    pub has_default: i32,
+    /// The default value, borrowed (None when there is none).
+    pub default_value: ObjAny,
 }
 
 /// The enum of an `OBJ_FIELD_KIND_ENUM` field (see `obj_type_field_enum`): plain data,
@@ -479,6 +509,12 @@ pub const OBJ_FIELD_KIND_OPAQUE: u32 = 8;
 /// `ObjEnumInfo` says) when the enum has an integer `#[repr]` and is not optional.
 pub const OBJ_FIELD_KIND_ENUM: u32 = 9;
 
+/// `ObjParamInfo::kind`: passed by position or by name.
+pub const OBJ_PARAM_POSITIONAL_OR_KEYWORD: i32 = 0;
+/// `ObjParamInfo::kind`: passed by position only (a typed Rust closure's parameters
+/// when no names were declared).
+pub const OBJ_PARAM_POSITIONAL_ONLY: i32 = 1;
+
 /// `ObjFieldInfo::flags` and `ObjFieldSpec::flags`: read-only.
 pub const OBJ_FIELD_READ_ONLY: u32 = 1;
 /// Excluded from structural equality.
@@ -487,9 +523,9 @@ pub const OBJ_FIELD_NO_EQUALITY: u32 = 2;
 pub const OBJ_FIELD_SKIPPED: u32 = 4;
 /// An optional field.
 pub const OBJ_FIELD_OPTIONAL: u32 = 8;
-/// A definition site for structural equality (ABI 2.2 names it).
+/// A definition site for structural equality (ABI 2.3 names it).
 pub const OBJ_FIELD_DEFINITION: u32 = 16;
-/// The field has a declared default (ABI 2.2 names it): `obj_object_create` takes it for
+/// The field has a declared default (ABI 2.3 names it): `obj_object_create` takes it for
 /// a value left out; in an `ObjFieldSpec`, `default_value` is it.
 pub const OBJ_FIELD_HAS_DEFAULT: u32 = 32;
 /// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`,
@@ -499,7 +535,7 @@ pub const OBJ_FIELD_ANY_LAYOUT: u32 = 64;
 /// C may read `size` bytes at `offset` directly.
 pub const OBJ_FIELD_C_READABLE: u32 = 256;
 
-/// One field of a type registered from C with `obj_type_register_fields` (ABI 2.2).
+/// One field of a type registered from C with `obj_type_register_fields` (ABI 2.3).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ObjFieldSpec {

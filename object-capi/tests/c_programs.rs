@@ -18,6 +18,7 @@ use support::{build_library, c_compiler, out_dir, run};
 const FIXTURE_PROGRAMS: &[&str] = &[
     "objects",
     "functions",
+    "signatures",
     "dlpack",
     "errors",
     "ownership",

@@ -1,4 +1,4 @@
-//! The C entry points of run-time field tables and methods (ABI 2.2), called from Rust
+//! The C entry points of run-time field tables and methods (ABI 2.3), called from Rust
 //! as C calls them (so that Miri checks them; `tests/c/fields_methods.c` runs the same
 //! from C): `obj_type_register_fields`, `obj_object_create`, `obj_method_set`,
 //! `obj_method_get`, `obj_object_call_method`, and the cells read in place at the

@@ -93,8 +93,8 @@ pub use function::{
 pub use function::{
     error_mark, get_global, list_globals, panic_error, register_global, register_global_override,
     remove_global, set_last_error, take_error_since, take_last_error, ErrorMark, FromArg, FromRet,
-    Function, FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall,
-    TypedCallable, TypedFunction,
+    Function, FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall, Param,
+    ParamKind, Signature, TypedCallable, TypedFunction,
 };
 pub use object_core::{
     Any, AnyItem, AnyView, Bytes, BytesObj, Error, ErrorKind, ErrorObj, String, StringObj,
@@ -108,5 +108,5 @@ pub use tensor::{
 /// Not public API: names that public signatures mention but users never write.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::function::FastEntry;
+    pub use crate::function::{ArgLabel, FastEntry};
 }

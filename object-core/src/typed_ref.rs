@@ -341,6 +341,9 @@ impl<R: TypedRef> FromArg for R {
         v.as_object_of::<R::Node>()
             .map(|p| R::from_object_ptr(p.clone()))
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(<R::Node as crate::ObjectType>::TYPE_KEY)
+    }
 }
 
 #[diagnostic::do_not_recommend]
@@ -348,6 +351,9 @@ impl<R: TypedRef> IntoRet for R {
     #[inline]
     fn into_ret(self) -> Result<Any, Error> {
         Ok(Any::from(self.into_node_ptr()))
+    }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(<R::Node as crate::ObjectType>::TYPE_KEY)
     }
 }
 

@@ -401,14 +401,20 @@ fn constructors(
             let id = &e.ident;
             let pos = &e.pos;
             // Named through `name` itself, so that the signature names no ancestor (a
-            // private ancestor would otherwise be a private type in a public interface).
-            field_impls.push(quote! {
-                #[automatically_derived]
-                impl #private::FieldTypeAt<#lvl, #pos> for #name {
-                    type Type = <#lty as #private::FieldType<#pos>>::Type;
-                }
-            });
-            let fty = quote!(<#name as #private::FieldTypeAt<#lvl, #pos>>::Type);
+            // private ancestor would otherwise be a private type in a public interface):
+            // the type's own fields through its own `FieldType`, an ancestor's through
+            // a `FieldTypeAt` written here.
+            let fty = if level == 0 {
+                quote!(<#name as #private::FieldType<#pos>>::Type)
+            } else {
+                field_impls.push(quote! {
+                    #[automatically_derived]
+                    impl #private::FieldTypeAt<#lvl, #pos> for #name {
+                        type Type = <#lty as #private::FieldType<#pos>>::Type;
+                    }
+                });
+                quote!(<#name as #private::FieldTypeAt<#lvl, #pos>>::Type)
+            };
             let pty = match e.kind {
                 Kind::Exact => fty.clone(),
                 Kind::Into => quote!(impl #krate::IntoField<#fty>),
@@ -423,16 +429,6 @@ fn constructors(
             }
         }
     }
-    let names_req_idents: Vec<&Ident> = levels
-        .iter()
-        .rev()
-        .flat_map(|l| {
-            l.entries
-                .iter()
-                .filter(|e| !e.has_default)
-                .map(|e| &e.ident)
-        })
-        .collect();
     let init = |defaults: bool| {
         let mut value = quote!(#krate::Object::new());
         for (level, l) in levels.iter().enumerate().rev() {
@@ -506,7 +502,7 @@ fn constructors(
             #[inline]
             #[allow(clippy::too_many_arguments)]
             #vis fn #ctor(#(#params_req),*) -> #made {
-                #wrap(#krate::make_object(#name::#value(#(#names_req_idents),*)))
+                #wrap(#krate::make_object(#new_init))
             }
         }
 

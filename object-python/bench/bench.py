@@ -114,7 +114,8 @@ def tvm_ffi_rows(a, lib):
             nop(a)
 
     # The same kernel, loaded by each package: tvm-ffi's loader against ours.
-    return [noop, add_ if add else None, field, make, array, add_ if add else None], tvm_ffi.__version__
+    # (None for the keyword row: tvm-ffi's functions take no keyword arguments.)
+    return [noop, add_ if add else None, field, make, array, None, add_ if add else None], tvm_ffi.__version__
 
 
 def main():
@@ -153,6 +154,24 @@ def main():
     def plain_add_(n):
         for _ in range(n):
             plain_add(1, 2)
+
+    add_sig = op.get_global("tour.add")  # (x, y=1), declared in Rust; quick like `add`
+
+    def ours_add_positional(n):
+        for _ in range(n):
+            add_sig(1, 2)
+
+    def ours_add_keyword(n):
+        for _ in range(n):
+            add_sig(1, y=2)
+
+    def ours_add_default(n):
+        for _ in range(n):
+            add_sig(1)
+
+    def plain_add_keyword(n):
+        for _ in range(n):
+            plain_add(1, b=2)
 
     def ours_field(n):
         for _ in range(n):
@@ -203,6 +222,7 @@ def main():
         ("field read", ours_field, plain_field),
         ("construct an object", ours_make, plain_make),
         ("call taking a NumPy array", ours_array, plain_array),
+        ("add(1, y=2) (keyword)", ours_add_keyword, plain_add_keyword),
     ]
     if kernel_add is not None:
         # A C kernel in tvm-ffi's convention, loaded with op.load_module (ours) and
@@ -220,6 +240,11 @@ def main():
             tn = times[2] - base
             line += f" {tn:11.1f} {o / tn:7.2f}"
         print(line)
+    # The keyword call beside the positional call of the same function (the target: at
+    # most 2x), and a call that leaves out `y` (its default filled by the entry point).
+    pos, kw, dflt = per_op_in_turn([ours_add_positional, ours_add_keyword, ours_add_default], n)
+    pos, kw, dflt = pos - base, kw - base, dflt - base
+    print(f"(tour.add: positional {pos:.1f} ns, keyword {kw:.1f} ns ({kw / pos:.2f}x), default {dflt:.1f} ns ({dflt / pos:.2f}x))")
     d = per_op(plain_detach_, n) - base
     print(f"(a plain pyo3 function that only releases and retakes the GIL: {d:.1f} ns)")
     ln = per_op(plain_len_, n) - base

@@ -3,6 +3,9 @@
 //! | Python | `Any` |
 //! | --- | --- |
 //! | `None`, `bool`, `int` (64-bit), `float` | None, Bool, Int, Float |
+//! | `int` beyond 64 bits | `ffi.BigInt` (and back: a `BigInt` is a Python `int`) |
+//! | NumPy scalars (`np.int64`, `np.float32`, `np.bool_`, …) | their values (by type name and `__index__`, NumPy never imported) |
+//! | tvm-ffi's `Device` and `dtype` | Device, DataType |
 //! | `str` | a string (inline when short, else `ffi.String`) |
 //! | `bytes` | `ffi.Bytes` |
 //! | `DataType`, `Device` | DataType, Device |
@@ -19,7 +22,7 @@
 
 use std::collections::HashSet;
 
-use object_containers::{Array, Map};
+use object_containers::{Array, BigInt, Map};
 use object_core::builtin::{BuiltinHooks, Contents};
 use object_core::{type_index, Any, AnyView, Bytes, ObjectRef};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -65,7 +68,7 @@ fn one_to_any(obj: &Bound<'_, PyAny>) -> PyResult<One> {
     let value = |v: Any| Ok(One::Value(v));
     // The commonest arguments first, by exact type (one pointer compare each).
     if obj.is_exact_instance_of::<PyInt>() {
-        return value(Any::from(obj.extract::<i64>()?));
+        return value(int_to_any(obj)?);
     }
     if obj.is_exact_instance_of::<PyFloat>() {
         return value(Any::from(obj.extract::<f64>()?));
@@ -85,12 +88,18 @@ fn one_to_any(obj: &Bound<'_, PyAny>) -> PyResult<One> {
         return value(Any::from(obj.is_truthy()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return value(Any::from(obj.extract::<i64>()?));
+        return value(int_to_any(obj)?);
     }
     if obj.is_instance_of::<PyFloat>() {
         return value(Any::from(obj.extract::<f64>()?));
     }
     if let Ok(s) = obj.cast::<PyString>() {
+        // (tvm-ffi's `dtype` is a `str` subclass.)
+        if !obj.is_exact_instance_of::<PyString>() {
+            if let Some(v) = foreign_value(obj)? {
+                return value(v);
+            }
+        }
         return value(Any::from(&*s.to_cow()?));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
@@ -108,6 +117,9 @@ fn one_to_any(obj: &Bound<'_, PyAny>) -> PyResult<One> {
     {
         return Ok(One::Container);
     }
+    if let Some(v) = foreign_value(obj)? {
+        return value(v);
+    }
     let py = obj.py();
     if obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
         let nd = ndarray_from_dlpack(obj)?;
@@ -123,6 +135,105 @@ fn one_to_any(obj: &Bound<'_, PyAny>) -> PyResult<One> {
         "cannot pass a `{}` as an object value",
         obj.get_type().name()?
     )))
+}
+
+/// A Python `int` (or subclass): an int if it fits in 64 bits, else an `ffi.BigInt`.
+#[inline]
+fn int_to_any(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
+    match obj.extract::<i64>() {
+        Ok(i) => Ok(Any::from(i)),
+        Err(_) => big_int_from_py(obj),
+    }
+}
+
+/// An integer beyond 64 bits (anything with `__index__`) as an `ffi.BigInt`, through
+/// its bytes (no decimal text, so no limit on its digits).
+#[cold]
+fn big_int_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Any> {
+    let py = obj.py();
+    let int = obj.call_method0(pyo3::intern!(py, "__index__"))?;
+    let negative = int.lt(0)?;
+    let magnitude = if negative { int.neg()? } else { int };
+    let bits: usize = magnitude
+        .call_method0(pyo3::intern!(py, "bit_length"))?
+        .extract()?;
+    let bytes = magnitude.call_method1(
+        pyo3::intern!(py, "to_bytes"),
+        (bits.div_ceil(8), pyo3::intern!(py, "little")),
+    )?;
+    let bytes = bytes.cast::<PyBytes>()?;
+    Ok(Any::from(BigInt::from_le_bytes(negative, bytes.as_bytes())))
+}
+
+/// A `BigInt` as a Python `int`.
+fn big_int_to_py(py: Python<'_>, b: &BigInt) -> PyResult<Py<PyAny>> {
+    let (negative, bytes) = b.to_le_bytes();
+    let int = py.get_type::<PyInt>().call_method1(
+        pyo3::intern!(py, "from_bytes"),
+        (PyBytes::new(py, &bytes), pyo3::intern!(py, "little")),
+    )?;
+    Ok(if negative { int.neg()? } else { int }.unbind())
+}
+
+/// Values of other libraries' types, told by their type's module and name (neither
+/// library is imported): NumPy's scalars (`np.int64(5)`, `np.float32(1.5)`,
+/// `np.bool_(True)`, …) as their values, and tvm-ffi's `Device` and `dtype` as ours.
+/// `None` for anything else.
+fn foreign_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<Any>> {
+    let py = obj.py();
+    let ty = obj.get_type();
+    let Ok(module) = ty.module() else {
+        return Ok(None);
+    };
+    let module = module.to_cow()?;
+    if module == "numpy" {
+        if obj.hasattr(pyo3::intern!(py, "__dlpack__"))? {
+            return Ok(None); // an array (`__index__` too, but not a scalar)
+        }
+        let name = ty.name()?;
+        let name = name.to_cow()?;
+        if name == "bool" || name == "bool_" {
+            return Ok(Some(Any::from(obj.is_truthy()?)));
+        }
+        if obj.hasattr(pyo3::intern!(py, "__index__"))? {
+            // Every NumPy integer, to 64 bits; a `uint64` beyond `i64::MAX` a BigInt.
+            return Ok(Some(match obj.extract::<i64>() {
+                Ok(i) => Any::from(i),
+                Err(_) => big_int_from_py(obj)?,
+            }));
+        }
+        let floating = ["float", "half", "single", "double", "longdouble"]
+            .iter()
+            .any(|f| name.starts_with(f));
+        if floating {
+            return Ok(Some(Any::from(obj.extract::<f64>()?)));
+        }
+        return Ok(None);
+    }
+    if module.starts_with("tvm_ffi") {
+        let name = ty.name()?;
+        match &*name.to_cow()? {
+            "Device" => {
+                let kind: i32 = obj
+                    .call_method0(pyo3::intern!(py, "dlpack_device_type"))?
+                    .extract()?;
+                let id: i32 = obj.getattr(pyo3::intern!(py, "index"))?.extract()?;
+                return Ok(Some(Any::from(object_core::Device::new(kind, id))));
+            }
+            "dtype" => {
+                let text = obj.str()?;
+                let dt: object_core::DataType =
+                    text.to_cow()?
+                        .parse()
+                        .map_err(|e: object_core::ParseDataTypeError| {
+                            PyValueError::new_err(e.to_string())
+                        })?;
+                return Ok(Some(Any::from(dt)));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 /// A list, tuple or dict being converted.
@@ -340,6 +451,11 @@ pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
     }
     if let Some(s) = v.as_str() {
         return Ok(PyString::new(py, s).into_any().unbind());
+    }
+    if index == type_index::BIG_INT {
+        if let Ok(b) = BigInt::try_from(v.clone()) {
+            return big_int_to_py(py, &b);
+        }
     }
     if v.is_object() {
         let obj = ObjectRef::try_from(v).map_err(|e| PyTypeError::new_err(e.to_string()))?;

@@ -2,8 +2,10 @@
 //!
 //! A Rust [`Error`] raised into Python becomes the Python exception its kind names
 //! (`ValueError`, `TypeError`, `KeyError`, `AttributeError`, `IndexError`,
-//! `NotImplementedError`, `RuntimeError`), or else [`ObjectError`]; every one carries
-//! `.kind` and `.frames`.
+//! `NotImplementedError`, `RuntimeError`), or the class registered for its kind
+//! (`register_error(kind, cls)`), or else [`ObjectError`]; every one carries `.kind`
+//! and `.frames`. A raised exception of a registered class (or a subclass) reaches Rust
+//! with the registered kind, others with their class's name.
 //!
 //! A Python exception raised in a callback that Rust called becomes an `Error` whose
 //! kind is the exception's class name and whose message is `str(exc)`; the exception
@@ -24,7 +26,8 @@ use pyo3::exceptions::{
     PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 
 pyo3::create_exception!(
     object_python,
@@ -67,14 +70,98 @@ fn _pending_exceptions() -> usize {
     HELD.load(Ordering::Relaxed)
 }
 
+/// The exception classes registered for error kinds (`register_error`): kind → class
+/// and class → kind, both held for the process.
+static KIND_TO_CLASS: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+static CLASS_TO_KIND: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
+fn table<'py>(py: Python<'py>, cell: &'static PyOnceLock<Py<PyDict>>) -> Bound<'py, PyDict> {
+    cell.get_or_init(py, || PyDict::new(py).unbind())
+        .bind(py)
+        .clone()
+}
+
+/// `register_error(kind, cls)`: a Rust `Error` of kind `kind` is raised as `cls`, and a
+/// raised `cls` (or subclass) reaches Rust with kind `kind`. Returns `cls`; without it,
+/// a class decorator that does so (`@register_error("MyError")`).
+#[pyfunction]
+#[pyo3(signature = (kind, cls = None))]
+fn register_error(
+    py: Python<'_>,
+    kind: String,
+    cls: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    match cls {
+        Some(cls) => register_one(py, &kind, cls),
+        None => {
+            let register = move |args: &Bound<'_, PyTuple>,
+                                 _kwargs: Option<&Bound<'_, PyDict>>|
+                  -> PyResult<Py<PyAny>> {
+                register_one(args.py(), &kind, &args.get_item(0)?)
+            };
+            Ok(
+                pyo3::types::PyCFunction::new_closure(py, None, None, register)?
+                    .into_any()
+                    .unbind(),
+            )
+        }
+    }
+}
+
+fn register_one(py: Python<'_>, kind: &str, cls: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let is_exception = cls
+        .cast::<PyType>()
+        .map(|t| t.is_subclass_of::<pyo3::exceptions::PyBaseException>())
+        .unwrap_or(Ok(false))?;
+    if !is_exception {
+        return Err(PyTypeError::new_err(format!(
+            "register_error({kind:?}, cls): cls must be an exception class"
+        )));
+    }
+    if kind.is_empty() {
+        return Err(PyValueError::new_err(
+            "register_error: the kind must not be empty",
+        ));
+    }
+    table(py, &KIND_TO_CLASS).set_item(kind, cls)?;
+    table(py, &CLASS_TO_KIND).set_item(cls, kind)?;
+    Ok(cls.clone().unbind())
+}
+
+/// The kind registered for an exception's class or the nearest base registered, if
+/// any.
+fn registered_kind(value: &Bound<'_, PyAny>) -> Option<String> {
+    let py = value.py();
+    let classes = KIND_TO_CLASS.get(py)?.bind(py);
+    if classes.is_empty() {
+        return None;
+    }
+    let kinds = table(py, &CLASS_TO_KIND);
+    let mro = value.get_type().mro();
+    for cls in mro.iter() {
+        if let Ok(Some(kind)) = kinds.get_item(&cls) {
+            return kind.extract().ok();
+        }
+    }
+    None
+}
+
+/// The class registered for `kind`, if any.
+fn registered_class<'py>(py: Python<'py>, kind: &str) -> Option<Bound<'py, PyAny>> {
+    let classes = KIND_TO_CLASS.get(py)?.bind(py);
+    classes.get_item(kind).ok().flatten()
+}
+
 /// A Python exception as an `Error` (the exception object kept for its return).
 pub(crate) fn pyerr_to_error(py: Python<'_>, err: PyErr) -> Error {
     let value = err.value(py);
-    let kind = value
-        .get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "Exception".to_owned());
+    let kind = registered_kind(value.as_any()).unwrap_or_else(|| {
+        value
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "Exception".to_owned())
+    });
     let message = value.str().map(|s| s.to_string()).unwrap_or_default();
     let mut frames = Vec::new();
     if let Some(tb) = err.traceback(py) {
@@ -144,7 +231,24 @@ pub(crate) fn error_to_pyerr(py: Python<'_>, e: Error) -> PyErr {
         text.push_str("\n  in ");
         text.push_str(f);
     }
-    let err = match e.kind() {
+    let registered = registered_class(py, e.kind().as_str())
+        .and_then(|cls| cls.call1((text.as_str(),)).ok())
+        .filter(|v| v.is_instance_of::<pyo3::exceptions::PyBaseException>());
+    let err = match (registered, e.kind()) {
+        (Some(v), _) => PyErr::from_value(v),
+        (None, kind) => builtin_exception(kind, text),
+    };
+    let value = err.value(py);
+    let _ = value.setattr("kind", e.kind().as_str());
+    if let Ok(list) = PyList::new(py, e.frames()) {
+        let _ = value.setattr("frames", list);
+    }
+    err
+}
+
+/// The built-in exception of a kind (`ObjectError` for the kinds Python has none of).
+fn builtin_exception(kind: &ErrorKind, text: String) -> PyErr {
+    match kind {
         ErrorKind::ValueError => PyValueError::new_err(text),
         ErrorKind::TypeError => PyTypeError::new_err(text),
         ErrorKind::KeyError => PyKeyError::new_err(text),
@@ -153,13 +257,7 @@ pub(crate) fn error_to_pyerr(py: Python<'_>, e: Error) -> PyErr {
         ErrorKind::NotImplementedError => PyNotImplementedError::new_err(text),
         ErrorKind::RuntimeError => PyRuntimeError::new_err(text),
         _ => ObjectError::new_err(text),
-    };
-    let value = err.value(py);
-    let _ = value.setattr("kind", e.kind().as_str());
-    if let Ok(list) = PyList::new(py, e.frames()) {
-        let _ = value.setattr("frames", list);
     }
-    err
 }
 
 /// Raises a Rust `Error` of the given kind (for the tests).
@@ -177,5 +275,6 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ObjectError", m.py().get_type::<ObjectError>())?;
     m.add_function(wrap_pyfunction!(_pending_exceptions, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_error, m)?)?;
+    m.add_function(wrap_pyfunction!(register_error, m)?)?;
     Ok(())
 }

@@ -17,7 +17,7 @@ use object_containers::{
 use object_core::{Any, AnyView, Error};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::convert::{any_to_py, py_to_any};
 use crate::error::{error_to_pyerr, pyerr_to_error};
@@ -27,6 +27,10 @@ use crate::object::{take_pending, wrap, PyObj};
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "FunctionBase")]
 pub(crate) struct PyFunction {
     f: Function,
+    /// The declared signature's parameter names as interned Python strings, made on
+    /// the first keyword call: a call site's keyword names are interned too, so a
+    /// keyword is found by its address (`crate::signature`).
+    kw_names: std::sync::OnceLock<Vec<Py<PyString>>>,
     /// What CPython calls for this object (`vectorcall`): always the same entry, one
     /// per instance because CPython finds it by offset in the instance.
     #[cfg(not(feature = "abi3"))]
@@ -60,17 +64,64 @@ impl PyFunction {
         Ok(PyClassInitializer::from(base).add_subclass(PyFunction::of(f)))
     }
 
-    /// The `tp_call` path: calls with a `**kwargs` dict, and every call in the `abi3`
-    /// build (the others take the vectorcall entry, `crate::vectorcall`).
-    #[pyo3(signature = (*args))]
-    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        self.call_python(py, args.len(), |i| args.get_borrowed_item(i))
+    /// The `tp_call` path: every call in the `abi3` build (the others take the
+    /// vectorcall entry, `crate::vectorcall`, keywords included).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        match kwargs {
+            Some(kw) if !kw.is_empty() => {
+                let (names, values) = crate::signature::split_kwargs(kw);
+                self.call_python_kw(
+                    py,
+                    args.len(),
+                    |i| args.get_borrowed_item(i),
+                    names.len(),
+                    |i| Ok(names[i].as_borrowed()),
+                    |i| Ok(values[i].as_borrowed()),
+                )
+            }
+            _ => self.call_python(py, args.len(), |i| args.get_borrowed_item(i)),
+        }
     }
 
     /// The function's name, if it has one.
     #[getter]
     fn name(&self) -> Option<String> {
         self.f.name().map(str::to_owned)
+    }
+
+    /// The last part of the function's name (`add` for `tour.add`).
+    #[getter]
+    fn __name__(&self) -> String {
+        let name = self.f.name().unwrap_or("<anonymous>");
+        name.rsplit('.').next().unwrap_or(name).to_owned()
+    }
+
+    /// The function's whole name (`tour.add`).
+    #[getter]
+    fn __qualname__(&self) -> String {
+        self.f.name().unwrap_or("<anonymous>").to_owned()
+    }
+
+    /// `inspect.signature(f)`: the declared signature, else a typed closure's types
+    /// (positional-only), else `(*args)`.
+    #[getter]
+    fn __signature__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::signature::python_signature(py, &self.f)
+    }
+
+    /// The signature's documentation, if any (what `f.__doc__` reads).
+    #[getter]
+    fn _doc(&self) -> Option<String> {
+        self.f
+            .declared_signature()
+            .and_then(|s| s.doc_text())
+            .map(str::to_owned)
     }
 
     /// Whether a call lets the GIL go while Rust runs: true unless the function is
@@ -85,6 +136,7 @@ impl PyFunction {
     fn of(f: Function) -> Self {
         PyFunction {
             f,
+            kw_names: std::sync::OnceLock::new(),
             #[cfg(not(feature = "abi3"))]
             entry: crate::vectorcall::ENTRY,
         }
@@ -131,6 +183,44 @@ impl PyFunction {
         }
     }
 
+    /// A call from Python with keywords: `n` positional arguments, then `nk` keyword
+    /// arguments (`name(i)`, `kwarg(i)`), bound by the declared signature (`crate::signature`).
+    #[cold]
+    pub(crate) fn call_python_kw<'a, 'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        arg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+        nk: usize,
+        name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+        kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let detach = !self.f.is_quick();
+        let interned = self.f.declared_signature().map(|sig| {
+            self.kw_names.get_or_init(|| {
+                sig.parameters()
+                    .iter()
+                    .map(|p| PyString::intern(py, p.name()).unbind())
+                    .collect()
+            })
+        });
+        let r = crate::signature::call_with_keywords(
+            py,
+            &self.f,
+            n,
+            arg,
+            nk,
+            name,
+            kwarg,
+            interned.map(Vec::as_slice),
+            detach,
+        )?;
+        match r {
+            Ok(v) => any_to_py(py, v),
+            Err(e) => Err(error_to_pyerr(py, e)),
+        }
+    }
+
     /// The call itself. The GIL rule: a function marked quick (it returns in about the
     /// time of a call and never waits for another thread) runs with the GIL held, which
     /// saves letting it go and taking it back (more than the rest of such a call);
@@ -148,15 +238,39 @@ impl PyFunction {
     }
 }
 
+/// A Python callable as a `Function` with the callable's signature where it has one
+/// that a `Function` can carry (see `crate::signature::signature_of_callable`): for
+/// callables made into functions on purpose (globals, `as_function`), not for every
+/// callable passed as an argument.
+/// `name` names it (else the callable's `__qualname__` does).
+pub(crate) fn function_with_signature(c: &Bound<'_, PyAny>, name: Option<&str>) -> Function {
+    if let Ok(f) = c.cast::<PyFunction>() {
+        return f.get().f.clone();
+    }
+    let f = function_named(c, name);
+    match crate::signature::signature_of_callable(c) {
+        Some(sig) => f.clone().with_signature(sig).unwrap_or(f),
+        None => f,
+    }
+}
+
 /// A Python callable as a `Function` (or the `Function` itself, for one of ours).
 pub(crate) fn function_from_callable(c: &Bound<'_, PyAny>) -> Function {
     if let Ok(f) = c.cast::<PyFunction>() {
         return f.get().f.clone();
     }
-    let name = c
-        .getattr(pyo3::intern!(c.py(), "__qualname__"))
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "<python callable>".to_owned());
+    function_named(c, None)
+}
+
+/// A Python callable as a new `Function` called `name` (else after its `__qualname__`).
+fn function_named(c: &Bound<'_, PyAny>, name: Option<&str>) -> Function {
+    let name = match name {
+        Some(n) => n.to_owned(),
+        None => c
+            .getattr(pyo3::intern!(c.py(), "__qualname__"))
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| "<python callable>".to_owned()),
+    };
     let callable: Py<PyAny> = c.clone().unbind();
     Function::from_packed_named(Some(&name), move |args: &[AnyView<'_>]| {
         Python::attach(|py| -> Result<Any, Error> {
@@ -188,25 +302,70 @@ fn list_globals() -> Vec<String> {
     rust_list_globals()
 }
 
-/// Registers `f` (a `Function` or any Python callable) as the global `name`; a name
-/// already taken is an error unless `override` is true.
+/// Registers `f` (a `Function` or any Python callable, with its signature) as the
+/// global `name` and returns `f`; a name already taken is an error naming it unless
+/// `override` is true. Without `f`, a decorator that does so:
+/// `@register_global("demo.add")`.
 #[pyfunction]
-#[pyo3(signature = (name, f, r#override = false))]
+#[pyo3(signature = (name, f = None, r#override = false))]
 fn register_global(
+    py: Python<'_>,
+    name: String,
+    f: Option<&Bound<'_, PyAny>>,
+    r#override: bool,
+) -> PyResult<Py<PyAny>> {
+    match f {
+        Some(f) => register_one(py, &name, f, r#override),
+        None => {
+            let register = move |args: &Bound<'_, PyTuple>,
+                                 _kwargs: Option<&Bound<'_, PyDict>>|
+                  -> PyResult<Py<PyAny>> {
+                let f = args.get_item(0)?;
+                register_one(args.py(), &name, &f, r#override)
+            };
+            Ok(
+                pyo3::types::PyCFunction::new_closure(py, None, None, register)?
+                    .into_any()
+                    .unbind(),
+            )
+        }
+    }
+}
+
+/// `register_global(name, f, override)` with `f` given.
+fn register_one(
     py: Python<'_>,
     name: &str,
     f: &Bound<'_, PyAny>,
     r#override: bool,
-) -> PyResult<()> {
+) -> PyResult<Py<PyAny>> {
     if !f.is_callable() {
         return Err(PyTypeError::new_err("register_global needs a callable"));
     }
-    let f = function_from_callable(f);
+    // (A Python callable registered as a global is named after the global, which
+    // its errors and `__name__` then show.)
+    let func = function_with_signature(f, Some(name));
     if r#override {
-        drop(register_global_override(name, f));
-        Ok(())
-    } else {
-        rust_register_global(name, f).map_err(|e| error_to_pyerr(py, e))
+        drop(register_global_override(name, func));
+    } else if let Err(e) = rust_register_global(name, func) {
+        return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+            "{} (pass override=True to replace it)",
+            e.message()
+        ))
+        .tap_kind(py, e.kind().as_str()));
+    }
+    Ok(f.clone().unbind())
+}
+
+/// Sets `kind` on an exception made here (as Rust errors' exceptions carry it).
+trait TapKind {
+    fn tap_kind(self, py: Python<'_>, kind: &str) -> Self;
+}
+
+impl TapKind for PyErr {
+    fn tap_kind(self, py: Python<'_>, kind: &str) -> Self {
+        let _ = self.value(py).setattr("kind", kind);
+        self
     }
 }
 
@@ -222,7 +381,7 @@ fn as_function(py: Python<'_>, callable: &Bound<'_, PyAny>) -> PyResult<Py<PyAny
     if !callable.is_callable() {
         return Err(PyTypeError::new_err("as_function needs a callable"));
     }
-    let f = function_from_callable(callable);
+    let f = function_with_signature(callable, None);
     wrap(py, f.as_object_ptr().clone().into_object_ref())
 }
 

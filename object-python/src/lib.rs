@@ -12,6 +12,7 @@
 //! | `enums` | enum fields (`#[derive(ObjectEnum)]`) as members of an `enum.IntEnum` class per enum, made once; `enum_class(key)`, `enum_keys()` |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
+//! | `signature` | keyword calls (bound by the function's signature), `inspect.signature(f)`, a Python callable's signature |
 //! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
 //! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline; the object classes' `tp_getattro`: the generic read, then (only when it finds nothing) the method table |
@@ -70,6 +71,7 @@ mod object;
 mod pytype;
 #[cfg(feature = "testing")]
 mod pytype_testing;
+mod signature;
 mod structural;
 mod tensor;
 #[cfg(feature = "testing")]
@@ -88,7 +90,12 @@ use object_examples as _;
 use pyo3::prelude::*;
 
 /// The native module, `object_python._native`.
-#[pymodule]
+///
+/// `gil_used = true`: on a free-threaded CPython (3.13t, 3.14t) importing it turns the
+/// GIL back on. The module has not been audited or tested without the GIL (its
+/// vectorcall entries write type objects, its caches assume one thread at a time in
+/// Python code), so it does not claim to run without it.
+#[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // First: the process's one runtime (this copy's registry, or the one another copy
     // in the process runs), decided before any type is touched.

@@ -103,6 +103,33 @@ impl PyNDArray {
         self.nd.ndim()
     }
 
+    /// The number of elements (the product of the extents).
+    #[getter]
+    fn size(&self) -> i64 {
+        self.nd.shape().iter().product()
+    }
+
+    /// `NDArray(shape=(2, 3), dtype=float32, device=cpu:0)`.
+    fn __repr__(&self) -> String {
+        let shape = self.nd.shape();
+        let extents = match shape {
+            [one] => format!("({one},)"),
+            _ => format!(
+                "({})",
+                shape
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        format!(
+            "NDArray(shape={extents}, dtype={}, device={})",
+            self.nd.dtype(),
+            self.nd.device()
+        )
+    }
+
     /// The address of the first element.
     #[getter]
     fn data_ptr(&self) -> usize {

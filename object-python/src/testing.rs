@@ -6,7 +6,7 @@
 
 use std::thread;
 
-use object_containers::{register_global_override, Function, Map, NDArray};
+use object_containers::{register_global_override, BigInt, Function, Map, NDArray, Signature};
 use object_core::{AnyView, Error, ErrorKind, ObjectPtr};
 use object_examples::expr::{self, Env, Expr, Var};
 use pyo3::prelude::*;
@@ -131,6 +131,20 @@ fn register_globals() {
             Function::from_typed_named("testing.add", |a: i64, b: i64| a + b).quick(),
         ),
         (
+            // A signature declared in Rust: names, a default, the doc; the types are the
+            // closure's. (Quick, like `testing.add`, for the keyword row of bench.py.)
+            "tour.add",
+            Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)
+                .quick()
+                .with_signature(
+                    Signature::new()
+                        .param("x")
+                        .param_default("y", 1)
+                        .doc("x + y; y is 1 unless given."),
+                )
+                .unwrap_or_else(|_| Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)),
+        ),
+        (
             "testing.tensor_sum",
             Function::from_typed_named("testing.tensor_sum", tensor_sum),
         ),
@@ -165,6 +179,19 @@ fn register_globals() {
             Function::from_typed_named("testing.raise", |kind: String, message: String| {
                 Err::<(), Error>(Error::new(kind, message))
             }),
+        ),
+        (
+            // The kind of the error `f()` fails with (None if it does not fail): what
+            // Rust sees of an exception raised in Python.
+            "testing.error_kind",
+            Function::from_typed_named("testing.error_kind", |f: Function| {
+                f.call(&[]).err().map(|e| e.kind().as_str().to_owned())
+            }),
+        ),
+        (
+            // A `BigInt` parameter, as decimal text (ints beyond 64 bits arrive as one).
+            "testing.big_int_text",
+            Function::from_typed_named("testing.big_int_text", |b: BigInt| b.to_string()),
         ),
         (
             "testing.echo",

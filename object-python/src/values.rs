@@ -47,7 +47,8 @@ impl PyDataType {
     }
 }
 
-/// A device (`Device("cpu:0")` or `Device(1, 0)`, `device_type`, `device_id`).
+/// A device (`Device("cuda:1")`, `Device("cuda", 1)` or `Device(2, 1)`; `device_type`,
+/// `device_id`).
 #[pyclass(frozen, eq, hash, module = "object_python", name = "Device")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PyDevice(pub(crate) Device);
@@ -58,11 +59,17 @@ impl PyDevice {
     #[pyo3(signature = (kind, device_id = None))]
     fn new(kind: &Bound<'_, PyAny>, device_id: Option<i32>) -> PyResult<Self> {
         if let Ok(text) = kind.extract::<String>() {
-            if device_id.is_some() {
-                return Err(PyValueError::new_err(
-                    "Device(text) takes no device_id: write it in the text (\"cpu:0\")",
-                ));
-            }
+            let text = match device_id {
+                // `Device("cuda", 1)`: the kind's name and the id apart.
+                Some(_) if text.contains(':') => {
+                    return Err(PyValueError::new_err(format!(
+                        "Device({text:?}, {}): the text already names the device id",
+                        device_id.unwrap_or(0)
+                    )))
+                }
+                Some(id) => format!("{text}:{id}"),
+                None => text,
+            };
             return text
                 .parse::<Device>()
                 .map(PyDevice)

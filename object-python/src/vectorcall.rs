@@ -41,7 +41,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::types::{PyTuple, PyType};
 use pyo3::PyClassInitializer;
 use std::sync::atomic::{AtomicIsize, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -116,16 +116,30 @@ unsafe fn call(
     let slf = unsafe { pyo3::Borrowed::from_ptr(py, slf) };
     // Checked, although only a `PyFunction` (or subclass) instance holds this entry.
     let f = slf.cast::<PyFunction>()?;
+    // SAFETY: `PyVectorcall_NARGS` strips `PY_VECTORCALL_ARGUMENTS_OFFSET` from the
+    // count it is given; it reads nothing else.
+    let n = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) } as usize;
     if !kwnames.is_null() {
         // SAFETY: a non-null `kwnames` is a live tuple (the caller's contract).
         let names = unsafe { pyo3::Borrowed::from_ptr(py, kwnames) }.cast::<PyTuple>()?;
         if !names.is_empty() {
-            return Err(keyword_error(&*names.get_borrowed_item(0)?));
+            let nk = names.len();
+            // SAFETY: `args` holds `n` positional values, then one per keyword name,
+            // live for the call.
+            let all = unsafe { std::slice::from_raw_parts(args, n + nk) };
+            let out = f.get().call_python_kw(
+                py,
+                n,
+                // SAFETY: each item of `all` is a live object borrowed for the call.
+                |i| Ok(unsafe { pyo3::Borrowed::from_ptr(py, all[i]) }),
+                nk,
+                |i| names.get_borrowed_item(i),
+                // SAFETY: as above.
+                |i| Ok(unsafe { pyo3::Borrowed::from_ptr(py, all[n + i]) }),
+            )?;
+            return Ok(out.into_ptr());
         }
     }
-    // SAFETY: `PyVectorcall_NARGS` strips `PY_VECTORCALL_ARGUMENTS_OFFSET` from the
-    // count it is given; it reads nothing else.
-    let n = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) } as usize;
     let args: &[*mut ffi::PyObject] = if n == 0 {
         &[]
     } else {
@@ -137,17 +151,6 @@ unsafe fn call(
         Ok(unsafe { pyo3::Borrowed::from_ptr(py, args[i]) })
     })?;
     Ok(out.into_ptr())
-}
-
-/// The error for a call with a keyword argument, in the words of pyo3's `tp_call`
-/// path.
-pub(crate) fn keyword_error(name: &Bound<'_, PyAny>) -> PyErr {
-    let name = name
-        .cast::<PyString>()
-        .map_or_else(|_| "?".into(), |s| s.to_string_lossy().into_owned());
-    PyTypeError::new_err(format!(
-        "FunctionBase.__call__() got an unexpected keyword argument '{name}'"
-    ))
 }
 
 /// Makes the instances of `cls` (`FunctionBase` or a subclass of it) callable through

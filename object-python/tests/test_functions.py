@@ -24,7 +24,7 @@ def test_call_and_globals():
 def test_vectorcall_and_tp_call_agree():
     """`f(...)` takes the vectorcall entry (the caller's argument array, no tuple);
     `type(f).__call__(f, ...)` takes `tp_call`. Both convert the same arguments the same
-    way, refuse keywords alike, and hold no reference to an argument afterwards."""
+    way, refuse keywords alike (a function without declared parameter names), and hold no reference to an argument afterwards."""
     import functools
 
     vectorcall_flag = 1 << 11  # Py_TPFLAGS_HAVE_VECTORCALL
@@ -38,7 +38,7 @@ def test_vectorcall_and_tp_call_agree():
     # `partial` lends its array with PY_VECTORCALL_ARGUMENTS_OFFSET set.
     assert functools.partial(add, 40)(2) == 42
     for call_ in (add, functools.partial(tp_call, add)):
-        with pytest.raises(TypeError, match="unexpected keyword argument 'b'"):
+        with pytest.raises(TypeError, match="unexpected keyword argument `b`"):
             call_(1, b=2)
         with pytest.raises(TypeError, match="expected int"):
             call_(1, "x")

@@ -381,3 +381,29 @@ def test_a_module_posing_as_numpy_is_not_read_in_place():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_tensor_repr_and_attributes():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = op.from_dlpack(a)
+    assert repr(t) == "NDArray(shape=(2, 3), dtype=float32, device=cpu:0)"
+    assert t.shape == (2, 3) and t.strides == (3, 1) and t.ndim == 2 and t.size == 6
+    assert t.dtype == op.DataType("float32") and t.device == op.Device("cpu", 0)
+    assert np.array_equal(t.numpy(), a)
+    v = op.from_dlpack(np.zeros(4, dtype=np.int64))
+    assert repr(v) == "NDArray(shape=(4,), dtype=int64, device=cpu:0)" and v.size == 4
+    assert repr(op.empty([], "float64")) == "NDArray(shape=(), dtype=float64, device=cpu:0)"
+
+
+def test_tvm_ffi_tensors_are_accepted():
+    tvm_ffi = pytest.importorskip("tvm_ffi", reason="apache-tvm-ffi is not installed")
+    a = np.arange(4, dtype=np.float32)
+    tt = tvm_ffi.from_dlpack(a)
+    assert op.get_global("testing.tensor_sum")(tt) == 6.0
+    t = op.from_dlpack(tt)
+    assert t.data_ptr == a.ctypes.data and t.shape == (4,)
+    # (tvm-ffi 0.1.15's from_dlpack asks for the legacy struct, which cannot carry the
+    # read-only flag of a shared NDArray: refused, as for any such consumer)
+    with pytest.raises(BufferError, match="read-only"):
+        tvm_ffi.from_dlpack(t)
+    del t, tt

@@ -27,9 +27,112 @@ def test_data_types_and_devices():
         op.DataType("nonsense")
 
 
-def test_int_out_of_range():
-    with pytest.raises(OverflowError):
-        echo(2**70)
+@pytest.mark.parametrize(
+    "value", [2**63, -(2**63) - 1, 2**70, -(2**200), 7**5000, 2**64 - 1]
+)
+def test_ints_beyond_64_bits_are_big_ints(value):
+    # Rust sees an `ffi.BigInt` (a typed parameter reads it), Python an `int` again.
+    assert op.get_global("testing.big_int_text")(value) == str(value)
+    back = echo(value)
+    assert back == value and type(back) is int
+    assert list(op.Array([value, 1])) == [value, 1]
+    # 64-bit ints stay ints
+    assert op.get_global("testing.add")(2**62, 2**62 - 1) == 2**63 - 1
+    with pytest.raises(TypeError, match="expected int"):
+        op.get_global("testing.add")(value, 1)
+
+
+def test_numpy_scalars_are_their_values():
+    np = pytest.importorskip("numpy")
+    add = op.get_global("testing.add")
+    assert add(np.int64(40), np.int32(2)) == 42
+    assert add(np.uint8(255), np.int16(-5)) == 250
+    for v, want in [
+        (np.float32(1.5), 1.5),
+        (np.float16(0.25), 0.25),
+        (np.float64(2.5), 2.5),
+        (np.bool_(True), True),
+        (np.bool_(False), False),
+        (np.int64(-3), -3),
+        (np.uint64(2**64 - 1), 2**64 - 1),
+    ]:
+        back = echo(v)
+        assert back == want and type(back) is type(want), (v, back)
+    with pytest.raises(TypeError, match="cannot pass"):
+        echo(np.complex64(1j))
+    # arrays are still tensors
+    assert op.get_global("testing.tensor_sum")(np.ones(3, np.float32)) == 3.0
+
+
+def test_devices_by_kind_and_id():
+    assert op.Device("cuda", 1) == op.Device("cuda:1") == op.Device(2, 1)
+    assert str(op.Device("cpu", 0)) == "cpu:0" and op.Device("cuda").device_id == 0
+    with pytest.raises(ValueError, match="already names the device id"):
+        op.Device("cuda:1", 2)
+    with pytest.raises(ValueError):
+        op.Device("nonsense", 1)
+
+
+def test_tvm_ffi_devices_and_data_types():
+    tvm_ffi = pytest.importorskip("tvm_ffi", reason="apache-tvm-ffi is not installed")
+    assert echo(tvm_ffi.device("cuda", 1)) == op.Device("cuda", 1)
+    assert echo(tvm_ffi.device("cpu", 0)) == op.Device("cpu:0")
+    assert echo(tvm_ffi.dtype("float16")) == op.DataType("float16")
+    assert echo(tvm_ffi.dtype("int8x4")) == op.DataType("int8x4")
+
+
+def test_arrays_and_maps_compare_by_value():
+    a = op.Array([1, "two", [3, 4]])
+    assert a == [1, "two", [3, 4]] and a == (1, "two", (3, 4))
+    assert a == op.Array([1, "two", [3, 4]]) and not a != [1, "two", [3, 4]]
+    assert a != [1, "two", [3, 5]] and a != [1, "two"] and a != "one"
+    assert hash(a) == hash((1, "two", (3, 4)))
+    assert {a: "x"}[op.Array([1, "two", [3, 4]])] == "x"
+    assert op.Array([1, 2]) == op.Shape([1, 2])
+    m = op.Map({"a": 1, "b": [1, 2]})
+    assert m == op.Map({"b": [1, 2], "a": 1}) and m != op.Map({"a": 1, "b": [1, 3]})
+    assert m != op.Map({"a": 1}) and hash(m) == hash(op.Map({"b": [1, 2], "a": 1}))
+    # tvm-ffi's rule: a Map and a dict are not compared
+    assert m != {"a": 1, "b": [1, 2]}
+    # other objects inside compare by identity
+    tour = op.namespace("tour")
+    x = tour.Var(name="x")
+    assert op.Array([x]) == [x] and op.Array([x]) != [tour.Var(name="x")]
+
+
+def test_registered_error_classes():
+    class MyError(Exception):
+        pass
+
+    class Mine(MyError):
+        pass
+
+    assert op.register_error("pytest.MyError", MyError) is MyError
+    raise_ = op.get_global("testing.raise")
+    with pytest.raises(MyError) as e:
+        raise_("pytest.MyError", "boom")
+    assert type(e.value) is MyError and e.value.kind == "pytest.MyError"
+    assert str(e.value).startswith("boom") and e.value.frames == ["testing.raise"]
+
+    def fail():
+        raise Mine("py")
+
+    # Rust sees the registered kind (a subclass's too); the same exception comes back
+    assert op.get_global("testing.error_kind")(fail) == "pytest.MyError"
+    with pytest.raises(Mine):
+        op.get_global("testing.call")(fail)
+
+    @op.register_error("pytest.Other")
+    class Other(RuntimeError):
+        pass
+
+    with pytest.raises(Other):
+        raise_("pytest.Other", "x")
+    # unregistered kinds keep their exceptions
+    with pytest.raises(op.ObjectError):
+        raise_("pytest.Unregistered", "x")
+    with pytest.raises(TypeError, match="exception class"):
+        op.register_error("pytest.Bad", int)
 
 
 def test_unconvertible_values():

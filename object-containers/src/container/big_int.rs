@@ -136,6 +136,31 @@ impl BigInt {
         }))
     }
 
+    /// The integer of a sign and a magnitude written as little-endian bytes (what
+    /// Python's `abs(x).to_bytes(n, "little")` writes).
+    ///
+    /// ```
+    /// use object_containers::BigInt;
+    /// let x = BigInt::from_le_bytes(true, &[0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    /// assert_eq!(x.to_string(), "-18446744073709551616");
+    /// assert_eq!(x.to_le_bytes(), (true, vec![0, 0, 0, 0, 0, 0, 0, 0, 1]));
+    /// ```
+    pub fn from_le_bytes(negative: bool, magnitude: &[u8]) -> Self {
+        let sign = if negative {
+            Sign::Negative
+        } else {
+            Sign::Positive
+        };
+        BigInt::new(IBig::from_parts(sign, UBig::from_le_bytes(magnitude)))
+    }
+
+    /// The sign (true: below zero) and the magnitude as little-endian bytes, without
+    /// trailing zero bytes (none for zero).
+    pub fn to_le_bytes(&self) -> (bool, Vec<u8>) {
+        let (sign, magnitude) = self.0.value.clone().into_parts();
+        (sign == Sign::Negative, magnitude.to_le_bytes().into_vec())
+    }
+
     /// Whether the value is below zero.
     pub fn is_negative(&self) -> bool {
         self.0.value.sign() == Sign::Negative

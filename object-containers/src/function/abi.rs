@@ -20,6 +20,7 @@ use core::any::TypeId;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use object_core::{
     alloc::extra_of, make_object_with_extra, Any, AnyView, Error, ErrorKind, Object, ObjectPtr,
@@ -27,6 +28,7 @@ use object_core::{
 };
 
 use super::last_error::{call_failed, set_last_error};
+use super::signature::{ArgLabel, Signature};
 use super::typed::TypedCallable;
 use object_core::{FromArg, IntoRet};
 
@@ -61,6 +63,15 @@ pub struct FunctionObj {
     /// function returns quickly and never waits for another thread, so the lock need
     /// not be let go around a call (see [`Function::quick`](super::Function::quick)).
     quick: AtomicBool,
+    /// The declared signature (names, defaults, types), set at most once. After the C
+    /// cell (header and entry), like every field above: C and plugins never read it
+    /// in place (C asks `obj_function_signature`), so it changes no shared layout.
+    /// (Boxed: a word here, the signature itself only where there is one.)
+    signature: OnceLock<Box<Signature>>,
+    /// A typed closure's parameter and result types (see [`Signature::of_types`]),
+    /// made on first request and kept in `described`.
+    types: Option<fn() -> Signature>,
+    described: OnceLock<Box<Signature>>,
 }
 
 impl FunctionObj {
@@ -85,6 +96,24 @@ impl FunctionObj {
     #[inline]
     pub(super) fn mark_quick(&self) {
         self.quick.store(true, Ordering::Relaxed);
+    }
+
+    /// The declared signature, if one was set.
+    #[inline]
+    pub fn declared_signature(&self) -> Option<&Signature> {
+        self.signature.get().map(|b| &**b)
+    }
+
+    /// A typed closure's parameter and result types, as a signature of positional-only
+    /// parameters `arg0`, `arg1`, … (made once, then kept); `None` for packed functions.
+    pub fn typed_signature(&self) -> Option<&Signature> {
+        let types = self.types?;
+        Some(&**self.described.get_or_init(|| Box::new(types())))
+    }
+
+    /// Sets the declared signature; `Err` if one is set already.
+    pub(super) fn set_signature(&self, sig: Signature) -> Result<(), ()> {
+        self.signature.set(Box::new(sig)).map_err(|_| ())
     }
 }
 
@@ -181,6 +210,9 @@ where
         name: name.map(String::from),
         fast: None,
         quick: AtomicBool::new(false),
+        signature: OnceLock::new(),
+        types: None,
+        described: OnceLock::new(),
     };
     make_object_with_extra(obj, f)
 }
@@ -200,8 +232,16 @@ pub(super) fn new_typed<Args, R, F: TypedCallable<Args, R>>(
         name: name.map(String::from),
         fast,
         quick: AtomicBool::new(false),
+        signature: OnceLock::new(),
+        types: Some(typed_types::<F, Args, R>),
+        described: OnceLock::new(),
     };
     make_object_with_extra(obj, f)
+}
+
+/// A typed closure's types, as [`FunctionObj::typed_signature`] gives them.
+fn typed_types<F: TypedCallable<Args, R>, Args, R>() -> Signature {
+    Signature::of_types(F::param_types(), F::return_type())
 }
 
 /// Calls `f` through its C entry point.
@@ -249,8 +289,45 @@ where
         Ok(n) if n > 0 && !args.is_null() => unsafe { core::slice::from_raw_parts(args, n) },
         _ => &[],
     };
+    // A declared signature fixes the count: a call with another goes to the defaults.
+    // SAFETY: `this` is live for the call.
+    if let Some(sig) = unsafe { (*this).declared_signature() } {
+        if args.len() != sig.len() {
+            // SAFETY: as above.
+            return unsafe { call_packed_completed::<F>(this, sig, args, ret) };
+        }
+    }
     // SAFETY: as above; `ret` is the caller's slot.
     unsafe { finish(this, catch_unwind(AssertUnwindSafe(|| f(args))), ret) }
+}
+
+/// [`call_packed`] with a count the declared signature does not take: the defaults of
+/// the parameters left out, or the error naming them (or the count).
+///
+/// # Safety
+///
+/// As for [`call_packed`].
+#[cold]
+#[inline(never)]
+unsafe fn call_packed_completed<F>(
+    this: *const FunctionObj,
+    sig: &Signature,
+    args: &[AnyView<'_>],
+    ret: *mut Any,
+) -> i32
+where
+    F: Fn(&[AnyView<'_>]) -> Result<Any, Error> + Send + Sync + 'static,
+{
+    // SAFETY: as in `call_packed`.
+    let f: &F = unsafe { extra_of::<FunctionObj, F>(this) };
+    // SAFETY: `this` is live for the call.
+    let name = unsafe { (*this).name() };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        sig.with_defaults(name, args, |full| f(full))
+            .and_then(|r| r)
+    }));
+    // SAFETY: as above; `ret` is the caller's slot.
+    unsafe { finish(this, r, ret) }
 }
 
 /// The entry point for a typed callable `F` stored (itself) in the object's tail.
@@ -322,14 +399,23 @@ where
         // SAFETY: the caller passes `len` valid views at `args`, which live for the call.
         unsafe { core::slice::from_raw_parts(args, len) }
     };
+    // SAFETY: `this` is live for the call.
+    let obj = unsafe { &*this };
+    let label = ArgLabel {
+        function: obj.name(),
+        signature: obj.declared_signature(),
+    };
+    let r = catch_unwind(AssertUnwindSafe(|| match label.signature {
+        // A count the signature does not take: the defaults of what is left out.
+        Some(sig) if args.len() != sig.len() => sig
+            .with_defaults(label.function, args, |full| {
+                f.call_typed_labeled(full, &label)
+            })
+            .and_then(|r| r),
+        _ => f.call_typed_labeled(args, &label),
+    }));
     // SAFETY: as above; `ret` is the caller's slot.
-    unsafe {
-        finish(
-            this,
-            catch_unwind(AssertUnwindSafe(|| f.call_typed(args))),
-            ret,
-        )
-    }
+    unsafe { finish(this, r, ret) }
 }
 
 /// The end of every entry point: the value into the caller's slot (0), or the error into

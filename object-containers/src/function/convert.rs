@@ -21,10 +21,16 @@ macro_rules! impl_call_traits {
             ) -> ::core::result::Result<Self, ::object_core::TypeError> {
                 <$t as ::core::convert::TryFrom<::object_core::Any>>::try_from(v.to_any())
             }
+            fn type_str() -> ::std::borrow::Cow<'static, str> {
+                <$t as ::object_core::AnyItem>::expected()
+            }
         }
         impl<$($g: $bound),+> ::object_core::IntoRet for $t {
             fn into_ret(self) -> ::core::result::Result<::object_core::Any, ::object_core::Error> {
                 ::core::result::Result::Ok(::object_core::Any::from(self))
+            }
+            fn type_str() -> ::std::borrow::Cow<'static, str> {
+                <$t as ::object_core::AnyItem>::expected()
             }
         }
         impl<$($g: $bound),+> ::object_core::FromRet for $t {
@@ -42,10 +48,16 @@ macro_rules! impl_call_traits {
             ) -> ::core::result::Result<Self, ::object_core::TypeError> {
                 <$t as ::core::convert::TryFrom<::object_core::Any>>::try_from(v.to_any())
             }
+            fn type_str() -> ::std::borrow::Cow<'static, str> {
+                <$t as ::object_core::AnyItem>::expected()
+            }
         }
         impl ::object_core::IntoRet for $t {
             fn into_ret(self) -> ::core::result::Result<::object_core::Any, ::object_core::Error> {
                 ::core::result::Result::Ok(::object_core::Any::from(self))
+            }
+            fn type_str() -> ::std::borrow::Cow<'static, str> {
+                <$t as ::object_core::AnyItem>::expected()
             }
         }
         impl ::object_core::FromRet for $t {

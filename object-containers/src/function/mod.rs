@@ -24,6 +24,7 @@
 //! | `typed.rs` | typed closures, argument tuples, [`TypedFunction`] |
 //! | `packed.rs` | the [`Function`] handle |
 //! | `registry.rs` | the global registry |
+//! | `signature.rs` | [`Signature`]: parameter names, defaults, types; binding keyword calls |
 //! | `methods.rs` | the per-type method table (found along the ancestry, shared like the globals) |
 //! | `module.rs` | [`Module`] |
 
@@ -40,6 +41,7 @@ mod methods;
 mod module;
 mod packed;
 mod registry;
+mod signature;
 mod typed;
 
 pub use abi::{panic_error, FastEntry, FunctionObj, PackedCall};
@@ -55,4 +57,5 @@ pub use packed::Function;
 pub use registry::{
     get_global, list_globals, register_global, register_global_override, remove_global,
 };
+pub use signature::{ArgLabel, Param, ParamKind, Signature};
 pub use typed::{IntoArgs, TypedCallable, TypedFunction};

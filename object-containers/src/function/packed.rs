@@ -6,6 +6,7 @@ use core::fmt;
 use object_core::{Any, AnyView, Error, ObjectPtr};
 
 use super::abi::{self, FunctionObj};
+use super::signature::Signature;
 use super::typed::{IntoArgs, TypedCallable, TypedFunction};
 use object_core::FromRet;
 
@@ -108,6 +109,109 @@ impl Function {
     #[inline]
     pub fn is_quick(&self) -> bool {
         self.0.is_quick()
+    }
+
+    /// Declares the function's signature: its parameters' names, defaults and types,
+    /// its result's type, its documentation (see [`Signature`]). A typed closure's
+    /// types fill in what the signature leaves out, and the signature must name as many
+    /// parameters as the closure takes. Set once, on a function just made: the function
+    /// keeps it for its life.
+    ///
+    /// Then a call that leaves out trailing parameters takes their defaults (from Rust,
+    /// C or Python), [`call_kw`](Self::call_kw) and Python bind arguments by name, and
+    /// errors name the parameter.
+    ///
+    /// ```
+    /// use object_containers::{Function, Signature};
+    /// let scale = Function::from_packed_named(Some("doc.scale"), |args| {
+    ///     Ok((args[0].as_float().unwrap_or(0.0) * args[1].as_float().unwrap_or(0.0)).into())
+    /// })
+    /// .with_signature(Signature::new().param_typed("x", "float").param_default("by", 2.0))
+    /// .unwrap();
+    /// assert_eq!(scale.call_with([1.5]).unwrap().as_float(), Some(3.0));
+    /// let err = scale.call_with(Vec::<i64>::new()).unwrap_err();
+    /// assert_eq!(err.message(), "missing argument `x` of `doc.scale`");
+    /// assert!(scale.clone().with_signature(Signature::new()).is_err());   // set once
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A `ValueError` when the signature is malformed ([`Signature::check`]), names
+    /// another number of parameters than a typed closure takes, or the function already
+    /// has one.
+    pub fn with_signature(self, sig: Signature) -> Result<Self, Error> {
+        sig.check()?;
+        let sig = match self.0.typed_signature() {
+            Some(types) => sig.typed_by(types, self.name())?,
+            None => sig,
+        };
+        if self.0.set_signature(sig).is_err() {
+            return Err(Error::value_error(format!(
+                "{} already has a signature",
+                self.name()
+                    .map_or_else(|| "the function".to_owned(), |n| format!("`{n}`"))
+            )));
+        }
+        Ok(self)
+    }
+
+    /// The signature declared with [`with_signature`](Self::with_signature), if any.
+    #[inline]
+    pub fn declared_signature(&self) -> Option<&Signature> {
+        self.0.declared_signature()
+    }
+
+    /// What the function says of its parameters: the declared signature, else, for a
+    /// typed closure, its types as positional-only parameters `arg0`, `arg1`, …; `None`
+    /// for a packed function without one (it takes any arguments).
+    ///
+    /// ```
+    /// use object_containers::Function;
+    /// let f = Function::from_typed(|a: i64, _b: Option<String>| a);
+    /// assert_eq!(f.signature().unwrap().to_string(), "(arg0: int, arg1: Optional[str], /) -> int");
+    /// assert!(Function::from_packed(|_| Ok(().into())).signature().is_none());
+    /// ```
+    pub fn signature(&self) -> Option<&Signature> {
+        self.declared_signature()
+            .or_else(|| self.0.typed_signature())
+    }
+
+    /// Calls with positional arguments and keyword arguments (name, value), bound to the
+    /// parameters by the declared signature (defaults fill what neither gives). With no
+    /// keywords this is [`call`](Self::call).
+    ///
+    /// ```
+    /// use object_containers::{Function, Signature};
+    /// let sub = Function::from_typed_named("doc.sub", |a: i64, b: i64| a - b)
+    ///     .with_signature(Signature::new().params(["a", "b"]))
+    ///     .unwrap();
+    /// assert_eq!(sub.call_kw(&[10.into()], &[("b", 3.into())]).unwrap().as_int(), Some(7));
+    /// let err = sub.call_kw(&[], &[("c", 1.into())]).unwrap_err();
+    /// assert_eq!(err.message(), "`doc.sub` got an unexpected keyword argument `c`");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`call`](Self::call); a `TypeError` for a keyword the signature does not
+    /// name, an argument given twice, one missing, or any keyword at all when the
+    /// function declares no signature.
+    pub fn call_kw(
+        &self,
+        args: &[AnyView<'_>],
+        kwargs: &[(&str, AnyView<'_>)],
+    ) -> Result<Any, Error> {
+        if kwargs.is_empty() {
+            return self.call(args);
+        }
+        match self.declared_signature() {
+            Some(sig) => sig.bind(self.name(), args, kwargs, |all| self.call(all))?,
+            None => Err(Error::type_error(format!(
+                "{} got an unexpected keyword argument `{}` (it declares no parameter names)",
+                self.name()
+                    .map_or_else(|| "The function".to_owned(), |n| format!("`{n}`")),
+                kwargs[0].0
+            ))),
+        }
     }
 
     /// Calls through the C entry point.

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use object_core::{Any, AnyView, Error, TypeError};
 
 use super::abi::{self, FastEntry};
+use super::signature::ArgLabel;
 use super::Function;
 use object_core::{FromArg, FromRet, IntoRet};
 
@@ -77,6 +78,26 @@ pub trait TypedCallable<Args, R>: Send + Sync + 'static {
     /// A `TypeError` naming a bad argument or a wrong count, or the closure's error.
     fn call_typed(&self, args: &[AnyView<'_>]) -> Result<Any, Error>;
 
+    /// [`TypedCallable::call_typed`] whose errors name the arguments as `label` says
+    /// (by the declared signature's names).
+    #[doc(hidden)]
+    fn call_typed_labeled(&self, args: &[AnyView<'_>], label: &ArgLabel<'_>) -> Result<Any, Error> {
+        let _ = label;
+        self.call_typed(args)
+    }
+
+    /// The parameters' types, as signatures show them ([`FromArg::type_str`]).
+    #[doc(hidden)]
+    fn param_types() -> Vec<std::borrow::Cow<'static, str>> {
+        Vec::new()
+    }
+
+    /// The result's type ([`IntoRet::type_str`]).
+    #[doc(hidden)]
+    fn return_type() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("Any")
+    }
+
     /// [`TypedCallable::call_typed`] with the quick conversions: `None` if the count is
     /// wrong or a quick conversion fails, and nothing was called.
     #[doc(hidden)]
@@ -118,30 +139,18 @@ pub trait IntoArgs {
 }
 
 #[inline]
-fn arg<T: FromArg>(args: &[AnyView<'_>], i: usize) -> Result<T, Error> {
+fn arg<T: FromArg>(args: &[AnyView<'_>], i: usize, label: &ArgLabel<'_>) -> Result<T, Error> {
     match T::from_arg(args[i]) {
         Ok(v) => Ok(v),
-        Err(e) => Err(arg_error(i, e)),
+        Err(e) => Err(arg_error(label, i, e)),
     }
 }
 
 /// The error for a bad argument, out of line.
 #[cold]
 #[inline(never)]
-fn arg_error(i: usize, e: TypeError) -> Error {
-    Error::type_error(format!("argument {i}: {e}"))
-}
-
-/// The error for a wrong argument count, out of line.
-#[cold]
-#[inline(never)]
-fn arity_error(expected: usize, got: usize) -> Error {
-    Error::type_error(format!(
-        "expected {} argument{}, got {}",
-        expected,
-        if expected == 1 { "" } else { "s" },
-        got
-    ))
+fn arg_error(label: &ArgLabel<'_>, i: usize, e: TypeError) -> Error {
+    label.arg_error(i, e)
 }
 
 /// For arity `$n`: [`TypedCallable`] for closures and [`IntoArgs`] for tuples, with the
@@ -158,10 +167,28 @@ macro_rules! arity {
 
             #[inline]
             fn call_typed(&self, args: &[AnyView<'_>]) -> Result<Any, Error> {
+                self.call_typed_labeled(args, &ArgLabel::NONE)
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn call_typed_labeled(
+                &self,
+                args: &[AnyView<'_>],
+                label: &ArgLabel<'_>,
+            ) -> Result<Any, Error> {
                 if args.len() != $n {
-                    return Err(arity_error($n, args.len()));
+                    return Err(label.count_error($n, args.len()));
                 }
-                (self)($(arg::<$a>(args, $i)?),*).into_ret()
+                (self)($(arg::<$a>(args, $i, label)?),*).into_ret()
+            }
+
+            fn param_types() -> Vec<std::borrow::Cow<'static, str>> {
+                vec![$(<$a as FromArg>::type_str()),*]
+            }
+
+            fn return_type() -> std::borrow::Cow<'static, str> {
+                <R as IntoRet>::type_str()
             }
 
             #[inline]

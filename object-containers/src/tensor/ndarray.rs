@@ -901,10 +901,16 @@ impl FromArg for NDArray {
     fn from_arg_quick(v: AnyView<'_>) -> Option<Self> {
         v.as_object_of::<NDArrayObj>().map(|o| NDArray(o.clone()))
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("ffi.Tensor")
+    }
 }
 impl IntoRet for NDArray {
     fn into_ret(self) -> Result<object_core::Any, object_core::Error> {
         Ok(object_core::Any::from(self))
+    }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("ffi.Tensor")
     }
 }
 impl FromRet for NDArray {

@@ -28,6 +28,18 @@ pub trait FromArg: Sized {
     fn from_arg_quick(v: AnyView<'_>) -> Option<Self> {
         Self::from_arg(v).ok()
     }
+
+    /// The parameter's type as a function's signature shows it (`int`, `str`,
+    /// `Optional[float]`, a type key such as `ffi.Array`); `Any` unless the type says.
+    ///
+    /// ```
+    /// use object_core::FromArg;
+    /// assert_eq!(i64::type_str(), "int");
+    /// assert_eq!(<Option<String>>::type_str(), "Optional[str]");
+    /// ```
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("Any")
+    }
 }
 
 /// A type a typed function can return.
@@ -38,6 +50,12 @@ pub trait IntoRet {
     ///
     /// The error a `Result` carried.
     fn into_ret(self) -> Result<Any, Error>;
+
+    /// The result's type as a function's signature shows it (see
+    /// [`FromArg::type_str`]); `Any` unless the type says.
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("Any")
+    }
 }
 
 /// A type a typed view can produce from a call's result.
@@ -53,11 +71,14 @@ pub trait FromRet: Sized {
 /// The plain values: converted from the view itself (no `Any` made), with a quick path
 /// through the view's accessor `$get` where there is one.
 macro_rules! via_view {
-    ($($t:ty $(=> $get:ident)?),*) => {$(
+    ($($t:ty : $name:literal $(=> $get:ident)?),*) => {$(
         impl FromArg for $t {
             #[inline]
             fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
                 <$t>::try_from(v)
+            }
+            fn type_str() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed($name)
             }
             $(
                 #[inline]
@@ -71,6 +92,9 @@ macro_rules! via_view {
             fn into_ret(self) -> Result<Any, Error> {
                 Ok(Any::from(self))
             }
+            fn type_str() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed($name)
+            }
         }
         impl FromRet for $t {
             #[inline]
@@ -81,19 +105,19 @@ macro_rules! via_view {
     )*};
 }
 via_view!(
-    i64 => as_int,
-    i32 => as_int,
-    u32 => as_int,
-    i16 => as_int,
-    u16 => as_int,
-    i8 => as_int,
-    u8 => as_int,
-    bool => as_bool,
-    f64 => as_float,
-    DataType,
-    Device,
-    std::string::String,
-    String
+    i64: "int" => as_int,
+    i32: "int" => as_int,
+    u32: "int" => as_int,
+    i16: "int" => as_int,
+    u16: "int" => as_int,
+    i8: "int" => as_int,
+    u8: "int" => as_int,
+    bool: "bool" => as_bool,
+    f64: "float" => as_float,
+    DataType: "DataType",
+    Device: "Device",
+    std::string::String: "str",
+    String: "str"
 );
 
 impl FromArg for Error {
@@ -131,6 +155,9 @@ impl IntoRet for () {
     fn into_ret(self) -> Result<Any, Error> {
         Ok(Any::NONE)
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("None")
+    }
 }
 impl FromRet for () {
     fn from_ret(v: Any) -> Result<Self, TypeError> {
@@ -141,16 +168,25 @@ impl IntoRet for &str {
     fn into_ret(self) -> Result<Any, Error> {
         Ok(Any::from(self))
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("str")
+    }
 }
 impl<T: ObjectType> FromArg for ObjectPtr<T> {
     #[inline]
     fn from_arg(v: AnyView<'_>) -> Result<Self, TypeError> {
         ObjectPtr::try_from(v)
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(T::TYPE_KEY)
+    }
 }
 impl<T: ObjectType> IntoRet for ObjectPtr<T> {
     fn into_ret(self) -> Result<Any, Error> {
         Ok(Any::from(self))
+    }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(T::TYPE_KEY)
     }
 }
 impl<T: ObjectType> FromRet for ObjectPtr<T> {
@@ -166,10 +202,16 @@ impl<T: FromArg> FromArg for Option<T> {
             T::from_arg(v).map(Some)
         }
     }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        format!("Optional[{}]", T::type_str()).into()
+    }
 }
 impl<T: IntoRet> IntoRet for Option<T> {
     fn into_ret(self) -> Result<Any, Error> {
         self.map_or(Ok(Any::NONE), IntoRet::into_ret)
+    }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        format!("Optional[{}]", T::type_str()).into()
     }
 }
 impl<T: FromRet> FromRet for Option<T> {
@@ -185,6 +227,9 @@ impl<T: IntoRet, E: Into<Error>> IntoRet for Result<T, E> {
     #[inline]
     fn into_ret(self) -> Result<Any, Error> {
         self.map_err(Into::into).and_then(IntoRet::into_ret)
+    }
+    fn type_str() -> std::borrow::Cow<'static, str> {
+        T::type_str()
     }
 }
 

@@ -358,8 +358,8 @@ pub fn finish_create<T: ObjectType>(
         .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
 }
 
-/// The error of an `#[object(opaque)]` type's `from_fields` (reached when it is the
-/// parent of a reflected type). Used by the derive.
+/// The [`NotCreatable`](super::ReflectErrorKind::NotCreatable) error of the type `key`
+/// (an `#[object(opaque)]` type's objects are not built from fields).
 pub fn not_creatable(key: &str) -> ReflectError {
     ReflectError::not_creatable(key)
 }
@@ -382,7 +382,8 @@ pub mod probe {
         ReflectError::not_creatable(core::any::type_name::<T>())
     }
 
-    /// Builds a parent; call `(&ParentProbe::<T>::new()).parent_from_fields(src)`.
+    /// A parent's table and structural kind for a child's derive
+    /// (`ParentProbe::<T>::FIELDS`, `ParentProbe::<T>::STRUCTURAL`).
     #[derive(Debug)]
     pub struct ParentProbe<T>(PhantomData<T>);
 

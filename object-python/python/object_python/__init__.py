@@ -41,6 +41,7 @@ from ._native import (
     list_globals,
     load_module,
     load_json_graph,
+    register_error,
     register_global,
     register_type,
     remove_global,
@@ -96,6 +97,7 @@ __all__ = [
     "load_module",
     "load_json_graph",
     "namespace",
+    "register_error",
     "register_global",
     "register_type",
     "remove_global",
@@ -147,12 +149,77 @@ class ObjectMeta(type):
 
 _native._set_metaclass(ObjectMeta)
 
+class _FunctionDoc:
+    """``f.__doc__``: a function's documentation (its signature's); on the class, the
+    class's own."""
+
+    def __init__(self, class_doc):
+        self._class_doc = class_doc
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self._class_doc
+        return obj._doc
+
+
 Array = type_class("ffi.Array")
 Map = type_class("ffi.Map")
 Function = type_class("ffi.Function")
+Function.__doc__ = _FunctionDoc(
+    "A packed function: called with positional and keyword arguments (bound by its "
+    "signature), ``inspect.signature(f)`` shows its parameters."
+)
 Module = type_class("ffi.Module")
 NDArray = type_class("ffi.Tensor")
 Shape = type_class("ffi.Shape")
+
+
+# Equality of the immutable containers by value, as tvm-ffi's Python package has it: an
+# Array equals an Array or any other sequence but str/bytes (a list, a tuple, a Shape)
+# with equal items in the same order, a Map equals a Map with equal entries (a Map and
+# a dict are not compared, as in tvm-ffi). Items compare with their own ``==``: numbers
+# and text by value, nested Arrays and Maps by value, other objects by identity (tvm-ffi
+# compares their fields here; ``structural_equal`` does that). Hashes follow: an Array's
+# is its tuple's, a Map's its items' frozenset's.
+def _array_eq(self, other):
+    if isinstance(other, (str, bytes, bytearray, _abc.Mapping)) or not isinstance(
+        other, _abc.Sequence
+    ):
+        return NotImplemented
+    if self is other:
+        return True
+    if len(self) != len(other):
+        return False
+    return all(a == b for a, b in zip(self, other))
+
+
+def _map_eq(self, other):
+    if not isinstance(other, MapBase):
+        return NotImplemented
+    if self is other:
+        return True
+    if len(self) != len(other):
+        return False
+    for k, v in self.items():
+        if k not in other or not other[k] == v:
+            return False
+    return True
+
+
+def _negated(eq):
+    def ne(self, other):
+        r = eq(self, other)
+        return r if r is NotImplemented else not r
+
+    return ne
+
+
+Array.__eq__ = _array_eq
+Array.__ne__ = _negated(_array_eq)
+Array.__hash__ = lambda self: hash(tuple(self))
+Map.__eq__ = _map_eq
+Map.__ne__ = _negated(_map_eq)
+Map.__hash__ = lambda self: hash(frozenset(self.items()))
 _abc.Sequence.register(ArrayBase)
 _abc.Sequence.register(ShapeBase)
 _abc.Mapping.register(MapBase)
