@@ -444,9 +444,11 @@ struct Cell {
 
 /// The run-time field table of a type registered with fields: the table every pass
 /// reads ([`TypeInfo::reflection`](crate::TypeInfo::reflection) returns it), the
-/// declared types of the run-time fields, and the layout of the type's objects (see
-/// the [module docs](self)). Made once, when the type is registered, and kept for the
-/// process ([`TypeInfo::runtime_fields`](crate::TypeInfo::runtime_fields)).
+/// declared types of the run-time fields, and the layout of the type's objects: the
+/// nearest Rust ancestor's struct, then one cell per run-time field (each held as the
+/// Rust type a derive struct would hold it in), with the table's address in the word
+/// before the object. Made once, when the type is registered, and kept for the process
+/// ([`TypeInfo::runtime_fields`](crate::TypeInfo::runtime_fields)).
 ///
 /// ```
 /// use object_core::reflection::{create, get_attr, FieldSpec, FieldType};
