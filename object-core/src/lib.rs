@@ -21,7 +21,7 @@
 //!   a generic visitor and a mutator that rebuilds only what changed.
 //!
 //! ```
-//! use object_core::{make_object, Object, ObjectPtr, ObjectRef};
+//! use object_core::{Object, ObjectRef};
 //!
 //! #[derive(Object)]
 //! #[repr(C)]
@@ -38,7 +38,7 @@
 //!     value: i64,
 //! }
 //!
-//! let e: ObjectRef = make_object(IntImm { base: Expr { base: Object::new() }, value: 7 }).into_object_ref();
+//! let e: ObjectRef = IntImm::new(7).into_object_ref();
 //! assert!(e.is::<Expr>());
 //! assert_eq!(e.downcast_ref::<IntImm>().map(|i| i.value), Some(7));
 //! assert_eq!(e.type_key(), "doc.IntImm");

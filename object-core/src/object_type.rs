@@ -393,7 +393,7 @@ where
 /// #[object(key = "doc.fields.Leaf", parent = Base)]
 /// struct Leaf { base: Base, value: i64 }
 ///
-/// let mut p = make_object(Leaf { base: Base { base: Object::new(), name: "a".into() }, value: 1 });
+/// let mut p = Leaf::new("a", 1);
 /// let fields = ObjectPtr::get_mut(&mut p).unwrap();
 /// *fields.value = 2;
 /// fields.base.name.push('b'); // the parent's projection

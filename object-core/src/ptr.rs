@@ -523,7 +523,7 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// #[object(key = "doc.ptr.Counter")]
     /// struct Counter { base: Object, n: u32 }
     ///
-    /// let mut a = make_object(Counter { base: Object::new(), n: 0 });
+    /// let mut a = Counter::new(0);
     /// *ObjectPtr::get_mut(&mut a).unwrap().n += 1;
     /// let b = a.clone();
     /// assert!(ObjectPtr::get_mut(&mut a).is_none()); // shared
@@ -660,7 +660,7 @@ impl<T: ObjectType> ObjectPtr<T> {
     /// #[object(key = "doc.ptr.Cell")]
     /// struct Cell { base: Object, value: i64 }
     ///
-    /// let mut a = make_object(Cell { base: Object::new(), value: 1 });
+    /// let mut a = Cell::new(1);
     /// let b = a.clone();
     /// *ObjectPtr::make_mut(&mut a).unwrap().value = 2; // copies: `b` is shared
     /// assert!(!ObjectPtr::ptr_eq(&a, &b));

@@ -25,8 +25,8 @@
 //! #[object(key = "docs.Add")]
 //! struct Add { base: Object, lhs: ObjectRef, rhs: ObjectRef, weight: f64 }
 //!
-//! let x: ObjectRef = make_object(Var { base: Object::new(), name: "x".into() }).into_object_ref();
-//! let sum = make_object(Add { base: Object::new(), lhs: x.clone(), rhs: x, weight: 0.5 });
+//! let x: ObjectRef = Var::new("x").into_object_ref();
+//! let sum = Add::new(x.clone(), x, 0.5);
 //! let text = to_json_graph(&Any::from(sum)).unwrap();
 //! assert_eq!(
 //!     text,

@@ -45,6 +45,7 @@
 //!             let [a, b]: [Any; 2] = items.collect::<Vec<_>>().try_into().map_err(|v: Vec<Any>| {
 //!                 BuiltinError::data(format!("a pair holds 2 items, not {}", v.len()))
 //!             })?;
+//!             // Built by hand: an `opaque` type has no generated constructor.
 //!             Ok(Any::from(make_object(Pair { base: Object::new(), items: [a, b] })))
 //!         }
 //!         other => Err(BuiltinError::wrong_shape(BuiltinShape::Items, &other)),
@@ -52,6 +53,7 @@
 //! };
 //!
 //! let pair = |a: i64, b: i64| {
+//!     // (By hand too: no constructor for an `opaque` type.)
 //!     make_object(Pair { base: Object::new(), items: [Any::from(a), Any::from(b)] })
 //!         .into_object_ref()
 //! };

@@ -29,7 +29,7 @@
 //!     y: f64,
 //! }
 //!
-//! let p: ObjectRef = make_object(Point { base: Object::new(), x: 3, y: 0.5 }).into_object_ref();
+//! let p: ObjectRef = Point::new(3, 0.5).into_object_ref();
 //! assert_eq!(field_names(&p), ["x", "y_coord"]);
 //! assert_eq!(get_attr(&p, "x").unwrap().as_int(), Some(3));
 //! assert!(get_attr(&p, "z").is_err());
@@ -116,7 +116,7 @@ pub(crate) use self::value::{
 ///         self.0.push(format!("{}={value:?}", field.name()));
 ///     }
 /// }
-/// let p = make_object(Pair { base: Object::new(), a: 7, b: true }).into_object_ref();
+/// let p = Pair::new(7, true).into_object_ref();
 /// let mut names = Names(Vec::new());
 /// visit_object_attrs(&p, &mut names);
 /// assert_eq!(names.0, ["a=7", "b=true"]);
@@ -148,7 +148,7 @@ pub fn visit_object_attrs(obj: &ObjectRef, v: &mut dyn AttrVisitor) {
 ///     cache: u64,
 /// }
 ///
-/// let l = make_object(Leaf { base: Base { base: Object::new(), id: 1 }, label: "a".into(), cache: 0 });
+/// let l = Leaf::new(1, "a"); // `cache`, skipped, is `Default::default()`
 /// assert_eq!(field_names(l.as_object_ref()), ["id", "text"]);
 /// ```
 pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
@@ -179,7 +179,7 @@ pub fn field_names(obj: &ObjectRef) -> Vec<&'static str> {
 /// #[object(key = "doc.attr.Point")]
 /// struct Point { base: Object, x: i64, big: u64 }
 ///
-/// let p = make_object(Point { base: Object::new(), x: 3, big: u64::MAX }).into_object_ref();
+/// let p = Point::new(3, u64::MAX).into_object_ref();
 /// assert_eq!(get_attr(&p, "x").unwrap().as_int(), Some(3));
 /// assert_eq!(get_attr(&p, "z").unwrap_err().kind(), ReflectErrorKind::NoSuchField);
 /// assert_eq!(get_attr(&p, "big").unwrap_err().kind(), ReflectErrorKind::OutOfRange);
@@ -211,7 +211,7 @@ pub fn get_attr(obj: &ObjectRef, name: &str) -> Result<Any, ReflectError> {
 /// #[object(key = "doc.field.Pair")]
 /// struct Pair { base: Object, a: i64, b: bool }
 ///
-/// let p = make_object(Pair { base: Object::new(), a: 1, b: true }).into_object_ref();
+/// let p = Pair::new(1, true).into_object_ref();
 /// let values: Vec<_> = p
 ///     .type_info()
 ///     .reflection()
@@ -253,8 +253,8 @@ pub fn get_field(obj: &ObjectRef, field: &FieldInfo) -> Result<Any, ReflectError
 /// #[object(key = "doc.field_ref.Pair")]
 /// struct Pair { base: Object, n: i64, next: Option<ObjectPtr<Pair>> }
 ///
-/// let tail = make_object(Pair { base: Object::new(), n: 2, next: None });
-/// let head = make_object(Pair { base: Object::new(), n: 1, next: Some(tail.clone()) });
+/// let tail = Pair::new(2, None);
+/// let head = Pair::new(1, Some(tail.clone()));
 /// let head = head.into_object_ref();
 /// let refl = head.type_info().reflection();
 ///
@@ -291,7 +291,7 @@ pub fn field_ref<'a>(obj: &'a ObjectRef, field: &FieldInfo) -> Result<ValueRef<'
 /// struct Point { base: Object, x: i64, y: i64 }
 ///
 /// let points: Vec<ObjectRef> = (0..3)
-///     .map(|i| make_object(Point { base: Object::new(), x: i, y: 10 * i }).into_object_ref())
+///     .map(|i| Point::new(i, 10 * i).into_object_ref())
 ///     .collect();
 /// let reader = FieldReader::new(points[0].type_info());
 /// let y = reader.type_info().reflection().fields().iter().position(|f| f.name() == "y").unwrap();

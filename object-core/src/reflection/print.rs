@@ -87,7 +87,7 @@ impl fmt::Write for Sink {
 /// struct Pair { base: Object, a: ObjectRef, b: ObjectRef }
 ///
 /// let shared: ObjectRef = make_object(Object::new());
-/// let p = make_object(Pair { base: Object::new(), a: shared.clone(), b: shared });
+/// let p = Pair::new(shared.clone(), shared);
 /// assert_eq!(format!("{p:?}"), "doc.print.Pair { a: ffi.Object #1, b: #1 }");
 /// ```
 pub fn debug_object(obj: &ObjectRef, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -203,6 +203,7 @@ fn reach(addr: usize) -> Reach {
 ///     }
 /// }
 ///
+/// // By hand: an `opaque` type (a `Mutex` field) has no generated constructor.
 /// let bag = make_object(Bag { base: Object::new(), items: Mutex::new(vec![Any::from(1)]) });
 /// bag.items.lock().unwrap().push(Any::from(bag.clone()));
 /// assert_eq!(format!("{bag:?}"), "doc.print.Bag #1 [1, #1]");

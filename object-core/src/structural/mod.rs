@@ -184,14 +184,9 @@
 //!     body: ObjectPtr<Expr>,
 //! }
 //!
-//! let e = || Expr { base: Object::new() };
-//! let var = |n: &str| make_object(Var { base: e(), name: n.into() }).upcast::<Expr>();
-//! let add = |a: &ObjectPtr<Expr>, b: &ObjectPtr<Expr>| {
-//!     make_object(Add { base: e(), lhs: a.clone(), rhs: b.clone() }).upcast::<Expr>()
-//! };
-//! let lam = |p: &ObjectPtr<Expr>, b: ObjectPtr<Expr>| {
-//!     make_object(Lambda { base: e(), param: p.clone(), body: b }).upcast::<Expr>()
-//! };
+//! let var = |n: &str| Var::new(n).upcast::<Expr>();
+//! let add = |a: &ObjectPtr<Expr>, b: &ObjectPtr<Expr>| Add::new(a.clone(), b.clone()).upcast::<Expr>();
+//! let lam = |p: &ObjectPtr<Expr>, b: ObjectPtr<Expr>| Lambda::new(p.clone(), b).upcast::<Expr>();
 //!
 //! let (x, y, z) = (var("x"), var("y"), var("z"));
 //! let f = lam(&x, add(&x, &z)); // fn(x) { x + z }
@@ -533,7 +528,7 @@ impl<T: FieldValue + fmt::Debug> fmt::Debug for StructuralKey<T> {
 /// struct Add { base: Object, lhs: Option<ObjectRef>, rhs: Option<ObjectRef> }
 ///
 /// let add = |l: Option<&ObjectRef>, r: Option<&ObjectRef>| {
-///     make_object(Add { base: Object::new(), lhs: l.cloned(), rhs: r.cloned() }).into_object_ref()
+///     Add::new(l.cloned(), r.cloned()).into_object_ref()
 /// };
 /// let leaf = add(None, None);
 /// let inner = add(Some(&leaf), Some(&leaf));

@@ -64,13 +64,9 @@ const HEADROOM: usize = 256;
 /// names.set_dispatch::<Add>(|_| "add".to_string());
 /// names.set_dispatch::<Expr>(|e| format!("some expr ({})", e.type_key()));
 ///
-/// let one = make_object(Int { base: Expr { base: Object::new() }, value: 1 }).into_object_ref();
-/// let add = make_object(Add {
-///     base: Expr { base: Object::new() },
-///     lhs: one.clone().downcast().unwrap(),
-///     rhs: one.clone().downcast().unwrap(),
-/// })
-/// .into_object_ref();
+/// let int = Int::new(1);
+/// let add = Add::new(int.clone(), int.clone()).into_object_ref();
+/// let one = int.into_object_ref();
 ///
 /// assert_eq!(names.dispatch(&add).unwrap()(&add), "add");
 /// // `Int` has no entry: its parent's applies.

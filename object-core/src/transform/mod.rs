@@ -61,11 +61,10 @@
 //!         if node.is::<Neg>() {
 //!             return Ok(None);
 //!         }
-//!         Ok(Some(make_object(Stmt { base: Object::new() }).into_object_ref()))
+//!         Ok(Some(Stmt::new().into_object_ref()))
 //!     }
 //! }
-//! let leaf = make_object(Expr { base: Object::new() });
-//! let e = make_object(Neg { base: Expr { base: Object::new() }, arg: leaf }).into_object_ref();
+//! let e = Neg::new(Expr::new()).into_object_ref();
 //! let err = mutate(&e, &mut Bad).unwrap_err();
 //! assert_eq!(err.kind(), TransformErrorKind::WrongChildType);
 //! assert_eq!((err.type_key(), err.field()), ("doc.tr.Neg", Some("arg")));

@@ -285,13 +285,6 @@ pub enum ChildStep {
 /// #[object(key = "doc.mut.Add", parent = Expr)]
 /// struct Add { base: Expr, lhs: ObjectPtr<Expr>, rhs: ObjectPtr<Expr> }
 ///
-/// fn int(v: i64) -> ObjectPtr<Expr> {
-///     make_object(Int { base: Expr { base: Object::new() }, value: v }).upcast()
-/// }
-/// fn add(l: ObjectPtr<Expr>, r: ObjectPtr<Expr>) -> ObjectPtr<Expr> {
-///     make_object(Add { base: Expr { base: Object::new() }, lhs: l, rhs: r }).upcast()
-/// }
-///
 /// // Constant folding: after the children are folded, an `Add` of two `Int`s is an `Int`.
 /// struct Fold;
 /// impl Rewriter for Fold {
@@ -299,14 +292,14 @@ pub enum ChildStep {
 ///     fn post(&mut self, node: ObjectRef, _: &ObjectRef) -> Result<ObjectRef, TransformError> {
 ///         if let Some(a) = node.downcast_ref::<Add>() {
 ///             if let (Some(l), Some(r)) = (a.lhs.downcast_ref::<Int>(), a.rhs.downcast_ref::<Int>()) {
-///                 return Ok(int(l.value + r.value).into_object_ref());
+///                 return Ok(Int::new(l.value + r.value).into_object_ref());
 ///             }
 ///         }
 ///         Ok(node)
 ///     }
 /// }
 ///
-/// let e = add(int(1), add(int(2), int(3))).into_object_ref();
+/// let e = Add::new(Int::new(1), Add::new(Int::new(2), Int::new(3))).into_object_ref();
 /// let folded = mutate(&e, &mut Fold).unwrap();
 /// assert_eq!(folded.downcast_ref::<Int>().map(|i| i.value), Some(6));
 ///
@@ -728,20 +721,16 @@ type MemoHook<S> = Box<dyn Fn(&S, &ObjectRef) -> bool + Send + Sync>;
 /// #[object(key = "doc.table.Neg", parent = Expr)]
 /// struct Neg { base: Expr, arg: ObjectPtr<Expr> }
 ///
-/// fn var(n: &str) -> ObjectPtr<Expr> {
-///     make_object(Var { base: Expr { base: Object::new() }, name: n.into() }).upcast()
-/// }
-///
 /// // Rename `x` to `y`, counting the renames in the state.
 /// let mut t: RewriteTable<usize> = RewriteTable::new();
 /// t.post::<Var>(|count, v, _| {
 ///     if v.name == "x" {
 ///         *count += 1;
-///         return Ok(var("y").into_object_ref());
+///         return Ok(Var::new("y").into_object_ref());
 ///     }
 ///     Ok(v.into_object_ref())
 /// });
-/// let e = make_object(Neg { base: Expr { base: Object::new() }, arg: var("x") }).into_object_ref();
+/// let e = Neg::new(Var::new("x")).into_object_ref();
 /// let mut renamed = 0;
 /// let out = t.run(&e, &mut renamed).unwrap();
 /// assert_eq!(renamed, 1);

@@ -121,7 +121,7 @@ impl<F: FnMut(&ObjectRef) -> Walk> Visitor for F {
 /// struct Pair { base: Object, a: ObjectRef, n: i64, b: Option<ObjectRef> }
 ///
 /// let leaf = make_object(Object::new());
-/// let p = make_object(Pair { base: Object::new(), a: leaf.clone(), n: 1, b: None }).into_object_ref();
+/// let p = Pair::new(leaf.clone(), 1, None).into_object_ref();
 /// let mut n = 0;
 /// for_each_child(&p, |c| {
 ///     assert!(ObjectPtr::ptr_eq(c, &leaf));
@@ -182,7 +182,7 @@ pub fn for_each_child_field(obj: &ObjectRef, mut f: impl FnMut(ChildField, &Obje
 ///
 /// let x = make_object(Object::new());
 /// // `x` is shared: it is visited once.
-/// let sum = make_object(Add { base: Object::new(), lhs: x.clone(), rhs: x.clone() }).into_object_ref();
+/// let sum = Add::new(x.clone(), x.clone()).into_object_ref();
 /// let mut keys = Vec::new();
 /// let finished = walk(&sum, &mut |n: &ObjectRef| {
 ///     keys.push(n.type_key());
