@@ -65,18 +65,19 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         quote!(#private::Succ<<#parent as #krate::ObjectType>::Depth>),
         parent_span,
     );
-    let parent_not_final = respan(
-        quote! { fn __parent_is_not_final() where #parent: #krate::NonFinal {} },
-        parent_span,
-    );
+    // The three checks a where clause makes, in one function (each predicate spanned at
+    // the token to fix): the struct is `Send + Sync` (first, so that its explanation
+    // leads the errors about it), the parent is not `final`, the first field is the
+    // parent.
+    let thread_safe = respan(quote!(#name: #private::ThreadSafe), name.span());
+    let parent_not_final = respan(quote!(#parent: #krate::NonFinal), parent_span);
     let first_is_parent = respan(
-        quote! { fn __first_field_is_parent() where #first_ty: #private::FirstFieldIs<#parent> {} },
+        quote!(#first_ty: #private::FirstFieldIs<#parent>),
         first_ty.span(),
     );
-    let thread_safe = respan(
-        quote! { fn __object_is_thread_safe() where #name: #private::ThreadSafe {} },
-        name.span(),
-    );
+    let checks = quote! {
+        fn __object_checks() where #thread_safe, #parent_not_final, #first_is_parent {}
+    };
     let non_final = if is_final {
         quote!()
     } else {
@@ -123,8 +124,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     quote! {
         #[allow(non_camel_case_types, non_snake_case, dead_code, missing_docs, missing_debug_implementations, clippy::needless_lifetimes)]
         const _: () = {
-            // First, so that its explanation leads the errors about `Send + Sync`.
-            #thread_safe
+            #checks
 
             static __REGISTRATION: #private::TypeRegistration = #private::TypeRegistration {
                 key: #key,
@@ -170,8 +170,6 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
 
             #non_final
 
-            #parent_not_final
-            #first_is_parent
             const _: () = #private::assert_first_field(::core::mem::offset_of!(#name, #first_ident));
 
             // Named as `<#name as FieldsMut>::Mut<'a>` (the projection is reached only
@@ -416,7 +414,7 @@ fn reflection(
         );
         name_checks.push(respan(
             quote! {
-                const _: () = ::core::assert!(
+                ::core::assert!(
                     !#private::has_reflected_field(#parent_fields, #field_name),
                     #message
                 );
@@ -436,7 +434,7 @@ fn reflection(
             // hold objects (or `Any`). Checked in a constant, spanned at `def`.
             name_checks.push(respan(
                 quote! {
-                    const _: () = ::core::assert!(
+                    ::core::assert!(
                         #private::can_define(<#ty as #refl::FieldValue>::KIND),
                         "`#[object(def)]` needs a field that can hold objects (variables, or containers or nodes holding them), which this field's type cannot"
                     );
@@ -534,7 +532,10 @@ fn reflection(
         const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
         const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =
             #private::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
-        #(#name_checks)*
+        // The fields' own checks, one constant (each assertion spanned at its field).
+        const _: () = {
+            #(#name_checks)*
+        };
 
         // SAFETY: `FIELDS` is the parent's table (the parent's part of this type, at
         // offset 0) followed by this type's own fields at their `offset_of!` offsets.
