@@ -155,6 +155,13 @@ fn types() {
                 .fields(vec![FieldSpec::new("name", FieldType::Str)]),
         )
         .unwrap();
+        // Over a Rust type with a `Drop` of its own. (Its default string is an object
+        // that lives for the process: made here, before any test's leak check.)
+        register_type(&TypeSpec::new("rtf.Owned", "rtf.Owner").fields(vec![
+            FieldSpec::new("n", FieldType::Int),
+            FieldSpec::new("s", FieldType::Str).default("a string too long to be inline"),
+        ]))
+        .unwrap();
         register_type(
             &TypeSpec::new("rtf.Circle", "rtf.Shape")
                 .final_type(true)
@@ -772,15 +779,6 @@ fn registration_and_construction_from_many_threads() {
 #[test]
 fn the_rust_ancestors_own_drop_runs_once_per_run_time_object() {
     types();
-    // (Before the leak check: the default lives for the process.)
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        register_type(&TypeSpec::new("rtf.Owned", "rtf.Owner").fields(vec![
-            FieldSpec::new("n", FieldType::Int),
-            FieldSpec::new("s", FieldType::Str).default("a string too long to be inline"),
-        ]))
-        .unwrap();
-    });
     let _leaks = LeakCheck::new();
     let make = || {
         create(
