@@ -22,7 +22,7 @@ use object_core::{Any, Error, ErrorKind, ObjectRef};
 
 const PROGRAM: &str = "
 (fn demo (n m)
-  (let k (* 4 (+ 2 3))                          ; folds to 20
+  (let k (* 4 (+ 2 3))                          ; folds to 20, substituted
     (seq
       (store out (+ n k) (/ m 0))               ; division by zero: not folded
       (let unused (+ n 1)                       ; never used: removed
@@ -90,12 +90,16 @@ fn the_types_come_from_the_plugin() {
     );
     for key in [
         "frontend.Expr",
-        "frontend.BinaryOp",
-        "frontend.Add",
+        "frontend.Binary",
+        "frontend.TensorImm",
         "frontend.Stmt",
         "frontend.Function",
     ] {
         assert!(type_index_of(key).is_ok(), "{key} registered by the load");
+    }
+    // One node type for every operator: the operator is an enum field.
+    for gone in ["frontend.BinaryOp", "frontend.Add"] {
+        assert!(type_index_of(gone).is_err(), "{gone} is no type any more");
     }
     let m = module();
     assert_eq!(m.name(), "frontend");
@@ -132,9 +136,14 @@ fn parse_read_fields_run_passes_print_save_and_load() {
     assert_eq!(body.type_key(), "frontend.LetStmt");
     assert!(is(&body, "frontend.Stmt") && !is(&body, "frontend.Expr"));
     let k = object(field(&body, "value"));
-    assert_eq!(k.type_key(), "frontend.Mul");
-    assert!(is(&k, "frontend.BinaryOp") && is(&k, "frontend.Expr"));
+    assert_eq!(k.type_key(), "frontend.Binary");
+    assert!(is(&k, "frontend.Expr"));
+    // The operator, an enum field: its value (`BinOpKind::Mul as i64`), and its name
+    // in the printer and the JSON graph.
+    assert_eq!(field(&k, "op"), Any::from(2));
+    assert!(format!("{k:?}").contains("op: Mul"), "{k:?}");
     assert_eq!(field(&object(field(&k, "lhs")), "value"), Any::from(4));
+    assert_eq!(object(field(&k, "rhs")).type_key(), "frontend.Binary");
     // A use of a variable is its binder: the very same object as the parameter.
     let seq = object(field(&body, "body"));
     let seq: Array<ObjectRef> = Array::try_from(field(&seq, "seq")).unwrap();
@@ -171,12 +180,12 @@ fn parse_read_fields_run_passes_print_save_and_load() {
     assert_eq!(
         stages,
         [
-            "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) \
-             (let unused (+ n 1) (eval (+ (* (+ n m) k) (* (+ n m) k)))))))",
-            "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) \
-             (let unused (+ n 1) (eval (let _t0 (+ n m) (let _t1 (* _t0 k) (+ _t1 _t1))))))))",
-            "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) \
-             (eval (let _t0 (+ n m) (let _t1 (* _t0 k) (+ _t1 _t1)))))))",
+            "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) \
+             (let unused (+ n 1) (eval (+ (* (+ n m) 20) (* (+ n m) 20))))))",
+            "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) \
+             (let unused (+ n 1) (eval (let _t0 (+ n m) (let _t1 (* _t0 20) (+ _t1 _t1)))))))",
+            "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) \
+             (eval (let _t0 (+ n m) (let _t1 (* _t0 20) (+ _t1 _t1))))))",
         ]
     );
     // A pass that changes nothing returns the very same program.
@@ -198,6 +207,7 @@ fn parse_read_fields_run_passes_print_save_and_load() {
     // Saved as a JSON graph and loaded back: a new, structurally equal program.
     let json = call(&m, "to_json", [Any::from(g.clone())]).unwrap();
     assert!(text(json.clone()).contains("frontend.Function"));
+    assert!(text(json.clone()).contains("\"Mul\""), "operators by name");
     let loaded = object(call(&m, "from_json", [json]).unwrap());
     assert!(!ObjectRef::ptr_eq(&loaded, &g));
     assert!(structural_equal(&loaded, &g));

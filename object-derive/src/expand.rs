@@ -507,6 +507,7 @@ fn reflection(
         }
         None => quote!(::core::option::Option::None),
     };
+    let own_count = own.len();
     let debug_entry = if opaque || custom_debug {
         quote!(#private::debug_entry::<#name>)
     } else {
@@ -528,10 +529,6 @@ fn reflection(
     quote! {
         #(#defaults)*
 
-        const __OWN_FIELDS: &[#refl::FieldInfo] = &[#(#own,)*];
-        const __FIELD_COUNT: usize = #parent_fields.len() + __OWN_FIELDS.len();
-        const __ALL_FIELDS: [#refl::FieldInfo; __FIELD_COUNT] =
-            #private::concat_fields::<__FIELD_COUNT>(#parent_fields, __OWN_FIELDS);
         // The fields' own checks, one constant (each assertion spanned at its field).
         const _: () = {
             #(#name_checks)*
@@ -541,7 +538,11 @@ fn reflection(
         // offset 0) followed by this type's own fields at their `offset_of!` offsets.
         #[automatically_derived]
         unsafe impl #refl::Reflect for #name {
-            const FIELDS: &'static [#refl::FieldInfo] = &__ALL_FIELDS;
+            const FIELDS: &'static [#refl::FieldInfo] =
+                &#private::concat_fields::<{ #parent_fields.len() + #own_count }>(
+                    #parent_fields,
+                    &[#(#own,)*],
+                );
             const STRUCTURAL: #krate::structural::StructuralKind = #kind;
         }
 

@@ -34,7 +34,7 @@ fe = op.load_module(PLUGIN) if PLUGIN is not None else None
 
 PROGRAM = """
 (fn demo (n m)
-  (let k (* 4 (+ 2 3))                          ; folds to 20
+  (let k (* 4 (+ 2 3))                          ; folds to 20, substituted
     (seq
       (store out (+ n k) (/ m 0))               ; division by zero: not folded
       (let unused (+ n 1)                       ; never used: removed
@@ -42,12 +42,12 @@ PROGRAM = """
 """
 
 STAGES = {
-    "fold_constants": "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) "
-    "(let unused (+ n 1) (eval (+ (* (+ n m) k) (* (+ n m) k)))))))",
-    "cse": "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) "
-    "(let unused (+ n 1) (eval (let _t0 (+ n m) (let _t1 (* _t0 k) (+ _t1 _t1))))))))",
-    "eliminate_dead_lets": "(fn demo (n m) (let k 20 (seq (store out (+ n k) (/ m 0)) "
-    "(eval (let _t0 (+ n m) (let _t1 (* _t0 k) (+ _t1 _t1)))))))",
+    "fold_constants": "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) "
+    "(let unused (+ n 1) (eval (+ (* (+ n m) 20) (* (+ n m) 20))))))",
+    "cse": "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) "
+    "(let unused (+ n 1) (eval (let _t0 (+ n m) (let _t1 (* _t0 20) (+ _t1 _t1)))))))",
+    "eliminate_dead_lets": "(fn demo (n m) (seq (store out (+ n 20) (/ m 0)) "
+    "(eval (let _t0 (+ n m) (let _t1 (* _t0 20) (+ _t1 _t1))))))",
 }
 
 
@@ -58,7 +58,9 @@ def ns():
 def test_the_types_come_from_the_plugin():
     assert KNOWN_BEFORE == [], "the extension itself ships no front-end types"
     keys = set(op.type_keys())
-    assert {"frontend.Expr", "frontend.BinaryOp", "frontend.Add", "frontend.Function"} <= keys
+    assert {"frontend.Expr", "frontend.Binary", "frontend.TensorImm", "frontend.Function"} <= keys
+    assert "frontend.Add" not in keys  # one node type for every operator
+    assert "frontend.BinOpKind" in op.enum_keys()
     assert isinstance(fe, op.Module)
     assert fe.name == "frontend"
     assert fe.functions() == sorted(
@@ -87,9 +89,13 @@ def test_parse_read_fields_run_passes_print_save_and_load(tmp_path):
     body = f.body
     assert type(body) is t.LetStmt and isinstance(body, t.Stmt) and not isinstance(body, t.Expr)
     k = body.value
-    assert type(k).__mro__[:4] == (t.Mul, t.BinaryOp, t.Expr, op.Object)
-    assert isinstance(k, t.BinaryOp) and isinstance(k, t.Expr) and isinstance(k, op.Object)
-    assert k.lhs.value == 4 and type(k.rhs) is t.Add
+    assert type(k).__mro__[:3] == (t.Binary, t.Expr, op.Object)
+    assert isinstance(k, t.Expr) and isinstance(k, op.Object)
+    # The operator is an enum field: an IntEnum member.
+    BinOpKind = op.enum_class("frontend.BinOpKind")
+    assert t.BinOpKind is BinOpKind and t.Binary.op.enum is BinOpKind
+    assert k.op is BinOpKind.Mul and k.op.name == "Mul"
+    assert k.lhs.value == 4 and type(k.rhs) is t.Binary and k.rhs.op is BinOpKind.Add
     store = body.body.seq[0]
     assert type(store) is t.Store and store.buffer == "out"
     assert store.index.lhs == f.params[0]  # a use of a variable is its binder (identity)
@@ -132,11 +138,26 @@ def test_programs_compare_up_to_renaming():
 def test_a_program_built_in_python_goes_through_the_passes():
     t = ns()
     x = t.Var(name="x")
-    six = t.Mul(lhs=t.IntImm(value=2), rhs=t.IntImm(value=3))
-    f = t.Function(name="h", params=[x], body=t.Evaluate(value=t.Add(lhs=six, rhs=x)))
+    # The operator by member, by name or by value.
+    six = t.Binary(op=t.BinOpKind.Mul, lhs=t.IntImm(value=2), rhs=t.IntImm(value=3))
+    body = t.Evaluate(value=t.Binary(op="Add", lhs=six, rhs=x))
+    f = t.Function(name="h", params=[x], body=body)
     assert fe.print(f) == "(fn h (x) (eval (+ (* 2 3) x)))"
     assert fe.print(fe.run_pass("fold_constants", f)) == "(fn h (x) (eval (+ 6 x)))"
     assert op.structural_equal(f, fe.parse("(fn h (y) (eval (+ (* 2 3) y)))"))
+    assert not op.structural_equal(f, fe.parse("(fn h (y) (eval (- (* 2 3) y)))"))
+    lt = t.Binary(op=int(t.BinOpKind.Lt), lhs=x, rhs=x)
+    assert lt.op is t.BinOpKind.Lt and fe.print(lt) == "(< x x)"
+
+
+def test_tensor_constants():
+    t = ns()
+    f = fe.parse("(fn f (x) (eval (call g (tensor (2 2) 1 0.5 -2 0.25) x)))")
+    tensor = f.body.value.args[0]
+    assert type(tensor) is t.TensorImm
+    assert fe.print(tensor) == "(tensor (2 2) 1 0.5 -2 0.25)"
+    back = fe.from_json(fe.to_json(f))
+    assert op.structural_equal(back, f) and fe.print(back) == fe.print(f)
 
 
 def test_the_globals_are_the_module_functions():
@@ -182,7 +203,7 @@ def test_a_deep_program_crosses_without_recursion():
     e = f.body.value
     for _ in range(3):
         e = e.rhs
-    assert type(e) is ns().Add
+    assert type(e) is ns().Binary and e.op.name == "Add"
     assert fe.print(fe.from_json(fe.to_json(f))) == src
     del f, e  # the last references go from Python: freed without recursion too
 

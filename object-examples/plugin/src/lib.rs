@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Loading it registers the IR's node types (`frontend.Function`, `frontend.Expr`,
-//! `frontend.Add`, …: the `#[derive(Object)]` types of [`object_ir`]) in the host's
+//! `frontend.Binary`, …: the `#[derive(Object)]` types of [`object_ir`]) and its enum
+//! `frontend.BinOpKind` (a `Binary`'s `op`: an `IntEnum` in Python) in the host's
 //! registry (the plugin *adopts* the host's: see `object_capi::plugin`), so the host
 //! reads their fields by reflection and its `is`/`isinstance` checks see their bases.
 //! The module is named [`MODULE_NAME`] (`frontend`); each of its functions is also a
@@ -39,7 +40,7 @@ use std::sync::OnceLock;
 
 use object_capi::export_plugin;
 use object_containers::{register_global_override, Array, Function, Module};
-use object_core::{Error, ObjectPtr, ObjectRef};
+use object_core::{Error, ObjectRef};
 use object_examples::frontend::object_ir::{self, ObjectBuilder};
 
 pub use object_examples::frontend::object_ir::Function as Program;
@@ -48,7 +49,7 @@ pub use object_examples::frontend::object_ir::Function as Program;
 pub const MODULE_NAME: &str = "frontend";
 
 /// A pass: a program in, a program out (unchanged parts shared).
-pub type Pass = fn(&ObjectPtr<Program>) -> ObjectPtr<Program>;
+pub type Pass = fn(&Program) -> Program;
 
 /// The passes [`run_pass`] knows, by name, in the order a pipeline runs them.
 pub const PASSES: &[(&str, Pass)] = &[
@@ -62,7 +63,7 @@ pub const PASSES: &[(&str, Pass)] = &[
 /// # Errors
 ///
 /// A `ValueError` whose message is `parse error at LINE:COLUMN: what`.
-pub fn parse(text: &str) -> Result<ObjectPtr<Program>, Error> {
+pub fn parse(text: &str) -> Result<Program, Error> {
     object_examples::frontend::parse(text, &mut ObjectBuilder)
         .map_err(|e| Error::value_error(format!("parse error at {e}")))
 }
@@ -86,7 +87,7 @@ pub fn passes() -> Array<object_core::String> {
 /// # Errors
 ///
 /// A `ValueError` naming the known passes if there is no pass of that name.
-pub fn run_pass(name: &str, program: &ObjectPtr<Program>) -> Result<ObjectPtr<Program>, Error> {
+pub fn run_pass(name: &str, program: &Program) -> Result<Program, Error> {
     match PASSES.iter().find(|(n, _)| *n == name) {
         Some((_, pass)) => Ok(pass(program)),
         None => {
@@ -104,7 +105,7 @@ pub fn run_pass(name: &str, program: &ObjectPtr<Program>) -> Result<ObjectPtr<Pr
 /// # Errors
 ///
 /// The graph writer's error (none for a program of the front-end's types).
-pub fn to_json(program: &ObjectPtr<Program>) -> Result<String, Error> {
+pub fn to_json(program: &Program) -> Result<String, Error> {
     object_ir::save_json(program).map_err(json_error)
 }
 
@@ -114,7 +115,7 @@ pub fn to_json(program: &ObjectPtr<Program>) -> Result<String, Error> {
 ///
 /// The graph reader's error (kind and message) for bad text; a `TypeError` if the
 /// graph's root is not a `frontend.Function`.
-pub fn from_json(text: &str) -> Result<ObjectPtr<Program>, Error> {
+pub fn from_json(text: &str) -> Result<Program, Error> {
     object_ir::load_json(text).map_err(json_error)
 }
 
@@ -146,13 +147,10 @@ pub fn functions() -> Vec<(&'static str, Function)> {
         f("parse", |text: object_core::String| parse(text.as_str())),
         f("print", |node: ObjectRef| print(&node)),
         f("passes", passes),
-        f(
-            "run_pass",
-            |name: object_core::String, program: ObjectPtr<Program>| {
-                run_pass(name.as_str(), &program)
-            },
-        ),
-        f("to_json", |program: ObjectPtr<Program>| to_json(&program)),
+        f("run_pass", |name: object_core::String, program: Program| {
+            run_pass(name.as_str(), &program)
+        }),
+        f("to_json", |program: Program| to_json(&program)),
         f("from_json", |text: object_core::String| {
             from_json(text.as_str())
         }),

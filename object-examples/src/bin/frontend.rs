@@ -6,6 +6,7 @@
 //! Run it with `cargo run --release -p object-examples --bin frontend`.
 
 use object_core::structural::structural_equal;
+use object_core::TypedRef;
 use object_examples::frontend::{enum_ir, object_ir, parse};
 
 const SAMPLE: &str = "
@@ -19,11 +20,7 @@ const SAMPLE: &str = "
       (eval (let x 1 (let x (+ x n) (* x x))))))) ; shadowing
 ";
 
-fn stage(
-    name: &str,
-    e: &enum_ir::Function,
-    o: &object_core::ObjectPtr<object_ir::Function>,
-) -> Result<(), String> {
+fn stage(name: &str, e: &enum_ir::Function, o: &object_ir::Function) -> Result<(), String> {
     let (pe, po) = (enum_ir::print(e), object_ir::print(o));
     println!("{name:>10}: {po}");
     if pe != po {
@@ -53,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let again = object_ir::fold_constants(&object_ir::eliminate_dead_lets(&o));
     println!(
         "running fold and dead-let again changes nothing: the very same object comes back: {}",
-        object_core::ObjectPtr::ptr_eq(&again, &o)
+        again.same_as(&o)
     );
 
     let json = object_ir::save_json(&o)?;

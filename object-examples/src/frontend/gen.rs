@@ -6,7 +6,15 @@
 //! expressions mix constant-only subtrees (for folding, including divisions by zero,
 //! which must stay), subexpressions repeated verbatim within a statement (for CSE),
 //! `let`s whose variable is never used (for dead-let elimination, some of them in
-//! chains), and shadowed names (every expression-level `let` binds `y`).
+//! chains), `let`s of constants (substituted by folding), shadowed names (every
+//! expression-level `let` binds `y`), and small `f32` tensor constants (`(tensor (2 2)
+//! …)`, a few percent of the leaves).
+//!
+//! Each block binds a new variable `xI`, so a program has one variable per block: some
+//! 12,000 in a 1,000,000-node program. Leaves mostly use the last few (so older ones
+//! often end up dead), and one variable leaf in eight any of them: the `let`-free
+//! expressions that CSE keys hold thousands of distinct free variables in all, which
+//! is what keeps structural keys from colliding, or not.
 //!
 //! The generator recurses only into single expressions, whose depth it bounds by
 //! [`MAX_EXPR_DEPTH`]; the nesting of the program itself is written iteratively.
@@ -130,7 +138,9 @@ impl Gen {
     }
 
     fn leaf(&mut self, consts: bool) -> (Piece, bool) {
-        let text = if consts || self.rng.chance(40) {
+        let text = if !consts && self.rng.chance(3) {
+            self.tensor()
+        } else if consts || self.rng.chance(40) {
             (self.rng.below(12) as i64 - 2).to_string()
         } else if self.locals > 0 && self.rng.chance(40) {
             return (
@@ -141,12 +151,31 @@ impl Gen {
                 true,
             );
         } else {
-            // Mostly recent variables, so older ones often end up dead.
+            // Mostly recent variables, so older ones often end up dead; sometimes any.
             let n = self.vars.len() as u64;
-            let back = self.rng.below(n.min(6));
+            let back = if self.rng.chance(12) {
+                self.rng.below(n)
+            } else {
+                self.rng.below(n.min(6))
+            };
             self.vars[(n - 1 - back) as usize].clone()
         };
         (Piece { text, nodes: 1 }, false)
+    }
+
+    /// A small tensor constant: 2, 4 or 6 values, multiples of 1/4.
+    fn tensor(&mut self) -> String {
+        let shape: &[i64] = match self.rng.below(3) {
+            0 => &[2],
+            1 => &[2, 2],
+            _ => &[2, 3],
+        };
+        let data: Vec<f32> = (0..shape.iter().product::<i64>())
+            .map(|_| (self.rng.below(33) as f32 - 16.0) * 0.25)
+            .collect();
+        let mut text = String::new();
+        super::syntax::write_tensor(&mut text, shape, &data);
+        text
     }
 
     fn top_expr(&mut self) -> String {

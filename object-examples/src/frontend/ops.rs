@@ -1,8 +1,27 @@
 //! The binary operators both implementations share: their text symbols and their
 //! constant-folding arithmetic (one definition, so the two versions cannot disagree).
+//!
+//! The object IR holds it as an enum field of its one `frontend.Binary` node
+//! (`#[derive(ObjectEnum)]`: stored in place, compared and hashed by value, written to
+//! the JSON graph by name, an `IntEnum` in Python); the enum IR holds it in
+//! `ExprNode::Binary` with the derived `Hash`/`Eq` and serde's derives.
+
+use object_core::ObjectEnum;
+use serde::{Deserialize, Serialize};
 
 /// A binary operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// ```
+/// use object_core::reflection::ObjectEnum as _;
+/// use object_examples::frontend::BinOpKind;
+/// assert_eq!(BinOpKind::from_symbol("min"), Some(BinOpKind::Min));
+/// assert_eq!(BinOpKind::Min.symbol(), "min");
+/// // Its reflected name (the JSON graph's, Python's `IntEnum` member's):
+/// assert_eq!(BinOpKind::Min.variant_name(), "Min");
+/// ```
+#[derive(ObjectEnum, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[object_enum(key = "frontend.BinOpKind")]
 pub enum BinOpKind {
     /// `(+ a b)`, checked.
     Add,

@@ -7,9 +7,13 @@
 //! stmt    := (eval expr) | (let NAME expr stmt) | (store NAME expr expr)
 //!          | (seq stmt*) | (if expr stmt stmt)
 //! expr    := INT | NAME | (OP expr expr) | (not expr) | (select expr expr expr)
-//!          | (let NAME expr expr) | (call NAME expr*)
+//!          | (let NAME expr expr) | (call NAME expr*) | (tensor (DIM*) FLOAT*)
 //! OP      := + | - | * | / | % | min | max | < | == | and | or
 //! ```
+//!
+//! A tensor constant holds `f32` values, as many as its dimensions' product (`(tensor
+//! (2 2) 1 0.5 -2 0.25)`, row-major); [`write_tensor`] prints one back, digits enough to
+//! read the same values (Rust's shortest round-trip `Display`).
 //!
 //! `let` binds its name in its body only (not in its value); an inner `let` of the same
 //! name shadows the outer one. A use of a name that no `let` or parameter binds is an
@@ -41,6 +45,9 @@ pub trait Builder {
     fn var_ref(&mut self, var: &Self::Var) -> Self::Expr;
     /// An integer constant.
     fn int(&mut self, value: i64) -> Self::Expr;
+    /// A tensor constant: `f32` values of `shape` (row-major; `data.len()` is the
+    /// product of `shape`, which the parser checks).
+    fn tensor(&mut self, shape: &[i64], data: &[f32]) -> Self::Expr;
     /// `(op lhs rhs)`.
     fn binary(&mut self, op: BinOpKind, lhs: Self::Expr, rhs: Self::Expr) -> Self::Expr;
     /// `(not a)`.
@@ -84,6 +91,16 @@ pub enum ParseErrorKind {
     UnboundVariable(String),
     /// An integer literal out of the `i64` range.
     BadInteger(String),
+    /// A tensor's dimension that is no non-negative integer, or a value that is no
+    /// `f32`: the atom found.
+    BadNumber(String),
+    /// A tensor with another number of values than its shape holds.
+    TensorSize {
+        /// The product of the shape.
+        expected: usize,
+        /// The values written.
+        found: usize,
+    },
     /// A statement where an expression was needed: the atom or name found.
     ExpectedStatement(String),
     /// Text after the program.
@@ -125,6 +142,10 @@ impl fmt::Display for ParseError {
             ParseErrorKind::UnknownForm(h) => write!(f, "unknown form `{h}` here"),
             ParseErrorKind::UnboundVariable(v) => write!(f, "unbound variable `{v}`"),
             ParseErrorKind::BadInteger(s) => write!(f, "integer `{s}` out of range"),
+            ParseErrorKind::BadNumber(s) => write!(f, "`{s}` is not a number here"),
+            ParseErrorKind::TensorSize { expected, found } => {
+                write!(f, "a tensor of {expected} values with {found}")
+            }
             ParseErrorKind::ExpectedStatement(s) => {
                 write!(f, "expected a statement, found `{s}`")
             }
@@ -408,6 +429,13 @@ pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError
                     _ => return Err(lx.error(ParseErrorKind::ExpectedName)),
                 };
                 let stmt = matches!(want, Want::Stmt | Want::StmtOrClose);
+                if !stmt && head == "tensor" {
+                    // A leaf: read whole here, up to its `)`.
+                    let (shape, data) = tensor_literal(&mut lx)?;
+                    exprs.push(b.tensor(&shape, &data));
+                    bind_after_value(&stack, exprs.len(), &mut scope);
+                    continue;
+                }
                 let form = match (stmt, head) {
                     (false, "not") => Form::Not,
                     (false, "select") => Form::Select,
@@ -443,6 +471,71 @@ pub fn parse<B: Builder>(src: &str, b: &mut B) -> Result<B::Function, ParseError
             }
         }
     }
+}
+
+/// The rest of `(tensor (DIM*) FLOAT*)` after its head, through its `)`.
+fn tensor_literal(lx: &mut Lexer<'_>) -> Result<(Vec<i64>, Vec<f32>), ParseError> {
+    fn atom<'s>(lx: &mut Lexer<'s>) -> Result<Option<&'s str>, ParseError> {
+        match lx.next() {
+            Tok::Atom(a) => Ok(Some(a)),
+            Tok::Close => Ok(None),
+            Tok::Eof => Err(lx.error(ParseErrorKind::UnexpectedEof)),
+            Tok::Open => Err(lx.error(ParseErrorKind::BadNumber("(".into()))),
+        }
+    }
+    match lx.next() {
+        Tok::Open => {}
+        Tok::Eof => return Err(lx.error(ParseErrorKind::UnexpectedEof)),
+        _ => return Err(lx.error(ParseErrorKind::ExpectedOpen)),
+    }
+    let (mut shape, mut data) = (Vec::new(), Vec::new());
+    let mut expected = 1usize;
+    while let Some(a) = atom(lx)? {
+        let d: i64 = a
+            .parse()
+            .ok()
+            .filter(|d| *d >= 0)
+            .ok_or_else(|| lx.error(ParseErrorKind::BadNumber(a.to_owned())))?;
+        expected = usize::try_from(d)
+            .ok()
+            .and_then(|d| expected.checked_mul(d))
+            .ok_or_else(|| lx.error(ParseErrorKind::BadNumber(a.to_owned())))?;
+        shape.push(d);
+    }
+    while let Some(a) = atom(lx)? {
+        let v = a
+            .parse()
+            .map_err(|_| lx.error(ParseErrorKind::BadNumber(a.to_owned())))?;
+        data.push(v);
+    }
+    if data.len() != expected {
+        let found = data.len();
+        return Err(lx.error(ParseErrorKind::TensorSize { expected, found }));
+    }
+    Ok((shape, data))
+}
+
+/// Writes a tensor constant in the text syntax: `(tensor (2 2) 1 0.5 -2 0.25)` (each
+/// value with Rust's shortest `Display` that reads back as the same `f32`). Both
+/// printers use it, so they cannot disagree.
+///
+/// ```
+/// let mut out = String::new();
+/// object_examples::frontend::syntax::write_tensor(&mut out, &[2, 2], &[1.0, 0.5, -2.0, 0.25]);
+/// assert_eq!(out, "(tensor (2 2) 1 0.5 -2 0.25)");
+/// ```
+pub fn write_tensor(out: &mut String, shape: &[i64], data: &[f32]) {
+    use std::fmt::Write as _;
+    out.push_str("(tensor (");
+    for (i, d) in shape.iter().enumerate() {
+        let sep = if i == 0 { "" } else { " " };
+        let _ = write!(out, "{sep}{d}");
+    }
+    out.push(')');
+    for v in data {
+        let _ = write!(out, " {v}");
+    }
+    out.push(')');
 }
 
 fn expect_name<'s>(lx: &mut Lexer<'s>) -> Result<&'s str, ParseError> {

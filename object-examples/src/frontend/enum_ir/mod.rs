@@ -7,9 +7,17 @@
 //! iterative `Drop` (the derived one recurses once per level and overflows the stack on
 //! a deep program) and an iterative walker ([`walk`]); the derived `Hash`/`Eq`/`Debug`
 //! still recurse, so the passes call them only on bounded subtrees.
+//!
+//! `Serialize`/`Deserialize` are derived too (serde's `rc` feature for the `Arc`s), the
+//! way such an IR is saved as JSON with `serde_json`; both recurse once per level, so a
+//! deep program needs a thread with a stack to match (and `serde_json`'s recursion
+//! limit turned off).
 
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ops::BinOpKind;
 use super::syntax::Builder;
@@ -27,13 +35,24 @@ pub type Expr = Arc<ExprNode>;
 pub type Stmt = Arc<StmtNode>;
 
 /// A variable: a name for printing and a unique id that equality and hashing use.
-#[derive(Clone, Debug)]
+/// Serialized as its name and id (at each use); one deserialized keeps its id, and
+/// variables made later in the process take ids above it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(transparent)]
 pub struct Var(Arc<VarNode>);
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct VarNode {
     name: String,
     id: u64,
+}
+
+impl<'de> Deserialize<'de> for Var {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Var, D::Error> {
+        let node = VarNode::deserialize(d)?;
+        NEXT_VAR.fetch_max(node.id.saturating_add(1), Ordering::Relaxed);
+        Ok(Var(Arc::new(node)))
+    }
 }
 
 static NEXT_VAR: AtomicU64 = AtomicU64::new(0);
@@ -62,17 +81,49 @@ impl PartialEq for Var {
     }
 }
 impl Eq for Var {}
-impl std::hash::Hash for Var {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+impl Hash for Var {
+    fn hash<H: Hasher>(&self, state: &mut H) {
         self.0.id.hash(state);
     }
 }
 
+/// A tensor constant: `f32` values of a shape (row-major). Equal and hashed by the
+/// values' bits (as the object IR's structural equality compares a tensor's bytes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tensor {
+    /// The dimensions.
+    pub shape: Vec<i64>,
+    /// The values, row-major.
+    pub data: Vec<f32>,
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Tensor) -> bool {
+        self.shape == other.shape
+            && self.data.len() == other.data.len()
+            && self
+                .data
+                .iter()
+                .zip(&other.data)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+impl Eq for Tensor {}
+impl Hash for Tensor {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.shape.hash(state);
+        state.write_usize(self.data.len());
+        self.data.iter().for_each(|v| state.write_u32(v.to_bits()));
+    }
+}
+
 /// The expression nodes.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ExprNode {
     /// An integer constant.
     Int(i64),
+    /// A tensor constant.
+    Tensor(Tensor),
     /// A use of a variable.
     Var(Var),
     /// `(op lhs rhs)`.
@@ -88,7 +139,7 @@ pub enum ExprNode {
 }
 
 /// The statement nodes.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum StmtNode {
     /// `(eval value)`.
     Evaluate(Expr),
@@ -103,7 +154,7 @@ pub enum StmtNode {
 }
 
 /// A program: `(fn name (params…) body)`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Function {
     /// The name.
     pub name: String,
@@ -129,7 +180,7 @@ thread_local! {
 
 /// Moves `slot` to `stack` if this is its last handle (a shared one is merely released).
 fn take_expr(slot: &mut Expr, stack: &mut Vec<Node>) {
-    if Arc::strong_count(slot) == 1 && !matches!(**slot, ExprNode::Int(_) | ExprNode::Var(_)) {
+    if Arc::strong_count(slot) == 1 && !slot.is_leaf() {
         if let Ok(hole) = HOLES.try_with(|h| h.0.clone()) {
             stack.push(Node::Expr(std::mem::replace(slot, hole)));
         }
@@ -145,9 +196,25 @@ fn take_stmt(slot: &mut Stmt, stack: &mut Vec<Node>) {
 }
 
 impl ExprNode {
+    /// Whether the node is a leaf (a constant or a variable).
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            self,
+            ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_)
+        )
+    }
+
+    /// The value of an integer constant.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            ExprNode::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
     fn take_children(&mut self, stack: &mut Vec<Node>) {
         match self {
-            ExprNode::Int(_) | ExprNode::Var(_) => {}
+            ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_) => {}
             ExprNode::Binary(_, a, b) | ExprNode::Let(_, a, b) => {
                 take_expr(a, stack);
                 take_expr(b, stack);
@@ -243,6 +310,12 @@ impl Builder for EnumBuilder {
     }
     fn int(&mut self, value: i64) -> Expr {
         int(value)
+    }
+    fn tensor(&mut self, shape: &[i64], data: &[f32]) -> Expr {
+        Arc::new(ExprNode::Tensor(Tensor {
+            shape: shape.to_vec(),
+            data: data.to_vec(),
+        }))
     }
     fn binary(&mut self, op: BinOpKind, lhs: Expr, rhs: Expr) -> Expr {
         Arc::new(ExprNode::Binary(op, lhs, rhs))

@@ -1,10 +1,11 @@
 //! The passes over the enum IR: constant folding, CSE, dead-let elimination. Each is
-//! one bottom-up [`rewrite`] (iterative) plus a `match` per node.
+//! one bottom-up walk (iterative) plus a `match` per node; folding and dead-let
+//! elimination also act at the scopes of `let`s ([`Pass::scope`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::walk::{rewrite, visit_post, with_children};
+use super::walk::{rewrite, visit_post, walk, with_children, Pass};
 use super::{int, Expr, ExprNode, Function, Node, StmtNode, Var};
 use crate::frontend::MAX_CSE_HEIGHT;
 
@@ -13,41 +14,65 @@ fn on_body(f: &Function, pass: impl FnOnce(Node) -> Node) -> Function {
     Function { body, ..f.clone() }
 }
 
-/// Folds operators on constants (not where undefined: overflow, division by zero),
-/// `not`, `select` and `if` on a constant condition. Unchanged subtrees are kept.
+/// Constant folding: operators on constants (not where undefined: overflow, division
+/// by zero), `not`, `select` and `if` on a constant condition; and a `let` whose folded
+/// value is an integer constant is substituted into its body and removed. One walk:
+/// unchanged subtrees are kept.
 pub fn fold_constants(f: &Function) -> Function {
-    on_body(f, |body| {
-        rewrite(&body, |n, kids: &[(Node, ())]| {
-            (fold(with_children(n, kids)), ())
-        })
-        .0
-    })
+    on_body(f, |body| walk(&body, &mut Fold::default()))
 }
 
-fn fold(n: Node) -> Node {
-    let konst = |e: &Expr| match **e {
-        ExprNode::Int(v) => Some(v),
-        _ => None,
-    };
-    let folded = match &n {
-        Node::Expr(e) => match &**e {
-            ExprNode::Binary(op, a, b) => konst(a)
-                .zip(konst(b))
-                .and_then(|(x, y)| op.apply(x, y))
-                .map(int),
-            ExprNode::Not(a) => konst(a).map(|x| int(i64::from(x == 0))),
-            ExprNode::Select(c, a, b) => konst(c).map(|x| if x != 0 { a } else { b }.clone()),
-            _ => None,
-        }
-        .map(Node::Expr),
-        Node::Stmt(s) => match &**s {
-            StmtNode::IfThenElse(c, a, b) => {
-                konst(c).map(|x| Node::Stmt(if x != 0 { a } else { b }.clone()))
+/// The state of [`fold_constants`]: the variables bound to a constant (by id).
+#[derive(Default)]
+struct Fold {
+    consts: foldhash::HashMap<u64, Expr>,
+}
+
+impl Pass for Fold {
+    type Fact = Node;
+
+    #[inline]
+    fn scope(&mut self, binder: &Node, child: usize, earlier: &[Node]) {
+        // Before the body, with the folded value in hand.
+        if let (1, Some((v, _, _)), [Node::Expr(value)]) = (child, binder.binding(), earlier) {
+            if value.as_int().is_some() {
+                self.consts.insert(v.id(), value.clone());
             }
-            _ => None,
-        },
-    };
-    folded.unwrap_or(n)
+        }
+    }
+
+    #[inline]
+    fn post(&mut self, n: &Node, kids: &[Node]) -> Node {
+        let n = with_children(n, kids);
+        self.fold(&n).unwrap_or(n)
+    }
+}
+
+impl Fold {
+    /// What `n` (its children folded) folds to, if anything.
+    #[inline]
+    fn fold(&mut self, n: &Node) -> Option<Node> {
+        let pick = |c: i64, a: &Expr, b: &Expr| if c != 0 { a } else { b }.clone();
+        match n {
+            Node::Expr(e) => match &**e {
+                ExprNode::Var(v) => self.consts.get(&v.id()).cloned(),
+                ExprNode::Binary(op, a, b) => op.apply(a.as_int()?, b.as_int()?).map(int),
+                ExprNode::Not(a) => a.as_int().map(|x| int(i64::from(x == 0))),
+                ExprNode::Select(c, a, b) => c.as_int().map(|x| pick(x, a, b)),
+                ExprNode::Let(v, _, body) => self.consts.remove(&v.id()).map(|_| body.clone()),
+                _ => None,
+            }
+            .map(Node::Expr),
+            Node::Stmt(s) => match &**s {
+                StmtNode::IfThenElse(c, a, b) => {
+                    c.as_int().map(|x| if x != 0 { a } else { b }.clone())
+                }
+                StmtNode::LetStmt(v, _, body) => self.consts.remove(&v.id()).map(|_| body.clone()),
+                _ => None,
+            }
+            .map(Node::Stmt),
+        }
+    }
 }
 
 /// Common-subexpression elimination: in each maximal `let`-free expression, every
@@ -83,7 +108,7 @@ fn height(kids: &[(Node, u32)]) -> u32 {
 }
 
 fn cse_tree(e: &Expr, temps: &mut usize) -> Expr {
-    if matches!(**e, ExprNode::Int(_) | ExprNode::Var(_)) {
+    if e.is_leaf() {
         return e.clone();
     }
     let mut counts: HashMap<Expr, usize> = HashMap::new();
@@ -136,46 +161,62 @@ fn replace(e: &Expr, names: &HashMap<Expr, Var>) -> Expr {
 }
 
 /// Removes every `let` (expression or statement) whose variable is not used, including
-/// those whose only uses were in removed `let`s.
+/// those whose only uses were in removed `let`s. One walk: uses are counted as they are
+/// met, and at the end of a `let` whose variable has none the `let` goes, and the uses
+/// in its value with it.
 pub fn eliminate_dead_lets(f: &Function) -> Function {
-    let mut uses: HashMap<u64, isize> = HashMap::new();
-    on_body(f, |body| {
-        count_uses(&body, &mut uses, 1);
-        rewrite(&body, |n, kids: &[(Node, ())]| {
-            let n = with_children(n, kids);
-            let dead = |v: &Var| uses.get(&v.id()).is_none_or(|&c| c == 0);
-            let removed = match &n {
-                Node::Expr(e) => match &**e {
-                    ExprNode::Let(v, value, body) if dead(v) => {
-                        Some((Node::Expr(value.clone()), Node::Expr(body.clone())))
-                    }
-                    _ => None,
-                },
-                Node::Stmt(s) => match &**s {
-                    StmtNode::LetStmt(v, value, body) if dead(v) => {
-                        Some((Node::Expr(value.clone()), Node::Stmt(body.clone())))
-                    }
-                    _ => None,
-                },
-            };
-            match removed {
-                Some((value, body)) => {
-                    count_uses(&value, &mut uses, -1);
-                    (body, ())
-                }
-                None => (n, ()),
-            }
-        })
-        .0
-    })
+    on_body(f, |body| walk(&body, &mut DeadLets::default()))
 }
 
-fn count_uses(n: &Node, uses: &mut HashMap<u64, isize>, delta: isize) {
-    visit_post(n, |n, _: &[()]| {
+/// The state of [`eliminate_dead_lets`].
+#[derive(Default)]
+struct DeadLets {
+    /// Uses met so far, by variable id, less those in removed values.
+    uses: foldhash::HashMap<u64, u32>,
+    /// Every use met, in order (those in removed values taken out).
+    log: Vec<u64>,
+    /// The `let`s being visited, innermost last: where the uses of its value and of
+    /// its body start in `log`.
+    open: Vec<(usize, usize)>,
+}
+
+impl Pass for DeadLets {
+    type Fact = Node;
+
+    #[inline]
+    fn scope(&mut self, _: &Node, child: usize, _: &[Node]) {
+        let at = self.log.len();
+        match (child, self.open.last_mut()) {
+            (0, _) => self.open.push((at, at)),
+            (_, Some(open)) => open.1 = at,
+            (_, None) => {}
+        }
+    }
+
+    #[inline]
+    fn post(&mut self, n: &Node, kids: &[Node]) -> Node {
         if let Node::Expr(e) = n {
             if let ExprNode::Var(v) = &**e {
-                *uses.entry(v.id()).or_insert(0) += delta;
+                *self.uses.entry(v.id()).or_default() += 1;
+                self.log.push(v.id());
+                return n.clone();
             }
         }
-    });
+        let n = with_children(n, kids);
+        let Some((v, _, body)) = n.binding() else {
+            return n;
+        };
+        let (value_uses, body_uses) = self.open.pop().expect("opened at its value");
+        if self.uses.get(&v.id()).is_some_and(|&c| c > 0) {
+            return n;
+        }
+        // Dead: the uses in its value go with it (those of the `let`s removed inside it
+        // are gone from the log already).
+        for gone in self.log.drain(value_uses..body_uses) {
+            if let Some(c) = self.uses.get_mut(&gone) {
+                *c -= 1;
+            }
+        }
+        body
+    }
 }

@@ -1,6 +1,7 @@
 //! The printer of the enum IR: the text syntax, with an explicit stack.
 
 use super::{Expr, ExprNode, Function, Stmt, StmtNode};
+use crate::frontend::syntax::write_tensor;
 
 enum Item<'a> {
     E(&'a Expr),
@@ -40,6 +41,7 @@ pub fn print(f: &Function) -> String {
             Item::Text(t) => o.push_str(t),
             Item::E(e) => match &**e {
                 ExprNode::Int(v) => o.push_str(&v.to_string()),
+                ExprNode::Tensor(t) => write_tensor(o, &t.shape, &t.data),
                 ExprNode::Var(v) => o.push_str(v.name()),
                 ExprNode::Binary(op, a, b) => form(o, st, op.symbol(), [Item::E(a), Item::E(b)]),
                 ExprNode::Not(a) => form(o, st, "not", [Item::E(a)]),

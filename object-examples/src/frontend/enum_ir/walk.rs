@@ -1,10 +1,12 @@
 //! The iterative walker of the enum IR: children of a node, rebuilding a node from
 //! rewritten children (only when one changed), and a post-order walk with an explicit
-//! work stack that passes use to rewrite or to compute bottom-up facts.
+//! work stack that passes use to rewrite or to compute bottom-up facts ([`walk`] with
+//! a [`Pass`], which also hears of scopes: before a `let`'s value and before its body).
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::{Expr, ExprNode, Node, Stmt, StmtNode};
+use super::{Expr, ExprNode, Node, Stmt, StmtNode, Var};
 
 impl Node {
     /// The expression; a statement here is a bug in a rewrite (a statement returned
@@ -20,6 +22,20 @@ impl Node {
         match self {
             Node::Stmt(s) => s,
             Node::Expr(_) => panic!("an expression where a statement belongs"),
+        }
+    }
+
+    /// The variable, value and body of a `let` (expression or statement).
+    pub fn binding(&self) -> Option<(&Var, &Expr, Node)> {
+        match self {
+            Node::Expr(e) => match &**e {
+                ExprNode::Let(v, value, body) => Some((v, value, Node::Expr(body.clone()))),
+                _ => None,
+            },
+            Node::Stmt(s) => match &**s {
+                StmtNode::LetStmt(v, value, body) => Some((v, value, Node::Stmt(body.clone()))),
+                _ => None,
+            },
         }
     }
 }
@@ -46,7 +62,7 @@ pub fn for_each_child(n: &Node, mut f: impl FnMut(Node)) {
     let s = |x: &Stmt| Node::Stmt(x.clone());
     match n {
         Node::Expr(x) => match &**x {
-            ExprNode::Int(_) | ExprNode::Var(_) => {}
+            ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_) => {}
             ExprNode::Binary(_, a, b) | ExprNode::Let(_, a, b) => {
                 f(e(a));
                 f(e(b));
@@ -88,7 +104,7 @@ pub fn with_children<K: HasNode>(n: &Node, kids: &[K]) -> Node {
     let ks = |i: usize| kids[i].node().stmt().clone();
     match n {
         Node::Expr(x) => Node::Expr(match &**x {
-            ExprNode::Int(_) | ExprNode::Var(_) => return n.clone(),
+            ExprNode::Int(_) | ExprNode::Tensor(_) | ExprNode::Var(_) => return n.clone(),
             ExprNode::Binary(op, a, b) if !(same(0, a) && same(1, b)) => {
                 Arc::new(ExprNode::Binary(*op, ke(0), ke(1)))
             }
@@ -126,19 +142,69 @@ pub fn with_children<K: HasNode>(n: &Node, kids: &[K]) -> Node {
     }
 }
 
-/// Walks the tree under `root` in post-order with an explicit stack: `post` gets each
-/// node and the results of its children, and its result goes to the parent. Returns the
-/// root's result. A shared subtree is walked once per occurrence.
-pub fn visit_post<A>(root: &Node, mut post: impl FnMut(&Node, &[A]) -> A) -> A {
+/// A pass over [`walk`]: a fact per node, bottom-up, and the scopes of `let`s.
+pub trait Pass {
+    /// What a node's visit gives its parent.
+    type Fact;
+
+    /// Called before each child of a `let` (expression or statement): its value
+    /// (`child` 0), then its body (`child` 1, with the value's fact in `earlier`).
+    fn scope(&mut self, binder: &Node, child: usize, earlier: &[Self::Fact]) {
+        let _ = (binder, child, earlier);
+    }
+
+    /// Called after `n`'s children, with their facts (in [`for_each_child`]'s order).
+    fn post(&mut self, n: &Node, kids: &[Self::Fact]) -> Self::Fact;
+}
+
+/// Walks the tree under `root` in post-order with an explicit stack, calling the
+/// pass's hooks; returns the root's fact. A shared subtree is walked once per
+/// occurrence.
+///
+/// ```
+/// use object_examples::frontend::enum_ir::walk::{walk, Pass};
+/// use object_examples::frontend::enum_ir::{EnumBuilder, Node};
+/// use object_examples::frontend::parse;
+///
+/// /// Counts the nodes, and the `let` bodies entered.
+/// struct Count {
+///     bodies: usize,
+/// }
+/// impl Pass for Count {
+///     type Fact = usize;
+///     fn scope(&mut self, _: &Node, child: usize, earlier: &[usize]) {
+///         assert_eq!(earlier.len(), child); // the value's fact, before the body
+///         self.bodies += usize::from(child == 1);
+///     }
+///     fn post(&mut self, _: &Node, kids: &[usize]) -> usize {
+///         1 + kids.iter().sum::<usize>()
+///     }
+/// }
+/// let f = parse("(fn f (x) (let y (+ x 1) (eval (let z y z))))", &mut EnumBuilder).unwrap();
+/// let mut count = Count { bodies: 0 };
+/// assert_eq!(walk(&Node::Stmt(f.body.clone()), &mut count), 8);
+/// assert_eq!(count.bodies, 2);
+/// ```
+pub fn walk<P: Pass>(root: &Node, pass: &mut P) -> P::Fact {
     enum Task {
         Enter(Node),
+        Scope(Node, usize),
         Exit(Node, usize),
     }
     let mut tasks = vec![Task::Enter(root.clone())];
-    let mut results: Vec<A> = Vec::new();
+    let mut results: Vec<P::Fact> = Vec::new();
     while let Some(task) = tasks.pop() {
         match task {
             Task::Enter(n) => {
+                if let Some((_, value, body)) = n.binding() {
+                    let value = Node::Expr(value.clone());
+                    tasks.push(Task::Exit(n.clone(), 2));
+                    tasks.push(Task::Enter(body));
+                    tasks.push(Task::Scope(n.clone(), 1));
+                    tasks.push(Task::Enter(value));
+                    tasks.push(Task::Scope(n, 0));
+                    continue;
+                }
                 let at = tasks.len();
                 let mut count = 0;
                 for_each_child(&n, |c| {
@@ -148,9 +214,10 @@ pub fn visit_post<A>(root: &Node, mut post: impl FnMut(&Node, &[A]) -> A) -> A {
                 tasks[at..].reverse();
                 tasks.insert(at, Task::Exit(n, count));
             }
+            Task::Scope(n, i) => pass.scope(&n, i, &results[results.len() - i..]),
             Task::Exit(n, count) => {
                 let start = results.len() - count;
-                let r = post(&n, &results[start..]);
+                let r = pass.post(&n, &results[start..]);
                 results.truncate(start);
                 results.push(r);
             }
@@ -160,6 +227,22 @@ pub fn visit_post<A>(root: &Node, mut post: impl FnMut(&Node, &[A]) -> A) -> A {
         Some(r) => r,
         None => unreachable!("the root's result is always pushed"),
     }
+}
+
+/// A closure as a [`Pass`] without scopes.
+struct Post<F, A>(F, PhantomData<fn() -> A>);
+
+impl<A, F: FnMut(&Node, &[A]) -> A> Pass for Post<F, A> {
+    type Fact = A;
+    fn post(&mut self, n: &Node, kids: &[A]) -> A {
+        (self.0)(n, kids)
+    }
+}
+
+/// [`walk`] with a closure: `post` gets each node and the results of its children, and
+/// its result goes to the parent. Returns the root's result.
+pub fn visit_post<A>(root: &Node, post: impl FnMut(&Node, &[A]) -> A) -> A {
+    walk(root, &mut Post(post, PhantomData))
 }
 
 /// Rewrites the tree under `root` bottom-up: `post` gets the original node and its

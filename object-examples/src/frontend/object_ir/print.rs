@@ -2,7 +2,8 @@
 
 use object_core::prelude::*;
 
-use super::{Expr, ExprView as E, Function, Stmt, StmtView as S};
+use super::{ExprNode, ExprView as E, Function, StmtNode, StmtView as S};
+use crate::frontend::syntax::write_tensor;
 
 enum Item<'a> {
     N(&'a ObjectRef),
@@ -27,7 +28,7 @@ fn form<'a>(
     stack[at..].reverse();
 }
 
-fn n<T: ObjectType>(p: &ObjectPtr<T>) -> Item<'_> {
+fn n<T: TypedRef>(p: &T) -> Item<'_> {
     Item::N(p.as_object_ref())
 }
 
@@ -40,7 +41,7 @@ fn other(o: &mut String, node: &ObjectRef) {
 
 /// Prints a program in the text syntax (one line); [`parse`](crate::frontend::parse)
 /// reads it back.
-pub fn print(f: &ObjectPtr<Function>) -> String {
+pub fn print(f: &Function) -> String {
     let mut out = format!("(fn {} (", f.name);
     let params: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     out.push_str(&params.join(" "));
@@ -54,14 +55,15 @@ pub fn print(f: &ObjectPtr<Function>) -> String {
 /// `<key>`. A variable prints as its name.
 ///
 /// ```
+/// use object_core::TypedRef;
 /// use object_examples::frontend::{parse, object_ir::{print_node, ObjectBuilder}};
 /// let f = parse("(fn f (x) (eval (+ x 1)))", &mut ObjectBuilder).unwrap();
 /// assert_eq!(print_node(f.as_object_ref()), "(fn f (x) (eval (+ x 1)))");
 /// assert_eq!(print_node(f.body.as_object_ref()), "(eval (+ x 1))");
 /// ```
 pub fn print_node(node: &ObjectRef) -> String {
-    if let Some(f) = node.downcast_ptr_ref::<Function>() {
-        return print(f);
+    if let Some(f) = node.downcast_ptr_ref::<super::FunctionNode>() {
+        return print(Function::from_object_ptr_ref(f));
     }
     let mut out = String::new();
     write_nodes(&mut out, vec![Item::N(node)]);
@@ -79,10 +81,14 @@ fn write_nodes<'a>(out: &mut String, mut stack: Vec<Item<'a>>) {
             }
             Item::N(node) => node,
         };
-        if let Some(e) = node.downcast_ptr_ref::<Expr>() {
-            let v = e.view();
-            match v {
+        if let Some(e) = node.downcast_ptr_ref::<ExprNode>() {
+            match e.view() {
                 E::IntImm(x) => o.push_str(&x.value.to_string()),
+                E::TensorImm(x) => match x.value.as_slice::<f32>() {
+                    Ok(data) => write_tensor(o, x.value.shape(), data),
+                    Err(_) => other(o, node),
+                },
+                E::Binary(x) => form(o, st, x.op.symbol(), [n(&x.lhs), n(&x.rhs)]),
                 E::Var(x) => o.push_str(&x.name),
                 E::Not(x) => form(o, st, "not", [n(&x.a)]),
                 E::Select(x) => form(
@@ -101,12 +107,9 @@ fn write_nodes<'a>(out: &mut String, mut stack: Vec<Item<'a>>) {
                     let kids = std::iter::once(Item::Text(&x.op)).chain(x.args.iter().map(n));
                     form(o, st, "call", kids)
                 }
-                _ => match v.binary() {
-                    Some((op, x)) => form(o, st, op.symbol(), [n(&x.lhs), n(&x.rhs)]),
-                    None => other(o, node),
-                },
+                E::Other(_) => other(o, node),
             }
-        } else if let Some(s) = node.downcast_ptr_ref::<Stmt>() {
+        } else if let Some(s) = node.downcast_ptr_ref::<StmtNode>() {
             match s.view() {
                 S::Evaluate(x) => form(o, st, "eval", [n(&x.value)]),
                 S::LetStmt(x) => form(

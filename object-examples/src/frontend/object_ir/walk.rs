@@ -1,7 +1,8 @@
-//! The two walks the passes share: [`rewrite`], the generic mutator
-//! ([`object_core::transform::mutate`]) with closures for its hooks, and [`visit_post`],
-//! a post-order walk over every occurrence of a node (children from
-//! [`object_core::transform::for_each_child`]) for bottom-up facts. Both iterative.
+//! The walks the passes share: [`run`], the generic mutator
+//! ([`object_core::transform::mutate`]) with a pass's [`Rewriter`] on a typed
+//! reference; [`rewrite`], the same with closures for `pre` and `post`; and
+//! [`visit_post`], a post-order walk over every occurrence of a node (children from
+//! [`object_core::transform::for_each_child`]) for bottom-up facts. All iterative.
 
 use object_core::prelude::*;
 use object_core::transform::{for_each_child, mutate, Rewriter, TransformError};
@@ -22,6 +23,21 @@ where
     }
 }
 
+/// Runs the pass `r` over `root` with [`mutate`] (one walk: its `pre`, `child` and
+/// `post` hooks; a shared node rewritten once unless its `memoize` says otherwise).
+///
+/// # Panics
+///
+/// If a hook puts a node where its type does not fit (a statement for an expression),
+/// or turns the root into another type: a bug in the pass, not in its input.
+pub fn run<T: TypedRef>(root: &T, r: &mut impl Rewriter<Error = TransformError>) -> T {
+    match mutate(root.as_object_ref(), r).map(T::try_from_object) {
+        Ok(Ok(n)) => n,
+        Ok(Err(n)) => panic!("a pass turned the root into a `{}`", n.type_key()),
+        Err(e) => panic!("a pass put a node where it does not fit: {e}"),
+    }
+}
+
 /// Rewrites `root` bottom-up with [`mutate`]: `pre` may replace a node (its children
 /// are then not visited), `post` gets every other node as the default rule left it
 /// (itself if no child changed, else a copy with the new children). A shared node is
@@ -29,27 +45,13 @@ where
 ///
 /// # Panics
 ///
-/// If a hook puts a node where its type does not fit (a statement for an expression):
-/// a bug in the pass, not in its input.
-pub fn rewrite<T: ObjectType>(
-    root: &ObjectPtr<T>,
+/// As [`run`].
+pub fn rewrite<T: TypedRef>(
+    root: &T,
     pre: impl FnMut(&ObjectRef) -> Option<ObjectRef>,
     post: impl FnMut(ObjectRef) -> ObjectRef,
-) -> ObjectPtr<T> {
-    let out = mutate(root.as_object_ref(), &mut Hooks(pre, post));
-    match out.map(|n| n.downcast::<T>()) {
-        Ok(Ok(n)) => n,
-        Ok(Err(n)) => panic!("a pass turned the root into a `{}`", n.type_key()),
-        Err(e) => panic!("a pass put a node where it does not fit: {e}"),
-    }
-}
-
-/// [`rewrite`] with only a `post` hook.
-pub fn rewrite_post<T: ObjectType>(
-    root: &ObjectPtr<T>,
-    post: impl FnMut(ObjectRef) -> ObjectRef,
-) -> ObjectPtr<T> {
-    rewrite(root, |_| None, post)
+) -> T {
+    run(root, &mut Hooks(pre, post))
 }
 
 /// Walks the tree under `root` in post-order with an explicit stack: `post` gets each
