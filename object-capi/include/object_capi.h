@@ -54,8 +54,10 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
 // `obj_type_field_enum`; 2: function signatures, `obj_function_create_with_signature`,
 // `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
-// `ObjParamInfo`, structs outside the fingerprint.)
-#define OBJ_ABI_MINOR 2
+// `ObjParamInfo`, structs outside the fingerprint; 3: run-time field tables and
+// methods: `ObjFieldSpec`, `obj_type_register_fields`, `obj_object_create`,
+// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
+#define OBJ_ABI_MINOR 3
 
 // `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
 #define OBJ_LAYOUT_OPEN 0
@@ -66,6 +68,13 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // Objects without a Rust struct of their own (made by C, or by Rust with an ancestor's
 // struct) were made: the size is sealed.
 #define OBJ_LAYOUT_FOREIGN 2
+
+// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.3):
+// objects start with the Rust ancestor's struct (`size`), then the fields
+// `obj_type_fields` lists; `object_size` is their size (the table's address lies in
+// the word before the object). Objects are made through reflection only
+// (`obj_object_create`), never by `obj_object_init`.
+#define OBJ_LAYOUT_FIELDS 3
 
 // `OBJ_KIND_*`: the value kinds an [`ObjAny`] carries below index 64.
 #define OBJ_KIND_NONE 0
@@ -177,7 +186,7 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // when no names were declared).
 #define OBJ_PARAM_POSITIONAL_ONLY 1
 
-// `ObjFieldInfo::flags`: read-only.
+// `ObjFieldInfo::flags` and `ObjFieldSpec::flags`: read-only.
 #define OBJ_FIELD_READ_ONLY 1
 
 // Excluded from structural equality.
@@ -189,12 +198,33 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // An optional field.
 #define OBJ_FIELD_OPTIONAL 8
 
-// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`);
-// C reads it in place, borrowing (no reference count change).
+// A definition site for structural equality (ABI 2.3 names it).
+#define OBJ_FIELD_DEFINITION 16
+
+// The field has a declared default (ABI 2.3 names it): `obj_object_create` takes it for
+// a value left out; in an `ObjFieldSpec`, `default_value` is it.
+#define OBJ_FIELD_HAS_DEFAULT 32
+
+// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`,
+// and in a run-time field table an optional bool, int, float or string, whatever the
+// kind says); C reads it in place, borrowing (no reference count change).
 #define OBJ_FIELD_ANY_LAYOUT 64
 
 // C may read `size` bytes at `offset` directly.
 #define OBJ_FIELD_C_READABLE 256
+
+// `obj_type_register_fields`' `type_flags`: the type is final.
+#define OBJ_TYPE_FINAL 1
+
+// `obj_type_register_fields`' `type_flags`: the type is abstract (only its subtypes
+// are made).
+#define OBJ_TYPE_ABSTRACT 2
+
+// `obj_method_set`'s kind: called with the object first.
+#define OBJ_METHOD_INSTANCE 0
+
+// `obj_method_set`'s kind: called without an object (a named constructor).
+#define OBJ_METHOD_STATIC 1
 
 // An object's deleter: frees the object at the given address (drops what it holds
 // first). Null means "never freed" (static objects).
@@ -318,6 +348,23 @@ typedef struct ObjParamInfo {
   struct ObjAny default_value;
 } ObjParamInfo;
 
+// One field of a type registered from C with `obj_type_register_fields` (ABI 2.3).
+typedef struct ObjFieldSpec {
+  // The name, NUL-terminated.
+  const char *name;
+  // `OBJ_FIELD_KIND_BOOL`, `_INT`, `_FLOAT`, `_STR`, `_DATA_TYPE`, `_DEVICE`,
+  // `_OBJECT` or `_ANY`.
+  uint32_t kind;
+  // `OBJ_FIELD_OPTIONAL`, `OBJ_FIELD_NO_EQUALITY`, `OBJ_FIELD_DEFINITION`,
+  // `OBJ_FIELD_HAS_DEFAULT`.
+  uint32_t flags;
+  // For `OBJ_FIELD_KIND_OBJECT`: the key of the type its values have (or a subtype),
+  // NUL-terminated; null for any object.
+  const char *type_key;
+  // With `OBJ_FIELD_HAS_DEFAULT`: the default (borrowed: copied at registration).
+  struct ObjAny default_value;
+} ObjFieldSpec;
+
 // The layout of a type's objects (see `obj_type_layout` and `obj_object_init`'s layout
 // rule).
 typedef struct ObjTypeLayout {
@@ -327,13 +374,14 @@ typedef struct ObjTypeLayout {
   uint64_t size;
   // That struct's alignment (objects must be aligned to at least this and 8).
   uint32_t align;
-  // `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST` or `OBJ_LAYOUT_FOREIGN`.
+  // `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST`, `OBJ_LAYOUT_FOREIGN` or `OBJ_LAYOUT_FIELDS`.
   uint32_t owner;
   // A fingerprint of that struct's field table (names, offsets, kinds, flags, Rust
   // types): two builds of one struct agree.
   uint64_t fields_fingerprint;
   // For `OBJ_LAYOUT_FOREIGN`: the size sealed by the first object made of the type
-  // itself (every object of it has this size), or 0 if none was made yet.
+  // itself (every object of it has this size), or 0 if none was made yet; for
+  // `OBJ_LAYOUT_FIELDS`, the size of the type's objects.
   uint64_t object_size;
   // The index of the type whose struct `size` describes (the type itself for
   // `OBJ_LAYOUT_RUST`).
@@ -744,6 +792,100 @@ int32_t obj_module_function_names(ObjHandle module, ObjHandle *out_array);
 //
 // `module` null (an error) or a live object; `out_array` writable.
 int32_t obj_module_imports(ObjHandle module, ObjHandle *out_array);
+
+// Registers the type `key` under `parent_key` with a run-time field table: these
+// `num_fields` fields after its parent's (ABI 2.3). Its objects hold their fields in
+// the object, after the nearest Rust ancestor's struct, and are made through
+// reflection (`obj_object_create`, a JSON graph, Python's class), never by
+// `obj_object_init`; `obj_type_fields` lists the fields with their offsets, which C
+// reads in place as it reads a Rust struct's (`OBJ_FIELD_C_READABLE`).
+//
+// Each field: a name; a kind (`OBJ_FIELD_KIND_BOOL`, `_INT`, `_FLOAT`, `_STR`,
+// `_DATA_TYPE`, `_DEVICE`, `_OBJECT`, `_ANY`); `type_key` for an object field (its
+// values must be objects of that type or a subtype; null: any object); `flags`
+// (`OBJ_FIELD_OPTIONAL`: it may be None; `OBJ_FIELD_NO_EQUALITY`; `OBJ_FIELD_DEFINITION`;
+// `OBJ_FIELD_HAS_DEFAULT`: `default_value`, borrowed and checked against the type, is
+// taken when a value is left out). `type_flags`: `OBJ_TYPE_FINAL`, `OBJ_TYPE_ABSTRACT`.
+// Registering the same key again with the same fields returns the same index;
+// anything else is a `RegistryError` naming both.
+//
+// # Safety
+//
+// `key` and `parent_key` are NUL-terminated; `fields` points to `num_fields` specs
+// (null when 0) whose strings are NUL-terminated and whose defaults follow the
+// header's rules for borrowed values; `out_index` writable.
+int32_t obj_type_register_fields(const char *key,
+                                 const char *parent_key,
+                                 const struct ObjFieldSpec *fields,
+                                 uintptr_t num_fields,
+                                 uint32_t type_flags,
+                                 uint32_t slots,
+                                 uint32_t *out_index);
+
+// Makes an object of the type `type_index` from named field values through reflection
+// (any order; a field left out takes its default, an optional one None), as Rust's
+// `reflection::create` does (ABI 2.3): for derive types and types with a run-time
+// field table alike. The values are borrowed; `*out_obj` gets one reference.
+//
+// # Errors
+//
+// `KeyError` for an unknown type; the reflection errors naming the field: a missing,
+// unknown or repeated field (`KeyError`/`ValueError`), a value of the wrong type
+// (`TypeError`), an abstract or opaque type.
+//
+// # Safety
+//
+// `names` and `values` point to `num_fields` NUL-terminated names and values following
+// the header's rules (null when 0); `out_obj` writable.
+int32_t obj_object_create(uint32_t type_index,
+                          const char *const *names,
+                          const struct ObjAny *values,
+                          uintptr_t num_fields,
+                          ObjHandle *out_obj);
+
+// Registers the function `func` (borrowed; the table takes its own reference) as the
+// method `name` of the type `type_index` (ABI 2.3): found for the type and its
+// descendants that have no method of that name themselves, from every language in the
+// process. `kind`: `OBJ_METHOD_INSTANCE` (called with the object first) or
+// `OBJ_METHOD_STATIC`. A name the type already has is a `KeyError` unless
+// `override_existing` is nonzero.
+//
+// # Safety
+//
+// `name` NUL-terminated; `func` a live object.
+int32_t obj_method_set(uint32_t type_index,
+                       const char *name,
+                       ObjHandle func,
+                       int32_t kind,
+                       int32_t override_existing);
+
+// The method `name` of the type `type_index`: its own or its nearest ancestor's (a new
+// reference in `*out_func`), or null if none has one (ABI 2.3). `*out_kind` (may be
+// null) gets `OBJ_METHOD_INSTANCE` or `OBJ_METHOD_STATIC`.
+//
+// # Safety
+//
+// `name` NUL-terminated; `out_func` writable; `out_kind` null or writable.
+int32_t obj_method_get(uint32_t type_index,
+                       const char *name,
+                       ObjHandle *out_func,
+                       int32_t *out_kind);
+
+// Calls the method `name` of `obj`'s type (or of its nearest ancestor with one) on
+// `obj` (ABI 2.3): an instance method with `obj` first and then the `num_args`
+// arguments, a static one with the arguments only. As `obj_function_call` otherwise
+// (`*ret` gets the owned result; None once the method ran and failed). No method of
+// that name is an `AttributeError` naming the type.
+//
+// # Safety
+//
+// `obj` a live object; `name` NUL-terminated; `args` points to `num_args` values
+// following the header's rules; `ret` writable.
+int32_t obj_object_call_method(ObjHandle obj,
+                               const char *name,
+                               const struct ObjAny *args,
+                               int32_t num_args,
+                               struct ObjAny *ret);
 
 // Adds one strong reference to `obj`.
 //

@@ -107,6 +107,7 @@
 
 mod fence;
 mod function;
+mod methods;
 mod object;
 mod plugin;
 mod tensor;
@@ -115,6 +116,7 @@ mod types;
 mod values;
 
 pub use function::*;
+pub use methods::*;
 pub use object::*;
 pub use plugin::*;
 pub use tensor::*;

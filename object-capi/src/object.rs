@@ -207,6 +207,7 @@ pub unsafe extern "C" fn obj_type_layout(index: u32, out_layout: *mut ObjTypeLay
             owner: match owner {
                 LayoutOwner::Rust { .. } => OBJ_LAYOUT_RUST,
                 LayoutOwner::Foreign { .. } => OBJ_LAYOUT_FOREIGN,
+                LayoutOwner::Fields { .. } => OBJ_LAYOUT_FIELDS,
                 _ => OBJ_LAYOUT_OPEN,
             },
             fields_fingerprint: layout.fields_fingerprint(),
@@ -215,6 +216,7 @@ pub unsafe extern "C" fn obj_type_layout(index: u32, out_layout: *mut ObjTypeLay
                     object_size: Some(n),
                     ..
                 } => u64::from(n),
+                LayoutOwner::Fields { layout, .. } => u64::from(layout.size()),
                 _ => 0,
             },
             rust_index: ancestor.index(),
@@ -484,6 +486,8 @@ const _: () = {
     assert!(OBJ_FIELD_NO_EQUALITY == FieldFlags::NO_EQUALITY.bits());
     assert!(OBJ_FIELD_SKIPPED == FieldFlags::SKIPPED.bits());
     assert!(OBJ_FIELD_OPTIONAL == FieldFlags::OPTIONAL.bits());
+    assert!(OBJ_FIELD_DEFINITION == FieldFlags::DEFINITION.bits());
+    assert!(OBJ_FIELD_HAS_DEFAULT == FieldFlags::HAS_DEFAULT.bits());
     assert!(OBJ_FIELD_ANY_LAYOUT == FieldFlags::ANY_LAYOUT.bits());
 };
 

@@ -78,8 +78,10 @@ pub const OBJ_ABI_MAJOR: u32 = 2;
 /// its minor version or older. (1: the field kind `OBJ_FIELD_KIND_ENUM` and
 /// `obj_type_field_enum`; 2: function signatures, `obj_function_create_with_signature`,
 /// `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
-/// `ObjParamInfo`, structs outside the fingerprint.)
-pub const OBJ_ABI_MINOR: u32 = 2;
+/// `ObjParamInfo`, structs outside the fingerprint; 3: run-time field tables and
+/// methods: `ObjFieldSpec`, `obj_type_register_fields`, `obj_object_create`,
+/// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
+pub const OBJ_ABI_MINOR: u32 = 3;
 
 const fn fnv(mut h: u64, values: &[u64]) -> u64 {
     let mut i = 0;

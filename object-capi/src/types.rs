@@ -203,13 +203,14 @@ pub struct ObjTypeLayout {
     pub size: u64,
     /// That struct's alignment (objects must be aligned to at least this and 8).
     pub align: u32,
-    /// `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST` or `OBJ_LAYOUT_FOREIGN`.
+    /// `OBJ_LAYOUT_OPEN`, `OBJ_LAYOUT_RUST`, `OBJ_LAYOUT_FOREIGN` or `OBJ_LAYOUT_FIELDS`.
     pub owner: u32,
     /// A fingerprint of that struct's field table (names, offsets, kinds, flags, Rust
     /// types): two builds of one struct agree.
     pub fields_fingerprint: u64,
     /// For `OBJ_LAYOUT_FOREIGN`: the size sealed by the first object made of the type
-    /// itself (every object of it has this size), or 0 if none was made yet.
+    /// itself (every object of it has this size), or 0 if none was made yet; for
+    /// `OBJ_LAYOUT_FIELDS`, the size of the type's objects.
     pub object_size: u64,
     /// The index of the type whose struct `size` describes (the type itself for
     /// `OBJ_LAYOUT_RUST`).
@@ -225,6 +226,12 @@ pub const OBJ_LAYOUT_RUST: u32 = 1;
 /// Objects without a Rust struct of their own (made by C, or by Rust with an ancestor's
 /// struct) were made: the size is sealed.
 pub const OBJ_LAYOUT_FOREIGN: u32 = 2;
+/// A run-time field table (`obj_type_register_fields`, Python's `@py_class`; ABI 2.3):
+/// objects start with the Rust ancestor's struct (`size`), then the fields
+/// `obj_type_fields` lists; `object_size` is their size (the table's address lies in
+/// the word before the object). Objects are made through reflection only
+/// (`obj_object_create`), never by `obj_object_init`.
+pub const OBJ_LAYOUT_FIELDS: u32 = 3;
 
 /// One reflected field, plain data (see `obj_type_fields`). A C reader finds a field by
 /// name and reads `size` bytes at `offset` from the object's header for the kinds that
@@ -508,7 +515,7 @@ pub const OBJ_PARAM_POSITIONAL_OR_KEYWORD: i32 = 0;
 /// when no names were declared).
 pub const OBJ_PARAM_POSITIONAL_ONLY: i32 = 1;
 
-/// `ObjFieldInfo::flags`: read-only.
+/// `ObjFieldInfo::flags` and `ObjFieldSpec::flags`: read-only.
 pub const OBJ_FIELD_READ_ONLY: u32 = 1;
 /// Excluded from structural equality.
 pub const OBJ_FIELD_NO_EQUALITY: u32 = 2;
@@ -516,8 +523,44 @@ pub const OBJ_FIELD_NO_EQUALITY: u32 = 2;
 pub const OBJ_FIELD_SKIPPED: u32 = 4;
 /// An optional field.
 pub const OBJ_FIELD_OPTIONAL: u32 = 8;
-/// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`);
-/// C reads it in place, borrowing (no reference count change).
+/// A definition site for structural equality (ABI 2.3 names it).
+pub const OBJ_FIELD_DEFINITION: u32 = 16;
+/// The field has a declared default (ABI 2.3 names it): `obj_object_create` takes it for
+/// a value left out; in an `ObjFieldSpec`, `default_value` is it.
+pub const OBJ_FIELD_HAS_DEFAULT: u32 = 32;
+/// The field is one 16-byte `ObjAny` cell (an `Any` field or an `object_core::String`,
+/// and in a run-time field table an optional bool, int, float or string, whatever the
+/// kind says); C reads it in place, borrowing (no reference count change).
 pub const OBJ_FIELD_ANY_LAYOUT: u32 = 64;
 /// C may read `size` bytes at `offset` directly.
 pub const OBJ_FIELD_C_READABLE: u32 = 256;
+
+/// One field of a type registered from C with `obj_type_register_fields` (ABI 2.3).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ObjFieldSpec {
+    /// The name, NUL-terminated.
+    pub name: *const c_char,
+    /// `OBJ_FIELD_KIND_BOOL`, `_INT`, `_FLOAT`, `_STR`, `_DATA_TYPE`, `_DEVICE`,
+    /// `_OBJECT` or `_ANY`.
+    pub kind: u32,
+    /// `OBJ_FIELD_OPTIONAL`, `OBJ_FIELD_NO_EQUALITY`, `OBJ_FIELD_DEFINITION`,
+    /// `OBJ_FIELD_HAS_DEFAULT`.
+    pub flags: u32,
+    /// For `OBJ_FIELD_KIND_OBJECT`: the key of the type its values have (or a subtype),
+    /// NUL-terminated; null for any object.
+    pub type_key: *const c_char,
+    /// With `OBJ_FIELD_HAS_DEFAULT`: the default (borrowed: copied at registration).
+    pub default_value: ObjAny,
+}
+
+/// `obj_type_register_fields`' `type_flags`: the type is final.
+pub const OBJ_TYPE_FINAL: u32 = 1;
+/// `obj_type_register_fields`' `type_flags`: the type is abstract (only its subtypes
+/// are made).
+pub const OBJ_TYPE_ABSTRACT: u32 = 2;
+
+/// `obj_method_set`'s kind: called with the object first.
+pub const OBJ_METHOD_INSTANCE: i32 = 0;
+/// `obj_method_set`'s kind: called without an object (a named constructor).
+pub const OBJ_METHOD_STATIC: i32 = 1;

@@ -24,6 +24,7 @@ const FIXTURE_PROGRAMS: &[&str] = &[
     "ownership",
     "call_timing",
     "layouts",
+    "fields_methods",
 ];
 
 fn compile_and_run(cc: &Path, name: &str, lib_dir: &Path, lib: &str) -> String {

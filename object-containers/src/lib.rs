@@ -87,6 +87,10 @@ pub use container::{
 };
 pub use function::adopt;
 pub use function::{
+    call_method, find_method, register_method, register_method_at, register_static_method,
+    remove_method, type_methods, Method, MethodKind,
+};
+pub use function::{
     error_mark, get_global, list_globals, panic_error, register_global, register_global_override,
     remove_global, set_last_error, take_error_since, take_last_error, ErrorMark, FromArg, FromRet,
     Function, FunctionObj, IntoArgs, IntoRet, Module, ModuleBuilder, ModuleObj, PackedCall, Param,

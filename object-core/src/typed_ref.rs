@@ -73,7 +73,7 @@ use crate::view::HasView;
 
 /// A typed reference: a handle type `#[repr(transparent)]` over
 /// [`ObjectPtr<Self::Node>`](ObjectPtr), written by `#[derive(Object)]` with
-/// `#[object(ref = Name)]` (see the [module docs](self)). Its methods are provided here,
+/// `#[object(ref = Name)]`. Its methods are provided here,
 /// so `use object_core::prelude::*` brings them.
 ///
 /// # Safety

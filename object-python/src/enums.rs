@@ -120,7 +120,7 @@ fn int(py: Python<'_>, value: i64) -> Py<PyAny> {
 
 /// The descriptors of the enums of every registered type's fields, one per key (the
 /// first met), in the order of the keys.
-fn known_enums() -> Vec<&'static EnumInfo> {
+pub(crate) fn known_enums() -> Vec<&'static EnumInfo> {
     let mut found: Vec<&'static EnumInfo> = Vec::new();
     for t in registry::types() {
         for f in t.reflection().fields() {

@@ -13,14 +13,21 @@
 //!
 //! `Field.__get__` stays pyo3's method (what an explicit call uses), and the `abi3`
 //! build, which cannot reach type objects' fields, leaves this module out.
+//!
+//! Also `Object`'s `tp_getattro` ([`install_getattro`]): CPython's generic attribute
+//! read, and only when that finds nothing (an `AttributeError`), a look-up in the
+//! process's method table (`crate::pytype::bound_method`), so that `e.eval(env)` finds
+//! a method registered in Rust or C, also after the class was made. A read that finds
+//! its attribute (every field read) pays one call for it, where pyo3's `__getattr__`
+//! would put its trampoline around every read.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyString, PyType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::attached_entry::panic_error;
+use crate::attached_entry::{panic_error, run_attached};
 use crate::object::{FieldDescr, PyObj};
 
 /// `Field`'s type object (set by [`install`]): the slot's one-compare check of the
@@ -37,6 +44,79 @@ pub(crate) fn install(field_type: &Bound<'_, PyType>) {
     unsafe {
         (*tp).tp_descr_get = Some(descr_get);
         ffi::PyType_Modified(tp);
+    }
+}
+
+/// Puts [`getattro`] in `cls`'s `tp_getattro` slot: `cls` is `Object`'s class (before
+/// any class deriving from it is made: pyo3's classes inherit the slot) or a class
+/// deriving from it whose slot is CPython's generic read (a class with a `__getattr__`
+/// or `__getattribute__` of its own keeps its slot).
+pub(crate) fn install_getattro(cls: &Bound<'_, PyType>) {
+    let tp = cls.as_type_ptr();
+    // SAFETY: `tp` is a live type object, read and changed while attached; the slot is
+    // replaced only when it holds the generic read (or is already ours), which
+    // `getattro` performs first, so nothing the class had is lost; instances of a class
+    // deriving from `Object` are `PyObj`s, which `getattro` checks anyway.
+    unsafe {
+        let generic: ffi::getattrofunc = ffi::PyObject_GenericGetAttr;
+        let ours: ffi::getattrofunc = getattro;
+        let keep = match (*tp).tp_getattro {
+            Some(f) => !std::ptr::fn_addr_eq(f, generic) && !std::ptr::fn_addr_eq(f, ours),
+            None => false,
+        };
+        if keep {
+            return;
+        }
+        (*tp).tp_getattro = Some(getattro);
+        ffi::PyType_Modified(tp);
+    }
+}
+
+/// An attribute read of an object: CPython's generic read, then, if that found nothing,
+/// a method of the object's type from the method table.
+unsafe extern "C" fn getattro(
+    obj: *mut ffi::PyObject,
+    name: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls `tp_getattro` attached, with a live object and name.
+    let found = unsafe { ffi::PyObject_GenericGetAttr(obj, name) };
+    if !found.is_null() {
+        return found;
+    }
+    // SAFETY: as above.
+    unsafe { method_fallback(obj, name) }
+}
+
+/// The method `name` of `obj`'s type, bound, after the generic read raised: only an
+/// `AttributeError` falls back; if no method is found, that error is raised again.
+///
+/// # Safety
+///
+/// Called attached, with a live object and name, and the generic read's exception set.
+#[cold]
+#[inline(never)]
+unsafe fn method_fallback(obj: *mut ffi::PyObject, name: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    // SAFETY: attached (the caller's contract); an exception is set.
+    if unsafe { ffi::PyErr_ExceptionMatches(ffi::PyExc_AttributeError) } == 0 {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the caller's contract (attached).
+    unsafe {
+        run_attached(|py| {
+            let missing = PyErr::fetch(py);
+            // SAFETY: `obj` and `name` are live, borrowed for the call.
+            let (obj, name) = (
+                pyo3::Borrowed::from_ptr(py, obj),
+                pyo3::Borrowed::from_ptr(py, name),
+            );
+            let (Ok(o), Ok(n)) = (obj.cast::<PyObj>(), name.cast::<PyString>()) else {
+                return Err(missing);
+            };
+            match crate::pytype::bound_method(&o, n.to_str()?)? {
+                Some(m) => Ok(m.into_ptr()),
+                None => Err(missing),
+            }
+        })
     }
 }
 

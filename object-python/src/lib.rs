@@ -8,19 +8,21 @@
 //! | --- | --- |
 //! | `object` | the `Object` base class, one Python class per registered type (created lazily, bases = the parent's class), reflected fields as descriptors, keyword construction, identity `==`, pickling, a `__class__` that cannot be assigned |
 //! | `containers` | `Array` and `Shape` (read-only sequences) and `Map` (a mapping) |
+//! | `pytype` | types defined in Python (`@py_class`): registered with a run-time field table, the class body made the type's class; methods (the process's method table: registration, look-up, `Object.__getattr__`), `replace`, positional construction of such types |
 //! | `enums` | enum fields (`#[derive(ObjectEnum)]`) as members of an `enum.IntEnum` class per enum, made once; `enum_class(key)`, `enum_keys()` |
 //! | `structural` | `structural_equal`, `structural_hash`, `first_mismatch` |
 //! | `function` | `Function` called from Python, Python callables as `Function`s, the global registry |
 //! | `signature` | keyword calls (bound by the function's signature), `inspect.signature(f)`, a Python callable's signature |
 //! | `module` | `load_module` (plugins and tvm-ffi libraries), `ModuleBase` (functions by attribute, by name, listing, imports), `runtime()`; joining the process's runtime at import |
 //! | `vectorcall` | the vectorcall entries of `Function` objects and of object classes: arguments read from CPython's array, no tuple, no keyword dict |
-//! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline |
+//! | `field_slot` | `Field`'s `tp_descr_get`: a field read without pyo3's trampoline; the object classes' `tp_getattro`: the generic read, then (only when it finds nothing) the method table |
 //! | `attached_entry` | how the construction entry runs without pyo3's trampoline (the `Python` token assumed, panics caught), as `field_slot` does |
 //! | `convert` | Python values ↔ `Any` (nested lists, tuples and dicts walked with a stack, not by recursion) |
 //! | `error` | `Error` ↔ Python exceptions, both ways, the original exception carried by the `Error` itself (its payload) |
 //! | `tensor`, `dlpack` | `NDArray`: `__dlpack__`, `__dlpack_device__`, `from_dlpack` (zero-copy both ways) |
 //! | `numpy_struct` | the fast import of an exact `numpy.ndarray`: its C struct read in place, no `__dlpack__` call |
 //! | `values` | `DataType`, `Device` |
+//! | `pytype_testing` | only with the `testing` feature: the Rust methods, pass and globals `tests/test_pytypes.py` and `tests/test_methods.py` call |
 //! | `testing` | only with the `testing` feature (off in the wheel a user installs, on in `scripts/python.sh`): the globals the tests and benchmarks call (`testing.*`, `tour.eval`, `tour.print`), the plain pyo3 functions measured beside ours; `_native._testing` tells whether it is in |
 //!
 //! Nothing in the workspace links this crate: it is a `cdylib` only, built with pyo3's
@@ -55,7 +57,7 @@ mod error;
 #[cfg(not(feature = "abi3"))]
 #[allow(
     unsafe_code,
-    reason = "the field descriptor's `tp_descr_get`: a C slot CPython calls attached, without pyo3's trampoline"
+    reason = "the field descriptor's `tp_descr_get` and the object classes' `tp_getattro`: C slots CPython calls attached, without pyo3's trampoline"
 )]
 mod field_slot;
 mod function;
@@ -66,6 +68,9 @@ mod module;
 )]
 mod numpy_struct;
 mod object;
+mod pytype;
+#[cfg(feature = "testing")]
+mod pytype_testing;
 mod signature;
 mod structural;
 mod tensor;
@@ -104,8 +109,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::add_to_module(m)?;
     structural::add_to_module(m)?;
     enums::add_to_module(m)?;
+    pytype::add_to_module(m)?;
     #[cfg(feature = "testing")]
     testing::add_to_module(m)?;
+    #[cfg(feature = "testing")]
+    pytype_testing::register().map_err(|e| error::error_to_pyerr(m.py(), e))?;
     m.add("_testing", cfg!(feature = "testing"))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -71,22 +71,21 @@ fn err(py: Python<'_>, e: impl Into<Error>) -> PyErr {
 /// Keyword arguments converted on the stack up to this many (more go to the heap).
 const INLINE_KWARGS: usize = 8;
 
-/// What calling an object class builds: `cls(**kwargs)` (`positional` must be 0) for
-/// the registered type `index`, with `n` keywords, `kw(i)` giving the i-th name and
-/// value. Its `__new__` (the `tp_call` path) and its vectorcall entry
-/// (`crate::vectorcall`) both come here.
+/// What calling an object class builds: `cls(**kwargs)` for the registered type
+/// `index`, with `n` keywords, `kw(i)` giving the i-th name and value; positional
+/// values (`pos(i)`, `positional` of them) only for a type with a run-time field table
+/// (a `@py_class`), in table order, as a dataclass takes them. Its `__new__` (the
+/// `tp_call` path) and its vectorcall entry (`crate::vectorcall`) both come here.
 pub(crate) fn construct<'a, 'py>(
     py: Python<'py>,
     index: u32,
     positional: usize,
+    pos: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     n: usize,
     kw: impl Fn(usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)>,
 ) -> PyResult<ObjectRef> {
     if positional != 0 {
-        let key = registry::type_info(index).map_or("?", TypeInfo::key);
-        return Err(PyTypeError::new_err(format!(
-            "`{key}` is built by keyword: {key}(field=value, ...)"
-        )));
+        return crate::pytype::create_positional(py, index, positional, pos, n, kw);
     }
     create_by_keyword(py, index, n, kw)
 }
@@ -196,9 +195,14 @@ impl PyObj {
         let items: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> =
             kwargs.map(|kw| kw.iter().collect()).unwrap_or_default();
         let index = class_type_index(cls)?;
-        let obj = construct(cls.py(), index, args.len(), items.len(), |i| {
-            Ok((items[i].0.as_borrowed(), items[i].1.as_borrowed()))
-        })?;
+        let obj = construct(
+            cls.py(),
+            index,
+            args.len(),
+            |i| args.get_borrowed_item(i),
+            items.len(),
+            |i| Ok((items[i].0.as_borrowed(), items[i].1.as_borrowed())),
+        )?;
         Ok(PyObj { obj })
     }
 
@@ -297,6 +301,18 @@ impl PyObj {
 
     fn __hash__(&self) -> u64 {
         (ObjectRef::as_ptr(&self.obj) as usize as u64).rotate_right(4)
+    }
+
+    /// A copy with some fields changed (`copy.replace(obj, **changes)`; also
+    /// `object_python.replace`): built through reflection from the object's fields and
+    /// `changes`, checked as any construction is. Objects are immutable once shared,
+    /// so this is how one is "modified".
+    #[pyo3(signature = (**changes))]
+    fn __replace__(
+        slf: &Bound<'_, Self>,
+        changes: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        crate::pytype::replace_object(slf, changes)
     }
 
     /// Pickling goes through the JSON graph (iterative, sharing preserved).
@@ -459,45 +475,61 @@ pub(crate) fn class_of(py: Python<'_>, index: u32) -> PyResult<Bound<'_, PyType>
     for &idx in info.ancestors() {
         let cls = match cached(py, idx) {
             Some(c) => c,
-            None => {
-                let made = make_class(py, idx, parent.as_ref())?;
-                let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
-                if classes.len() <= idx as usize {
-                    classes.resize_with(idx as usize + 1, || None);
-                }
-                // Another thread may have made it meanwhile (class creation runs
-                // Python code, which may let the GIL go): the first one wins.
-                let won = match &classes[idx as usize] {
-                    Some(c) => Err(c.bind(py).clone()),
-                    None => {
-                        classes[idx as usize] = Some(made.clone().unbind());
-                        Ok(made)
-                    }
-                };
-                drop(classes);
-                match won {
-                    Err(existing) => existing,
-                    Ok(made) => {
-                        // Kept for the process now: the class may take the
-                        // construction entry, which is keyed by its address.
-                        #[cfg(not(feature = "abi3"))]
-                        if !made.is_subclass_of::<PyFunction>()? {
-                            crate::vectorcall::install_constructor(&made, idx);
-                        }
-                        made
-                    }
-                }
-            }
+            None => keep_class(py, idx, make_class(py, idx, parent.as_ref(), None)?)?,
         };
         parent = Some(cls);
     }
     parent.ok_or_else(|| PyTypeError::new_err(format!("type {index} has no ancestry")))
 }
 
-fn make_class<'py>(
+/// Keeps `made` as the class of the type `index` for the process, unless another
+/// thread kept one meanwhile (class creation runs Python code, which may let the GIL
+/// go): the first one wins, and is returned.
+pub(crate) fn keep_class<'py>(
+    py: Python<'py>,
+    index: u32,
+    made: Bound<'py, PyType>,
+) -> PyResult<Bound<'py, PyType>> {
+    let mut classes = CLASSES.write().unwrap_or_else(|e| e.into_inner());
+    if classes.len() <= index as usize {
+        classes.resize_with(index as usize + 1, || None);
+    }
+    let won = match &classes[index as usize] {
+        Some(c) => Err(c.bind(py).clone()),
+        None => {
+            classes[index as usize] = Some(made.clone().unbind());
+            Ok(made)
+        }
+    };
+    drop(classes);
+    match won {
+        Err(existing) => Ok(existing),
+        Ok(made) => {
+            // Kept for the process now: the class may take the construction entry,
+            // which is keyed by its address.
+            #[cfg(not(feature = "abi3"))]
+            if !made.is_subclass_of::<PyFunction>()? {
+                crate::vectorcall::install_constructor(&made, index);
+            }
+            Ok(made)
+        }
+    }
+}
+
+/// The class kept for the type `index`, if one was made.
+pub(crate) fn kept_class(py: Python<'_>, index: u32) -> Option<Bound<'_, PyType>> {
+    cached(py, index)
+}
+
+/// Makes the class of the registered type `index` (not kept: see [`keep_class`]), whose
+/// base is `parent`'s class. `user` is a `@py_class`'s own class body (its name and
+/// namespace: methods, properties, docs), made into the type's class with the field
+/// descriptors added.
+pub(crate) fn make_class<'py>(
     py: Python<'py>,
     index: u32,
     parent: Option<&Bound<'py, PyType>>,
+    user: Option<(&str, &Bound<'py, PyDict>)>,
 ) -> PyResult<Bound<'py, PyType>> {
     let info = registry::type_info(index)
         .ok_or_else(|| PyTypeError::new_err(format!("no type has index {index}")))?;
@@ -516,15 +548,19 @@ fn make_class<'py>(
         },
     };
     let key = info.key();
-    let name = key.rsplit('.').next().unwrap_or(key);
+    let mut name = key.rsplit('.').next().unwrap_or(key);
     let ns = PyDict::new(py);
-    ns.set_item("__slots__", PyTuple::empty(py))?;
     ns.set_item("__module__", "object_python.types")?;
     ns.set_item("__qualname__", key)?;
     ns.set_item(
         "__doc__",
         format!("The registered type `{key}` (index {index})."),
     )?;
+    if let Some((user_name, body)) = user {
+        name = user_name;
+        ns.update(body.as_mapping())?;
+    }
+    ns.set_item("__slots__", PyTuple::empty(py))?;
     ns.set_item("_type_index", index)?;
     ns.set_item("_type_key", key)?;
     if !info.reflection().is_opaque() {
@@ -684,6 +720,9 @@ fn _live_objects() -> Option<isize> {
 
 pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyObj>()?;
+    // Before any class deriving from `Object` is made (pyo3's inherit the slot).
+    #[cfg(not(feature = "abi3"))]
+    crate::field_slot::install_getattro(&m.py().get_type::<PyObj>());
     m.add_class::<FieldDescr>()?;
     #[cfg(not(feature = "abi3"))]
     crate::field_slot::install(&m.py().get_type::<FieldDescr>());

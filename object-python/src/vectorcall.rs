@@ -358,15 +358,24 @@ unsafe fn construct_call(
     // (Every class holding this entry is in `CONSTRUCTED`: no attribute look-up.)
     let index = class_type_index(&cls)?;
     let name_items: &[Bound<'_, PyAny>] = names.as_ref().map_or(&[], |t| t.as_slice());
-    let obj = construct(py, index, n, nk, |i| {
-        let name = name_items
-            .get(i)
-            .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?;
-        // SAFETY: each item of `args` is a live object borrowed for the call.
-        Ok((name.as_borrowed(), unsafe {
-            pyo3::Borrowed::from_ptr(py, all[n + i])
-        }))
-    })?;
+    let obj = construct(
+        py,
+        index,
+        n,
+        // SAFETY: each of the first `n` items of `args` is a live object borrowed for
+        // the call (`construct` asks for `i < n` only).
+        |i| Ok(unsafe { pyo3::Borrowed::from_ptr(py, all[i]) }),
+        nk,
+        |i| {
+            let name = name_items
+                .get(i)
+                .ok_or_else(|| PyTypeError::new_err("a keyword went missing"))?;
+            // SAFETY: each item of `args` is a live object borrowed for the call.
+            Ok((name.as_borrowed(), unsafe {
+                pyo3::Borrowed::from_ptr(py, all[n + i])
+            }))
+        },
+    )?;
     // SAFETY: CPython calls a class's `tp_vectorcall` for that class alone (the field
     // is not inherited), and `install_constructor` put this entry only in classes
     // deriving from `Object`.

@@ -1,5 +1,5 @@
 //! Adoption for this crate's process-wide state: a plugin's copy of `object-containers`
-//! uses the host's error slot and global functions (see `object_core::registry::adopt`
+//! uses the host's error slot, global functions and method table (see `object_core::registry::adopt`
 //! for the registry and the rules; the same build is required).
 
 use std::collections::BTreeMap;
@@ -14,7 +14,8 @@ use super::Function;
 /// The global function table (shared as a data structure: same build on both sides).
 pub(super) type Globals = RwLock<BTreeMap<std::string::String, Function>>;
 
-/// The host's error slot and global functions, as a plugin's copy reaches them.
+/// The host's error slot, global functions and method table, as a plugin's copy reaches
+/// them.
 #[derive(Debug)]
 pub struct ContainerHooks {
     /// Leaves an error in the calling thread's slot (the host's).
@@ -27,6 +28,8 @@ pub struct ContainerHooks {
     pub take_error_since: fn(ErrorMark) -> Option<Error>,
     /// The host's global function table.
     pub globals: fn() -> &'static Globals,
+    /// The host's method table.
+    pub methods: fn() -> &'static super::methods::Methods,
 }
 
 static HOST_HOOKS: ContainerHooks = ContainerHooks {
@@ -35,6 +38,7 @@ static HOST_HOOKS: ContainerHooks = ContainerHooks {
     errors_raised: &super::last_error::ERRORS_RAISED,
     take_error_since: super::last_error::take_error_since_here,
     globals: super::registry::globals_here,
+    methods: super::methods::methods_here,
 };
 
 object_core::__private::inventory::submit! {
@@ -58,7 +62,7 @@ pub fn host_hooks() -> &'static ContainerHooks {
 /// The host's hooks, if this copy uses another's. The first call decides, with the
 /// registry: when `object-core`'s copy adopted another copy's registry (a plugin's
 /// handshake, or the process's runtime found at first use), this copy uses that
-/// copy's error slot and global table too.
+/// copy's error slot, global table and method table too.
 #[inline(always)]
 pub(super) fn adopted() -> Option<&'static ContainerHooks> {
     match ADOPTED.get() {

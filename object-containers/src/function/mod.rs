@@ -18,13 +18,14 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `abi.rs` | the C entry points, fast entries and the unwinding fence  |
-//! | `adopt.rs` | the error slot and global table of the process's runtime, when another copy runs it (one `unsafe`: its hooks' pointer read as this build's struct) |
+//! | `adopt.rs` | the error slot, global table and method table of the process's runtime, when another copy runs it (one `unsafe`: its hooks' pointer read as this build's struct) |
 //! | `last_error.rs` | the thread-local error slot |
 //! | `convert.rs` | the conversion traits, for core types, and `impl_call_traits!` |
 //! | `typed.rs` | typed closures, argument tuples, [`TypedFunction`] |
 //! | `packed.rs` | the [`Function`] handle |
 //! | `registry.rs` | the global registry |
 //! | `signature.rs` | [`Signature`]: parameter names, defaults, types; binding keyword calls |
+//! | `methods.rs` | the per-type method table (found along the ancestry, shared like the globals) |
 //! | `module.rs` | [`Module`] |
 
 #[allow(unsafe_code, reason = "the C ABI: raw entries, erased fast entries")]
@@ -36,6 +37,7 @@ mod abi;
 pub mod adopt;
 mod convert;
 mod last_error;
+mod methods;
 mod module;
 mod packed;
 mod registry;
@@ -45,6 +47,10 @@ mod typed;
 pub use abi::{panic_error, FastEntry, FunctionObj, PackedCall};
 pub(crate) use convert::impl_call_traits;
 pub use last_error::{error_mark, set_last_error, take_error_since, take_last_error, ErrorMark};
+pub use methods::{
+    call_method, find_method, register_method, register_method_at, register_static_method,
+    remove_method, type_methods, Method, MethodKind,
+};
 pub use module::{Module, ModuleBuilder, ModuleObj};
 pub use object_core::{FromArg, FromRet, IntoRet};
 pub use packed::Function;

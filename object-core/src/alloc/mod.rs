@@ -17,6 +17,7 @@ use crate::ptr::ObjectPtr;
 use crate::registry::{self, ForeignMaker, RegistryError, TypeLayout, TypeRegistration};
 
 mod extra;
+mod fields;
 mod items;
 mod pool;
 pub mod size_classes;
@@ -114,56 +115,112 @@ fn abort_in_deleter(key: &str, rust_type: &str) -> ! {
     std::process::abort()
 }
 
-/// How objects of a derived type are placed, for code that makes them without knowing
-/// the type (objects built field by field through their table: `reflection::create`,
-/// the JSON graph's loader, the mutator's rebuild): the type's layout and the deleters
-/// [`make_object`] gives its objects, from the size-class pool or from the global
-/// allocator. Written by the derive (`TypeAlloc::of::<T>()`) into the type's
-/// reflection. Not public API.
+/// How objects of a type are placed, for code that makes them without knowing a Rust
+/// type (objects built field by field through their table: `reflection::create`, the
+/// JSON graph's loader, the mutator's rebuild): the block's layout, where the object
+/// starts in it, and the deleters its objects get, from the size-class pool or from the
+/// global allocator. A derived type's is written by the derive (`TypeAlloc::of::<T>()`)
+/// into its reflection: `T`'s layout and the deleters [`make_object`] gives its objects.
+/// A run-time field table has one of its own ([`TypeAlloc::fields`]). Not public API.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct TypeAlloc {
+    /// The block's layout.
     layout: Layout,
-    /// `T`'s size class and `size_class_deleter::<T>`, when it has a class.
+    /// How many bytes of the block come before the object (0 but for run-time field
+    /// tables, whose objects' table address lies before them).
+    lead: usize,
+    /// The block's size class and `size_class_deleter::<T>` (or the fields deleter),
+    /// when it has a class.
     pooled: Option<(usize, Deleter)>,
     /// `global_deleter::<T>`.
     global: Deleter,
+    /// Drops a `T` in place as `drop_in_place::<T>` does (`drop_value::<T>`), for
+    /// objects of run-time types with fields over `T`, whose deleter is not `T`'s. Only
+    /// for a type that is not final (only such a type has descendants).
+    drop_value: Option<DropValue>,
+}
+
+/// Drops the value of a dying object in place (as [`drop_object_in_place`] for its
+/// Rust type): the Rust part of a run-time type's object.
+pub(crate) type DropValue = unsafe fn(*mut Object);
+
+/// [`drop_object_in_place`] for an object whose Rust part is a `T`.
+///
+/// # Safety
+///
+/// `obj` points to a live `T` (or a value whose first bytes are one: a run-time type's
+/// object over `T`), dropped here and not used afterwards.
+unsafe fn drop_value<T: ObjectType>(obj: *mut Object) {
+    // SAFETY: the caller's guarantee.
+    unsafe { drop_object_in_place(obj.cast::<T>()) }
 }
 
 impl core::fmt::Debug for TypeAlloc {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("TypeAlloc")
             .field("layout", &self.layout)
+            .field("lead", &self.lead)
             .field("pooled", &self.pooled.is_some())
+            .field("drop_value", &self.drop_value.is_some())
             .finish()
     }
 }
 
 impl TypeAlloc {
-    /// `T`'s layout and deleters.
+    /// `T`'s layout and deleters (and, if `T` is not final, how its values are dropped
+    /// in a run-time descendant's object).
     pub const fn of<T: ObjectType>() -> TypeAlloc {
         let layout = Layout::new::<T>();
         TypeAlloc {
             layout,
+            lead: 0,
             pooled: match size_classes::class_of(layout.size(), layout.align()) {
                 Some(class) => Some((class, size_classes::size_class_deleter::<T> as Deleter)),
                 None => None,
             },
             global: global_deleter::<T> as Deleter,
+            drop_value: if T::FINAL {
+                None
+            } else {
+                Some(drop_value::<T> as DropValue)
+            },
         }
     }
 
+    /// How a `T`'s value is dropped in place (not for a final `T`).
+    pub(crate) fn drop_value(&self) -> Option<DropValue> {
+        self.drop_value
+    }
+
+    /// The block's layout.
+    pub(crate) fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// How many bytes of the block come before the object.
+    pub(crate) fn lead(&self) -> usize {
+        self.lead
+    }
+
     /// A block for one object and the deleter that will release it, as
-    /// [`make_object`] would choose them: from the size-class pool if the type has a
-    /// class and the pool is on, else from the global allocator. The block is
-    /// uninitialized; give it back with [`free_unmade`](Self::free_unmade) if no object
-    /// is made in it.
+    /// [`make_object`] would choose them: from the size-class pool if the block has a
+    /// class and the pool is on, else from the global allocator. Returns the object's
+    /// address (`lead` bytes into the block), uninitialized; give the block back with
+    /// [`free_block`](Self::free_block) if no object is made in it.
     pub(crate) fn allocate(&self) -> (NonNull<u8>, Deleter, Placed) {
-        if let Some((class, pooled)) = self.pooled {
-            if let Some(p) = size_classes::take_class(class) {
-                return (p, pooled, Placed::Pool);
-            }
-        }
+        let (block, deleter, placed) = match self.pooled {
+            Some((class, pooled)) => match size_classes::take_class(class) {
+                Some(p) => (p, pooled, Placed::Pool),
+                None => self.allocate_global(),
+            },
+            None => self.allocate_global(),
+        };
+        // SAFETY: `lead` is less than the block's size (the object follows it).
+        (unsafe { block.add(self.lead) }, deleter, placed)
+    }
+
+    fn allocate_global(&self) -> (NonNull<u8>, Deleter, Placed) {
         // SAFETY: object types contain the 16-byte header, so the size is nonzero.
         let p = unsafe { alloc(self.layout) };
         match NonNull::new(p) {
@@ -172,19 +229,21 @@ impl TypeAlloc {
         }
     }
 
-    /// Gives back a block from [`allocate`](Self::allocate) in which no object was
-    /// completed (what was written there is already dropped).
+    /// Gives back the block of an object from [`allocate`](Self::allocate) that was
+    /// never completed, or of a dead one (what was written there is already dropped).
     ///
     /// # Safety
     ///
-    /// `p` and `placed` came from one call of `self.allocate()`, and `p` is not used
-    /// afterwards.
-    pub(crate) unsafe fn free_unmade(&self, p: NonNull<u8>, placed: Placed) {
+    /// `obj` and `placed` came from one call of `self.allocate()`, and nothing in the
+    /// block is used afterwards.
+    pub(crate) unsafe fn free_block(&self, obj: NonNull<u8>, placed: Placed) {
+        // SAFETY: the caller's guarantee: `obj` lies `lead` bytes into its block.
+        let p = unsafe { obj.as_ptr().sub(self.lead) };
         match placed {
             // SAFETY: the caller's guarantee: `take_block(self.layout)` gave it.
-            Placed::Pool => unsafe { size_classes::give_back_block(self.layout, p.as_ptr()) },
+            Placed::Pool => unsafe { size_classes::give_back_block(self.layout, p) },
             // SAFETY: the caller's guarantee: `alloc(self.layout)` gave it.
-            Placed::Global => unsafe { dealloc(p.as_ptr(), self.layout) },
+            Placed::Global => unsafe { dealloc(p, self.layout) },
         }
     }
 }

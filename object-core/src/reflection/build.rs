@@ -23,6 +23,7 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::create::FieldSource;
+use super::runtime::RuntimeFields;
 use super::{FieldInfo, FieldValue, ReflectError, TypeReflection};
 use crate::alloc::{check_made_as, Placed, TypeAlloc};
 use crate::any::TypeError;
@@ -39,12 +40,13 @@ pub struct FieldBuild {
     /// Takes the field's value from a source (its declared default, or `None` for an
     /// `Option`, when the source has none; a skipped field's `Default`) and writes it at
     /// the address.
-    take: unsafe fn(*mut u8, &mut FieldSource<'_, '_>, &FieldInfo) -> Result<(), ReflectError>,
+    pub(super) take:
+        unsafe fn(*mut u8, &mut FieldSource<'_, '_>, &FieldInfo) -> Result<(), ReflectError>,
     /// Writes at the second address a copy of the field at the first whose child objects
     /// come from `children` (`FieldValue::rebuild_field`), or a skipped field's `Default`.
-    rebuild: unsafe fn(*const u8, *mut u8, &mut Children<'_>) -> Result<(), TypeError>,
+    pub(super) rebuild: unsafe fn(*const u8, *mut u8, &mut Children<'_>) -> Result<(), TypeError>,
     /// Drops the field at the address.
-    drop: unsafe fn(*mut u8),
+    pub(super) drop: unsafe fn(*mut u8),
 }
 
 impl core::fmt::Debug for FieldBuild {
@@ -217,12 +219,12 @@ fn own_index(table: &TableBuild) -> u32 {
     table.registration.cache.filled_index()
 }
 
-/// A block being filled: on drop (an error, or a panic in a field's step), the fields
+/// An object being filled: on drop (an error, or a panic in a field's step), the fields
 /// written so far are dropped and the block is given back.
 struct Partial<'t> {
     alloc: &'t TypeAlloc,
     fields: &'static [FieldInfo],
-    block: NonNull<u8>,
+    obj: NonNull<u8>,
     placed: Placed,
     /// How many of `fields` are written.
     written: usize,
@@ -232,54 +234,66 @@ impl Drop for Partial<'_> {
     fn drop(&mut self) {
         for f in &self.fields[..self.written] {
             if let Some(b) = f.build {
-                // SAFETY: the first `written` fields were written at their offsets in
-                // the block and nothing else refers to them.
-                unsafe { (b.drop)(self.block.as_ptr().add(f.offset)) };
+                // SAFETY: the first `written` fields were written at their offsets from
+                // the object and nothing else refers to them.
+                unsafe { (b.drop)(self.obj.as_ptr().add(f.offset)) };
             }
         }
-        // SAFETY: `block` and `placed` came from `alloc.allocate()`; no object was made.
-        unsafe { self.alloc.free_unmade(self.block, self.placed) };
+        // SAFETY: `obj` and `placed` came from `alloc.allocate()`; no object was made.
+        unsafe { self.alloc.free_block(self.obj, self.placed) };
     }
 }
 
-/// Builds an object with the table `refl` (every field buildable; `table` its Rust
-/// type's), of type `index`, writing each field with `write(field, steps, address)`.
+/// Builds an object with the table `fields` in a block from `alloc`, of type `index`,
+/// writing each field with `write(position, field, steps, address)` in table order,
+/// then the header with the deleter `alloc` chose. For a run-time field table
+/// (`word`), its address is written into the word before the object first. The one
+/// way objects are built through a table: a derived type's (`create_entry`,
+/// `rebuild_entry`) and a run-time field table's (`reflection::runtime`).
 ///
 /// # Safety
 ///
-/// `refl` and `table` belong to one Rust type `T` (its table lists every field of `T`,
-/// [`all_buildable`]), and `index` is `T`'s type index or that of a type whose objects
-/// have `T`'s layout ([`check_made_as`]). `write` writes a value of the field's own type
-/// at the address it is given, or fails having written nothing.
-unsafe fn build<E>(
-    refl: &TypeReflection,
-    table: &TableBuild,
+/// `fields` lists every field of the objects `alloc` places, each at its offset from
+/// the object's address (a derived type `T`'s table and `T`'s `TypeAlloc`; or a run-time
+/// table, `word`, and its own `TypeAlloc`), every one with its steps ([`all_buildable`]);
+/// `index` is the index of a type whose objects have that layout ([`check_made_as`]).
+/// `write` writes a value of the field's own type (the one its steps drop) at the
+/// address it is given, or fails having written nothing.
+pub(super) unsafe fn build<E>(
+    fields: &'static [FieldInfo],
+    alloc: &TypeAlloc,
+    word: Option<&'static RuntimeFields>,
     index: u32,
-    mut write: impl FnMut(&'static FieldInfo, &'static FieldBuild, *mut u8) -> Result<(), E>,
+    mut write: impl FnMut(usize, &'static FieldInfo, &'static FieldBuild, *mut u8) -> Result<(), E>,
 ) -> Result<ObjectRef, E> {
-    let (block, deleter, placed) = table.alloc.allocate();
+    let (obj, deleter, placed) = alloc.allocate();
+    if let Some(table) = word {
+        // SAFETY: the caller's guarantee: a run-time table's objects, placed by its
+        // own `TypeAlloc`, which leaves room for the word before the object.
+        unsafe { table.write_word(obj.as_ptr()) };
+    }
     let mut partial = Partial {
-        alloc: &table.alloc,
-        fields: refl.fields,
-        block,
+        alloc,
+        fields,
+        obj,
         placed,
         written: 0,
     };
-    for f in refl.fields {
+    for (i, f) in fields.iter().enumerate() {
         let Some(steps) = f.build else {
             // Not reached: the caller checked `all_buildable`. (Dropping `partial`
             // gives everything back.)
             unreachable!("a table built through has every field buildable");
         };
-        // SAFETY: the field lies at `offset` in a block of `T`'s layout (the table is
-        // `T`'s); the block is not shared.
-        let at = unsafe { block.as_ptr().add(f.offset) };
-        write(f, steps, at)?;
+        // SAFETY: the field lies at `offset` from the object, inside its block (the
+        // caller's guarantee); the block is not shared.
+        let at = unsafe { obj.as_ptr().add(f.offset) };
+        write(i, f, steps, at)?;
         partial.written += 1;
     }
     core::mem::forget(partial);
-    let obj = block.as_ptr().cast::<Object>();
-    // SAFETY: every field of `T` is written, so the block holds a `T` but for its header,
+    let obj = obj.as_ptr().cast::<Object>();
+    // SAFETY: every field is written, so the object is complete but for its header,
     // which this fills in (the count is one: the handle made below). `deleter` is the one
     // `allocate` chose for the block.
     unsafe {
@@ -309,9 +323,13 @@ pub(super) fn create_entry(
     // `info`'s objects have that type's layout (checked just above); `take` writes a
     // value of the field's type or fails having written nothing.
     unsafe {
-        build(refl, table, info.index(), |f, steps, at| {
-            (steps.take)(at, src, f)
-        })
+        build(
+            refl.fields,
+            &table.alloc,
+            None,
+            info.index(),
+            |_, f, steps, at| (steps.take)(at, src, f),
+        )
     }
 }
 
@@ -340,9 +358,15 @@ pub(crate) fn rebuild_entry(
     // carries `obj`'s own index, whose layout `obj` has. Each field of `obj` lies at its
     // offset from `from`, and the new block does not overlap it.
     unsafe {
-        build(refl, table, obj.type_index(), |f, steps, at| {
-            (steps.rebuild)(from.add(f.offset), at, children)
-                .map_err(|e| TransformError::wrong_child(key, f.name, e))
-        })
+        build(
+            refl.fields,
+            &table.alloc,
+            None,
+            obj.type_index(),
+            |_, f, steps, at| {
+                (steps.rebuild)(from.add(f.offset), at, children)
+                    .map_err(|e| TransformError::wrong_child(key, f.name, e))
+            },
+        )
     }
 }

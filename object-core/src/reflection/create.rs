@@ -132,6 +132,13 @@ impl<'s, 'n> FieldSource<'s, 'n> {
             .and_then(|(_, v)| v.take())
     }
 
+    /// The value given for `name`, taken out, unconverted (a run-time table's
+    /// constructor converts it for the field's declared type).
+    #[inline]
+    pub(crate) fn take_value(&mut self, name: &'static str) -> Option<Any> {
+        self.take_entry(name)
+    }
+
     /// Takes the field `name`, converted to `F`. Used by the derive.
     ///
     /// # Errors
@@ -333,8 +340,10 @@ pub fn create<'n>(
     create_from_source(info, &mut src)
 }
 
-/// Finishes a derive-generated creator: a plain `make_object`, or for a run-time
-/// descendant, `make_object_as` with its index. Used by the derive.
+/// Finishes a creator that built a `T` by hand (the root's `create`: derived types and
+/// run-time field tables build through their tables, `reflection::build`):
+/// `make_object_as` with `info`'s index, `T`'s own or a run-time descendant's without a
+/// layout of its own.
 ///
 /// # Errors
 ///
@@ -349,8 +358,8 @@ pub fn finish_create<T: ObjectType>(
         .map_err(|e| ReflectError::layout_mismatch(info.key(), e))
 }
 
-/// The error of an `#[object(opaque)]` type's `from_fields` (reached when it is the
-/// parent of a reflected type). Used by the derive.
+/// The [`NotCreatable`](super::ReflectErrorKind::NotCreatable) error of the type `key`
+/// (an `#[object(opaque)]` type's objects are not built from fields).
 pub fn not_creatable(key: &str) -> ReflectError {
     ReflectError::not_creatable(key)
 }
@@ -373,7 +382,8 @@ pub mod probe {
         ReflectError::not_creatable(core::any::type_name::<T>())
     }
 
-    /// Builds a parent; call `(&ParentProbe::<T>::new()).parent_from_fields(src)`.
+    /// A parent's table and structural kind for a child's derive
+    /// (`ParentProbe::<T>::FIELDS`, `ParentProbe::<T>::STRUCTURAL`).
     #[derive(Debug)]
     pub struct ParentProbe<T>(PhantomData<T>);
 

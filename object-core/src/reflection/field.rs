@@ -98,6 +98,12 @@ impl FieldFlags {
     pub const fn union(self, other: FieldFlags) -> FieldFlags {
         FieldFlags(self.0 | other.0)
     }
+
+    /// These flags without those of `other`.
+    #[must_use]
+    pub const fn without(self, other: FieldFlags) -> FieldFlags {
+        FieldFlags(self.0 & !other.0)
+    }
 }
 
 impl fmt::Debug for FieldFlags {
@@ -139,6 +145,9 @@ pub struct FieldInfo {
     pub(super) default: Option<DefaultFn>,
     /// The enum's descriptor, for a field of kind [`FieldKind::Enum`].
     pub(super) enum_info: Option<&'static EnumInfo>,
+    /// The declared default of a field of a run-time field table (`reflection::runtime`),
+    /// a value kept for the process (set with [`HAS_DEFAULT`](FieldFlags::HAS_DEFAULT)).
+    pub(super) kept_default: Option<&'static Any>,
     /// How the field is made in place when an object is built through its table
     /// (`None` for a skipped field without a `Default`, an opaque type's fields).
     pub(super) build: Option<&'static FieldBuild>,
@@ -209,6 +218,9 @@ impl FieldInfo {
     /// assert!(refl.field("name").unwrap().default_value().is_none());
     /// ```
     pub fn default_value(&self) -> Option<Result<Any, TypeError>> {
+        if let Some(kept) = self.kept_default {
+            return Some(Ok(kept.clone()));
+        }
         self.default.map(|f| f())
     }
 

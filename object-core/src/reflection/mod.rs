@@ -73,6 +73,10 @@ pub(crate) mod raw;
 // The printer's per-thread pointer to its state on the stack of the outermost print.
 #[allow(unsafe_code)]
 mod print_slot;
+// Run-time field tables: their cells written, read and dropped in place, at the offsets
+// the table gives.
+#[allow(unsafe_code)]
+pub(crate) mod runtime;
 mod value;
 mod visit;
 
@@ -82,6 +86,7 @@ pub use self::error::{ReflectError, ReflectErrorKind};
 pub use self::field::{DefaultFn, FieldFlags, FieldInfo, FieldKind, TypeReflection};
 pub use self::print::{debug_object, print_snapshot};
 pub use self::raw::{ObjectEnum, Reflect};
+pub use self::runtime::{FieldSpec, FieldType, RuntimeFields, MAX_FIELD_TYPE_DEPTH};
 #[doc(hidden)]
 pub use self::value::FieldLayout;
 pub use self::value::{ByHandle, ByInto, FieldValue, IntoField, TakeAs, ValueRef};

@@ -23,7 +23,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::build::FieldBuild;
+use super::build::{FieldBuild, TableBuild};
 use super::create::finish_create;
 use super::error::ReflectError;
 use super::per_table::Kept;
@@ -89,6 +89,7 @@ pub const unsafe fn reflected_field<F: FieldValue>(
         layout: F::LAYOUT.tag(),
         default: None,
         enum_info: F::ENUM,
+        kept_default: None,
         build: Some(FieldBuild::reflected::<F>()),
     }
 }
@@ -118,6 +119,7 @@ pub const unsafe fn skipped_field(
         layout: LAYOUT_OTHER,
         default: None,
         enum_info: None,
+        kept_default: None,
         build: None,
     }
 }
@@ -155,6 +157,7 @@ pub(super) const PLACEHOLDER: FieldInfo = FieldInfo {
     layout: LAYOUT_OTHER,
     default: None,
     enum_info: None,
+    kept_default: None,
     build: None,
 };
 
@@ -334,14 +337,17 @@ pub(crate) static NO_REFLECTION: TypeReflection = TypeReflection {
     child_fields: Kept::new(),
 };
 
-/// The root `Object`'s reflection: no fields; `create` makes a plain object.
+/// The root `Object`'s reflection: no fields; `create` makes a plain object. Its table
+/// build (`Object`'s layout, deleters and `drop_value`) is what run-time field tables
+/// over the root build their prefix with (none) and drop it with.
 pub(crate) static ROOT_REFLECTION: TypeReflection = TypeReflection {
     fields: &[],
     opaque: false,
     custom_debug: false,
     create: Some(|_, info| finish_create(Object::new(), info)),
     debug: debug_entry::<Object>,
-    table: None,
+    // SAFETY: `Object`'s own registration; the table (none) lists every field.
+    table: Some(unsafe { TableBuild::of::<Object>(&crate::root::ROOT_REGISTRATION) }),
     structural: StructuralKind::Tree,
     builtin: None,
     is_abstract: false,

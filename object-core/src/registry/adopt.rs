@@ -31,12 +31,14 @@ use super::{RegistryError, TypeSpec};
 /// Rust layouts the two sides share (raised whenever one changes between releases; 2:
 /// the `String` handle became a 16-byte `Any` cell; 3: field tables tag 8-byte
 /// unsigned integers apart from `i64`; 4: a type's registration names its cache; 5: it
-/// records the struct's size and alignment, and entries record who sealed the layout) and
+/// records the struct's size and alignment, and entries record who sealed the layout; 6:
+/// run-time field tables: `TypeSpec` carries fields, entries may be sealed by one, field
+/// entries may keep a default value) and
 /// the compiler that built it must be the same for Rust types to be shared.
 pub const BUILD_ID: &str = concat!(
     "object-core ",
     env!("CARGO_PKG_VERSION"),
-    " / layouts 5",
+    " / layouts 6",
     " / ",
     env!("OBJECT_CORE_RUSTC"),
 );

@@ -67,6 +67,7 @@ fn publish_value_kinds(reg: &Registry) {
             (true, false),
             TypeOrigin::ValueKind,
             None,
+            None,
         ));
         reg.keys.insert(key, index);
     }
@@ -142,6 +143,7 @@ fn place_root(reg: &Registry, w: &mut Writer, by_key: &ByKey) {
         (false, true),
         TypeOrigin::Static,
         Some(&crate::root::ROOT_REGISTRATION),
+        None,
     ));
     reg.keys.insert(root_key, root.index);
     if let Some(r) = by_key.get(root_key) {
@@ -287,6 +289,7 @@ fn preorder(
         (r.is_final, r.allow_overflow),
         TypeOrigin::LinkTime,
         Some(r),
+        None,
     );
     let mut placed = Vec::new();
     for c in kids {
@@ -316,6 +319,7 @@ fn preorder(
         (r.is_final, r.allow_overflow),
         TypeOrigin::LinkTime,
         Some(r),
+        None,
     ));
     reg.keys.insert(r.key, index);
     w.claimed.insert(index, ((r.rust_type)(), r.rust_name));

@@ -121,6 +121,19 @@ pub enum RegistryError {
         /// The key of the type that holds the index.
         holder: String,
     },
+    /// A run-time field table that cannot be made (see
+    /// [`TypeSpec::fields`](super::TypeSpec::fields)): a field without a name or with a
+    /// name taken, a type nesting too deep or naming an unregistered object type, a
+    /// default that does not fit its type, a parent whose objects cannot be extended (a
+    /// built-in, C objects with fields of their own), abstract and final at once.
+    BadField {
+        /// The key.
+        key: String,
+        /// The field (empty for the type as a whole).
+        field: String,
+        /// Why.
+        reason: String,
+    },
     /// Another build of this crate runs this process's registry (the Python extension,
     /// `libobject_capi.so` or a plugin built from another version or by another
     /// compiler), so this copy runs none: its types cannot be shared with that one's.
@@ -194,6 +207,12 @@ impl fmt::Display for RegistryError {
                 f,
                 "type `{key}` is final but reserves {slots} slot(s) for descendants; a final type has none"
             ),
+            RegistryError::BadField { key, field, reason } if field.is_empty() => {
+                write!(f, "type `{key}` cannot be registered with fields: {reason}")
+            }
+            RegistryError::BadField { key, field, reason } => {
+                write!(f, "field `{field}` of type `{key}`: {reason}")
+            }
             RegistryError::StaticIndexTaken { key, index, holder } => write!(
                 f,
                 "type `{key}` asks for static index {index}, which `{holder}` holds"

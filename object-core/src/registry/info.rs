@@ -11,7 +11,7 @@ use super::layout::{ForeignMaker, ForeignSeal, LayoutOwner, Sealed, TypeLayout};
 use super::table::{display_check, table_get};
 use super::RegistryError;
 use crate::object_type::TypeCache;
-use crate::reflection::TypeReflection;
+use crate::reflection::{RuntimeFields, TypeReflection};
 
 /// What `#[derive(Object)]` records about a type, submitted at link time. Not public
 /// API in its details: generated code builds it; read types through [`TypeInfo`].
@@ -111,6 +111,7 @@ impl TypeInfo {
         (is_final, allow_overflow): (bool, bool),
         origin: TypeOrigin,
         rust: Option<&'static TypeRegistration>,
+        fields: Option<&'static RuntimeFields>,
     ) -> TypeInfo {
         TypeInfo {
             index,
@@ -125,9 +126,10 @@ impl TypeInfo {
             is_final,
             allow_overflow,
             origin,
-            sealed: match rust {
-                Some(r) => OnceLock::from(Sealed::Rust(r)),
-                None => OnceLock::new(),
+            sealed: match (rust, fields) {
+                (Some(r), _) => OnceLock::from(Sealed::Rust(r)),
+                (None, Some(f)) => OnceLock::from(Sealed::Fields(f)),
+                (None, None) => OnceLock::new(),
             },
             overflowed: AtomicBool::new(false),
         }
@@ -250,8 +252,35 @@ impl TypeInfo {
     /// assert!(!Object::type_info().is_abstract());
     /// ```
     pub fn is_abstract(&self) -> bool {
-        self.rust_registration()
-            .is_some_and(|r| r.reflection.is_abstract())
+        match self.sealed.get() {
+            Some(Sealed::Rust(r)) => r.reflection.is_abstract(),
+            Some(Sealed::Fields(f)) => f.is_abstract(),
+            _ => false,
+        }
+    }
+
+    /// The run-time field table of a type registered with fields (Python's
+    /// `@py_class`, C's `obj_type_register_fields`,
+    /// [`TypeSpec::fields`](super::TypeSpec::fields)); `None` for every other type.
+    ///
+    /// ```
+    /// use object_core::reflection::{FieldSpec, FieldType};
+    /// use object_core::registry::{register_type, TypeSpec};
+    ///
+    /// let info = register_type(
+    ///     &TypeSpec::new("doc.info.Tagged", "ffi.Object").fields(vec![FieldSpec::new("tag", FieldType::Str)]),
+    /// )
+    /// .unwrap();
+    /// let fields = info.runtime_fields().unwrap();
+    /// assert_eq!(fields.rust_ancestor_key(), "ffi.Object");
+    /// assert_eq!(info.reflection().field("tag").unwrap().static_type_key(), "ffi.String");
+    /// ```
+    #[inline]
+    pub fn runtime_fields(&self) -> Option<&'static RuntimeFields> {
+        match self.sealed.get() {
+            Some(Sealed::Fields(f)) => Some(f),
+            _ => None,
+        }
     }
 
     /// The type's reflection: its Rust type's field table, or for a type without a Rust
@@ -287,8 +316,10 @@ impl TypeInfo {
     fn inherited_reflection(&self) -> &'static TypeReflection {
         let mut info = self;
         loop {
-            if let Some(r) = info.rust_registration() {
-                return r.reflection;
+            match info.sealed.get() {
+                Some(Sealed::Rust(r)) => return r.reflection,
+                Some(Sealed::Fields(f)) => return f.reflection(),
+                _ => {}
             }
             match info.parent() {
                 Some(p) => info = p,
@@ -386,6 +417,8 @@ impl TypeInfo {
             Sealed::Foreign(f) => {
                 TypeLayout::of_registration(f.ancestor) == TypeLayout::of_registration(r)
             }
+            // (Its objects are made through its run-time table only.)
+            Sealed::Fields(_) => false,
         };
         if same {
             return Ok(());

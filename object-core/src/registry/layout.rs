@@ -18,7 +18,14 @@
 //!   type's objects; another size is refused. A Rust struct may claim such a type later
 //!   only if it adds nothing to its Rust ancestor (equal layouts): it would otherwise
 //!   read bytes that are C's, or past the object.
-//! - The two are exclusive: a type sealed by one can never be sealed by the other, so
+//! - **A run-time field table** ([`RuntimeFields`]): a type registered with fields
+//!   (Python's `@py_class`, C's `obj_type_register_fields`, `TypeSpec::fields`). Its
+//!   objects start with its nearest Rust ancestor's struct, then one cell per run-time
+//!   field, the table's address in the word before them (see `reflection::runtime`).
+//!   Sealed when the type is registered; neither C (`obj_object_init`) nor
+//!   `make_object_as` nor a Rust struct can claim it afterwards: its objects are made
+//!   through its table only.
+//! - The three are exclusive: a type sealed by one can never be sealed by another, so
 //!   C cannot make objects of a Rust struct's type (`ffi.Array`, any derive type), and a
 //!   Rust struct cannot claim a C type whose objects are not its own layout.
 
@@ -26,6 +33,7 @@ use core::fmt;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::info::TypeRegistration;
+use crate::reflection::{RuntimeFields, TypeReflection};
 
 /// The memory layout of a type's objects as a Rust struct describes it: size, alignment
 /// and a fingerprint of the field table.
@@ -63,7 +71,16 @@ impl TypeLayout {
         TypeLayout {
             size: r.size,
             align: r.align,
-            fields: fingerprint(r),
+            fields: fingerprint(r.reflection),
+        }
+    }
+
+    /// The layout of the objects of a type with a run-time field table.
+    pub(crate) fn of_runtime(f: &'static RuntimeFields) -> TypeLayout {
+        TypeLayout {
+            size: f.object_size() as u32,
+            align: f.object_align() as u32,
+            fields: fingerprint(f.reflection()),
         }
     }
 
@@ -114,8 +131,7 @@ fn fnv_u64(h: u64, v: u64) -> u64 {
     fnv_bytes(h, &v.to_le_bytes())
 }
 
-fn fingerprint(r: &TypeRegistration) -> u64 {
-    let refl = r.reflection;
+fn fingerprint(refl: &TypeReflection) -> u64 {
     let fields = refl.fields();
     let mut h = fnv_u64(FNV_OFFSET, fields.len() as u64);
     h = fnv_u64(h, u64::from(refl.is_opaque()));
@@ -173,6 +189,16 @@ pub enum LayoutOwner {
         /// Its layout.
         layout: TypeLayout,
     },
+    /// A run-time field table ([`RuntimeFields`]): objects made through it only.
+    Fields {
+        /// The key of the nearest ancestor a Rust struct owns: the part Rust reads.
+        ancestor_key: &'static str,
+        /// That ancestor's layout.
+        ancestor_layout: TypeLayout,
+        /// The layout of the type's objects (the ancestor's struct and the cells; the
+        /// table's address lies before them).
+        layout: TypeLayout,
+    },
     /// Objects without a Rust struct of their own.
     Foreign {
         /// Who sealed it.
@@ -204,6 +230,14 @@ impl fmt::Display for LayoutOwner {
             LayoutOwner::Rust { rust_name, layout } => {
                 write!(f, "the Rust struct `{rust_name}` ({layout})")
             }
+            LayoutOwner::Fields {
+                ancestor_key,
+                ancestor_layout,
+                layout,
+            } => write!(
+                f,
+                "a run-time field table ({layout}) over `{ancestor_key}` ({ancestor_layout})"
+            ),
             LayoutOwner::Foreign {
                 maker,
                 ancestor_key,
@@ -227,6 +261,7 @@ impl fmt::Display for LayoutOwner {
 pub(super) enum Sealed {
     Rust(&'static TypeRegistration),
     Foreign(ForeignSeal),
+    Fields(&'static RuntimeFields),
 }
 
 pub(super) struct ForeignSeal {
@@ -244,6 +279,11 @@ impl Sealed {
             Sealed::Rust(r) => LayoutOwner::Rust {
                 rust_name: r.rust_name,
                 layout: TypeLayout::of_registration(r),
+            },
+            Sealed::Fields(f) => LayoutOwner::Fields {
+                ancestor_key: f.rust_ancestor_key(),
+                ancestor_layout: TypeLayout::of_registration(f.rust_registration()),
+                layout: TypeLayout::of_runtime(f),
             },
             Sealed::Foreign(f) => LayoutOwner::Foreign {
                 maker: f.maker,

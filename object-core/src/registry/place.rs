@@ -8,6 +8,8 @@ use core::sync::atomic::Ordering;
 use super::info::{TypeInfo, TypeOrigin, TypeRegistration};
 use super::table::{publish, table_get};
 use super::{Registry, RegistryError, Writer, MAX_TYPES};
+use crate::reflection::runtime::PendingFields;
+use crate::reflection::RuntimeFields;
 use crate::type_index;
 
 /// Whether a static registration's index is in range, free, and without slots.
@@ -92,6 +94,7 @@ pub(super) fn place_runtime(
     is_final: bool,
     allow_overflow: bool,
     rust: Option<&'static TypeRegistration>,
+    fields: Option<PendingFields>,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let name = key.as_str();
     check_parent(name, parent)?;
@@ -142,8 +145,10 @@ pub(super) fn place_runtime(
         }
     };
     mark_overflow(w, parent, index);
-    // Only now that the type is accepted does its key become process-lifetime.
+    // Only now that the type is accepted does its key (and its run-time field table)
+    // become process-lifetime.
     let key = key.into_static();
+    let fields: Option<&'static RuntimeFields> = fields.map(|f| f.publish(key));
     let info = TypeInfo::new(
         index,
         key,
@@ -154,6 +159,7 @@ pub(super) fn place_runtime(
         (is_final, allow_overflow),
         TypeOrigin::RunTime,
         rust,
+        fields,
     );
     if slots > 0 {
         w.free_slot.insert(index, index + 1);
@@ -203,6 +209,7 @@ pub(super) fn place_static(
         (r.is_final, r.allow_overflow),
         TypeOrigin::Static,
         Some(r),
+        None,
     ));
     reg.keys.insert(r.key, index);
     Ok(info)

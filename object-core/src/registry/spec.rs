@@ -5,6 +5,8 @@ use super::info::{TypeInfo, TypeRegistration};
 use super::layout::{ForeignMaker, LayoutOwner, TypeLayout};
 use super::place::{check_static_index, place_runtime, place_static, KeyName};
 use super::{registry, RegistryError};
+use crate::reflection::runtime::PendingFields;
+use crate::reflection::{FieldSpec, RuntimeFields};
 
 /// A type to register at run time with [`register_type`].
 ///
@@ -22,6 +24,9 @@ pub struct TypeSpec {
     slots: u32,
     is_final: bool,
     allow_overflow: bool,
+    /// A run-time field table's own fields (`Some`, possibly empty), or none.
+    fields: Option<Vec<FieldSpec>>,
+    is_abstract: bool,
 }
 
 impl TypeSpec {
@@ -33,6 +38,8 @@ impl TypeSpec {
             slots: 0,
             is_final: false,
             allow_overflow: true,
+            fields: None,
+            is_abstract: false,
         }
     }
     /// Reserve `n` indices for descendants registered later.
@@ -50,13 +57,79 @@ impl TypeSpec {
         self.allow_overflow = allow;
         self
     }
+
+    /// Registers the type with a run-time field table: these fields after its parent's
+    /// (see [`RuntimeFields`]). Its objects are made through reflection
+    /// ([`create`](crate::reflection::create) by key, a JSON graph, Python's class, C's
+    /// `obj_object_create`), hold their fields in the object, and are read, printed,
+    /// compared, saved and rebuilt through the table like a derive type's. The parent is
+    /// `ffi.Object`, a creatable derive type (not a built-in), or another type with a
+    /// run-time table (a type registered without fields under one gets an empty table of
+    /// its own).
+    ///
+    /// ```
+    /// use object_core::reflection::{create, FieldSpec, FieldType};
+    /// use object_core::registry::{register_type, TypeSpec};
+    /// use object_core::structural::structural_equal;
+    /// use object_core::Any;
+    ///
+    /// let spec = TypeSpec::new("doc.spec.Pair", "ffi.Object").fields(vec![
+    ///     FieldSpec::new("first", FieldType::Int),
+    ///     FieldSpec::new("second", FieldType::Optional(Box::new(FieldType::Object("doc.spec.Pair".into())))),
+    /// ]);
+    /// register_type(&spec).unwrap();
+    /// let inner = create("doc.spec.Pair", [("first", Any::from(2))]).unwrap();
+    /// let outer = create("doc.spec.Pair", [("first", Any::from(1)), ("second", Any::from(inner.clone()))]).unwrap();
+    /// assert_eq!(format!("{outer:?}"), "doc.spec.Pair { first: 1, second: doc.spec.Pair { first: 2, second: None } }");
+    /// assert!(structural_equal(&inner, &create("doc.spec.Pair", [("first", Any::from(2))]).unwrap()));
+    /// ```
+    pub fn fields(mut self, fields: Vec<FieldSpec>) -> Self {
+        self.fields = Some(fields);
+        self
+    }
+
+    /// Declares the type abstract (only its subtypes are made; `create` refuses it).
+    /// Only for a type with a run-time field table ([`fields`](Self::fields)).
+    pub fn abstract_type(mut self, yes: bool) -> Self {
+        self.is_abstract = yes;
+        self
+    }
+
+    /// The key.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The run-time fields given, if the type has a field table.
+    pub fn field_specs(&self) -> Option<&[FieldSpec]> {
+        self.fields.as_deref()
+    }
+
     fn describe(&self) -> String {
-        describe(&self.parent, self.slots, self.is_final, self.allow_overflow)
+        let mut d = describe(&self.parent, self.slots, self.is_final, self.allow_overflow);
+        describe_fields(&mut d, self.fields.as_deref(), self.is_abstract);
+        d
     }
 }
 
 fn describe(parent: &str, slots: u32, is_final: bool, overflow: bool) -> String {
     format!("parent `{parent}`, slots {slots}, final {is_final}, overflow {overflow}")
+}
+
+fn describe_fields(d: &mut String, fields: Option<&[FieldSpec]>, is_abstract: bool) {
+    if let Some(fields) = fields {
+        d.push_str(", fields (");
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                d.push_str(", ");
+            }
+            d.push_str(&f.to_string());
+        }
+        d.push(')');
+    }
+    if is_abstract {
+        d.push_str(", abstract");
+    }
 }
 
 /// Registers a type at run time (plugins, foreign languages, generated types).
@@ -106,6 +179,17 @@ pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError
             key: spec.key.clone(),
             parent: spec.parent.clone(),
         })?;
+    let fields = match own_fields(spec, parent) {
+        Some(own) => Some(fields_table(spec, parent, own)?),
+        None if spec.is_abstract => {
+            return Err(RegistryError::BadField {
+                key: spec.key.clone(),
+                field: String::new(),
+                reason: "only a type with a run-time field table can be declared abstract".into(),
+            })
+        }
+        None => None,
+    };
     place_runtime(
         reg,
         &mut w,
@@ -115,7 +199,54 @@ pub fn register_type(spec: &TypeSpec) -> Result<&'static TypeInfo, RegistryError
         spec.is_final,
         spec.allow_overflow,
         None,
+        fields,
     )
+}
+
+/// The run-time fields `spec` declares: its own, or none (an empty table) for a type
+/// without fields under a type with a run-time table (whose objects have cells), or
+/// `None` for a type without a run-time table.
+fn own_fields<'s>(spec: &'s TypeSpec, parent: &TypeInfo) -> Option<&'s [FieldSpec]> {
+    match (&spec.fields, parent.runtime_fields()) {
+        (Some(f), _) => Some(f),
+        (None, Some(_)) => Some(&[]),
+        (None, None) => None,
+    }
+}
+
+/// The run-time field table of the type `spec` registers under `parent`, after checking
+/// that `parent`'s objects can be extended: a Rust struct's or a run-time table's
+/// layout, or a run-time type without one yet or with its Rust ancestor's (sealed now as
+/// having exactly that layout, so that no C code gives its objects fields of their own
+/// where the cells of the new type's objects lie).
+fn fields_table(
+    spec: &TypeSpec,
+    parent: &'static TypeInfo,
+    own: &[FieldSpec],
+) -> Result<PendingFields, RegistryError> {
+    if spec.is_abstract && spec.is_final {
+        return Err(RegistryError::BadField {
+            key: spec.key.clone(),
+            field: String::new(),
+            reason: "a type cannot be both abstract and final".into(),
+        });
+    }
+    let table = RuntimeFields::build(&spec.key, parent, own, spec.is_abstract)?;
+    if parent.runtime_fields().is_none()
+        && !matches!(parent.layout_owner(), LayoutOwner::Rust { .. })
+    {
+        let rust = parent
+            .rust_layout_ancestor()
+            .ok_or_else(|| RegistryError::UnknownKey {
+                key: parent.key().to_owned(),
+            })?;
+        seal_foreign_layout(
+            parent.index(),
+            rust.size as usize,
+            ForeignMaker::RustAncestor(rust.rust_name),
+        )?;
+    }
+    Ok(table)
 }
 
 fn same_or_duplicate(
@@ -123,21 +254,34 @@ fn same_or_duplicate(
     spec: &TypeSpec,
 ) -> Result<&'static TypeInfo, RegistryError> {
     let parent_key = existing.parent().map_or("", |p| p.key);
+    let existing_fields = existing.runtime_fields();
+    let requested_fields = match existing.parent() {
+        Some(p) => own_fields(spec, p),
+        None => spec.fields.as_deref(),
+    };
     if parent_key == spec.parent
         && existing.slots == spec.slots
         && existing.is_final == spec.is_final
         && existing.allow_overflow == spec.allow_overflow
+        && existing_fields.map(RuntimeFields::own_fields) == requested_fields
+        && existing_fields.is_some_and(RuntimeFields::is_abstract) == spec.is_abstract
     {
         Ok(existing)
     } else {
+        let mut held = describe(
+            parent_key,
+            existing.slots,
+            existing.is_final,
+            existing.allow_overflow,
+        );
+        describe_fields(
+            &mut held,
+            existing_fields.map(RuntimeFields::own_fields),
+            existing_fields.is_some_and(RuntimeFields::is_abstract),
+        );
         Err(RegistryError::DuplicateKey {
             key: spec.key.clone(),
-            existing: describe(
-                parent_key,
-                existing.slots,
-                existing.is_final,
-                existing.allow_overflow,
-            ),
+            existing: held,
             requested: spec.describe(),
         })
     }
@@ -205,6 +349,7 @@ pub(crate) fn resolve_rust_type_from(
                     r.is_final,
                     r.allow_overflow,
                     Some(r),
+                    None,
                 )?
             }
         }
@@ -318,6 +463,8 @@ fn spec_of(r: &TypeRegistration) -> TypeSpec {
         slots: r.slots,
         is_final: r.is_final,
         allow_overflow: r.allow_overflow,
+        fields: None,
+        is_abstract: false,
     }
 }
 

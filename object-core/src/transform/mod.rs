@@ -22,12 +22,14 @@
 //!
 //! # Rebuilding
 //!
-//! A node whose children changed is copied through its type's [`Rebuild`] impl, which
-//! `#[derive(Object)]` generates: each reflected field is copied
+//! A node whose children changed is copied through its type's field table (its
+//! reflection's [`RebuildFn`]; `#[derive(Object)]` writes no code of its own for it): each
+//! reflected field is copied
 //! ([`FieldValue::rebuild_field`](crate::reflection::FieldValue::rebuild_field)) taking
-//! its new children in order, the parent's part through the parent's impl, and a
-//! `#[object(skip)]` field takes its `Default` (as [`create`](crate::reflection::create)
-//! does). No name look-up, no `Any` round trip for the built-in field types. A child that
+//! its new children in order, the parent's fields first, and a `#[object(skip)]` field
+//! takes its `Default` (as [`create`](crate::reflection::create) does); a type registered
+//! at run time with fields copies its cells the same way, checking each new child
+//! against the field's declared type. No name look-up, no `Any` round trip for the built-in field types. A child that
 //! does not fit its field is a [`TransformError`] of kind
 //! [`WrongChildType`](TransformErrorKind::WrongChildType). Built-in containers
 //! (`Array`, `Map`, `List`, `Dict`) take part through their [`BuiltinHooks`](crate::builtin::BuiltinHooks).

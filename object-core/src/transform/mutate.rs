@@ -316,13 +316,12 @@ pub fn mutate<R: Rewriter + ?Sized>(root: &ObjectRef, r: &mut R) -> Result<Objec
 
 /// `node` with each direct child object `c` (the objects [`for_each_child`] gives, in
 /// its order) replaced by `f(c)`: the very same object if every `f(c)` is `c` itself
-/// (pointer-equal), otherwise a copy through the type's [`Rebuild`] (or a container's
+/// (pointer-equal), otherwise a copy through the type's field table (or a container's
 /// hooks) with the new children. One level only, and no walk state: the step a pass
 /// takes at one node (rewrite the arguments of this call, say) without starting a
 /// [`mutate`] for it.
 ///
 /// [`for_each_child`]: super::for_each_child
-/// [`Rebuild`]: super::Rebuild
 ///
 /// # Errors
 ///

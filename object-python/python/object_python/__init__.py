@@ -6,6 +6,8 @@ registry's ``is`` check. Reflected fields are read-only attributes, ``repr`` is 
 library's printer, construction is by keyword through reflection, ``==`` is identity.
 Enum fields (``#[derive(ObjectEnum)]``) read as members of an ``enum.IntEnum`` class
 per enum (``enum_class(key)``, ``Field.enum``), and take a member, a name or a value.
+Types can be defined here too (``@py_class``, with fields), and methods registered
+per type (``method``, ``register_method``) are found from every language.
 
     >>> import object_python as op
     >>> tour = op.namespace("tour")
@@ -51,6 +53,17 @@ from ._native import (
     structural_hash,
     type_class,
     type_keys,
+    call_method,
+    replace,
+)
+from ._pytypes import (
+    field,
+    get_method,
+    method,
+    methods,
+    py_class,
+    register_method,
+    remove_method,
 )
 
 __all__ = [
@@ -65,6 +78,15 @@ __all__ = [
     "ObjectError",
     "ObjectMeta",
     "as_function",
+    "call_method",
+    "field",
+    "get_method",
+    "method",
+    "methods",
+    "py_class",
+    "register_method",
+    "remove_method",
+    "replace",
     "empty",
     "enum_class",
     "enum_keys",
@@ -93,8 +115,21 @@ __all__ = [
 __version__ = _native.__version__
 
 
+def _method_getattr(self, name):
+    return _native._bound_method(self, name)
+
+
 class ObjectMeta(type):
-    """The metaclass of the generated classes: ``isinstance`` asks the registry."""
+    """The metaclass of the generated classes: ``isinstance`` asks the registry;
+    attribute reads fall back to the process's method table."""
+
+    def __init__(cls, name, bases, namespace, **kwargs):
+        super().__init__(name, bases, namespace, **kwargs)
+        # (CPython resets a new class's attribute read to the generic one: the method
+        # table's fallback is put back, unless the class reads attributes its own way.
+        # A build that cannot reach the slot, `abi3`, gets a `__getattr__`.)
+        if not _native._install_getattr(cls) and "__getattr__" not in namespace:
+            cls.__getattr__ = _method_getattr
 
     def __instancecheck__(cls, obj):
         if type.__instancecheck__(cls, obj):
@@ -103,6 +138,13 @@ class ObjectMeta(type):
 
     def __repr__(cls):
         return "<class {!r} (object type {})>".format(cls._type_key, cls._type_index)
+
+    def __getattr__(cls, name):
+        # A method of the type from the process's method table (registered from Rust,
+        # C or Python, also after the class was made): `Cls.make(...)`.
+        from ._pytypes import class_method_attribute
+
+        return class_method_attribute(cls, name)
 
 
 _native._set_metaclass(ObjectMeta)
