@@ -56,7 +56,8 @@ typedef struct ObjFunctionCell ObjFunctionCell;
 // `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
 // `ObjParamInfo`, structs outside the fingerprint; 3: run-time field tables and
 // methods: `ObjFieldSpec`, `obj_type_register_fields`, `obj_object_create`,
-// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
+// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`,
+// `obj_function_set_long_running`.)
 #define OBJ_ABI_MINOR 3
 
 // `ObjTypeLayout::owner`: no object made and no Rust struct claimed the type yet.
@@ -668,6 +669,18 @@ int32_t obj_function_signature(ObjHandle func,
                                int32_t *out_num_params,
                                struct ObjStr *out_doc,
                                struct ObjStr *out_returns);
+
+// Sets (`long_running` nonzero) or clears a function's long-running hint (ABI 2.3):
+// front-ends whose callers hold a global lock (Python's GIL) keep it during a call
+// unless the function is marked so, and let it go around a call of one that is. Mark
+// a function that computes for long, blocks, or waits for threads that call back into
+// such a front-end (held, the lock would deadlock that wait). `*out_previous` (may be
+// null) receives the hint as it was, 0 or 1.
+//
+// # Safety
+//
+// `func` null (an error) or a live object; `out_previous` null or writable.
+int32_t obj_function_set_long_running(ObjHandle func, int32_t long_running, int32_t *out_previous);
 
 // Parameter `index` of a function's signature (see `obj_function_signature`), borrowed
 // from the function. An index out of range is an `IndexError`.

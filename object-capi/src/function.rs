@@ -266,6 +266,38 @@ pub unsafe extern "C" fn obj_function_signature(
     })
 }
 
+/// Sets (`long_running` nonzero) or clears a function's long-running hint (ABI 2.3):
+/// front-ends whose callers hold a global lock (Python's GIL) keep it during a call
+/// unless the function is marked so, and let it go around a call of one that is. Mark
+/// a function that computes for long, blocks, or waits for threads that call back into
+/// such a front-end (held, the lock would deadlock that wait). `*out_previous` (may be
+/// null) receives the hint as it was, 0 or 1.
+///
+/// # Safety
+///
+/// `func` null (an error) or a live object; `out_previous` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn obj_function_set_long_running(
+    func: ObjHandle,
+    long_running: i32,
+    out_previous: *mut i32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: the caller's guarantee.
+        let b = unsafe { borrow(func, "func") }?;
+        let f = Function::from_object_ptr(typed::<FunctionObj>(&b, "func")?);
+        let previous = i32::from(f.is_long_running());
+        if long_running != previous {
+            f.set_long_running(long_running != 0);
+        }
+        // SAFETY: null or writable (the caller's guarantee).
+        if let Some(p) = unsafe { out_previous.as_mut() } {
+            *p = previous;
+        }
+        Ok(())
+    })
+}
+
 /// Parameter `index` of a function's signature (see `obj_function_signature`), borrowed
 /// from the function. An index out of range is an `IndexError`.
 ///

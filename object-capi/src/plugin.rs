@@ -80,7 +80,8 @@ pub const OBJ_ABI_MAJOR: u32 = 2;
 /// `obj_function_signature`, `obj_function_param`, with `ObjParamSpec` and
 /// `ObjParamInfo`, structs outside the fingerprint; 3: run-time field tables and
 /// methods: `ObjFieldSpec`, `obj_type_register_fields`, `obj_object_create`,
-/// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`.)
+/// `obj_method_set`, `obj_method_get`, `obj_object_call_method`, `OBJ_LAYOUT_FIELDS`,
+/// `obj_function_set_long_running`.)
 pub const OBJ_ABI_MINOR: u32 = 3;
 
 const fn fnv(mut h: u64, values: &[u64]) -> u64 {

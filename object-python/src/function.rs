@@ -124,11 +124,19 @@ impl PyFunction {
             .map(str::to_owned)
     }
 
-    /// Whether a call lets the GIL go while Rust runs: true unless the function is
-    /// marked quick (`Function::quick` in Rust).
+    /// Whether a call lets the GIL go while Rust runs: only if the function is marked
+    /// long-running (`Function::long_running` in Rust, `obj_function_set_long_running`
+    /// in C, or this attribute set to `True`). Set it on a function that computes for
+    /// long or waits for threads that call back into Python (held, such a wait
+    /// deadlocks).
     #[getter]
     fn releases_gil(&self) -> bool {
-        !self.f.is_quick()
+        self.f.is_long_running()
+    }
+
+    #[setter]
+    fn set_releases_gil(&self, value: bool) {
+        self.f.set_long_running(value);
     }
 }
 
@@ -195,7 +203,7 @@ impl PyFunction {
         name: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
         kwarg: impl Fn(usize) -> PyResult<Borrowed<'a, 'py, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let detach = !self.f.is_quick();
+        let detach = self.f.is_long_running();
         let interned = self.f.declared_signature().map(|sig| {
             self.kw_names.get_or_init(|| {
                 sig.parameters()
@@ -221,19 +229,19 @@ impl PyFunction {
         }
     }
 
-    /// The call itself. The GIL rule: a function marked quick (it returns in about the
-    /// time of a call and never waits for another thread) runs with the GIL held, which
-    /// saves letting it go and taking it back (more than the rest of such a call);
-    /// every other function runs with the GIL released, so that other Python threads
-    /// run meanwhile and a callee that waits for threads calling back into Python
-    /// cannot deadlock. Either way a Python callable called back from Rust takes the GIL
-    /// itself (`Python::attach`: on this thread, while it is held, that is a no-op).
+    /// The call itself. The GIL rule: a function runs with the GIL held (as a plain
+    /// pyo3 function does), which saves letting it go and taking it back (more than the
+    /// rest of a short call); a function marked long-running runs with the GIL
+    /// released, so that other Python threads run meanwhile and a callee that waits
+    /// for threads calling back into Python cannot deadlock. Either way a Python
+    /// callable called back from Rust takes the GIL itself (`Python::attach`: on this
+    /// thread, while it is held, that is a no-op).
     #[inline]
     fn call_views(&self, py: Python<'_>, views: &[AnyView<'_>]) -> Result<Any, Error> {
-        if self.f.is_quick() {
-            self.f.call(views)
-        } else {
+        if self.f.is_long_running() {
             py.detach(|| self.f.call(views))
+        } else {
+            self.f.call(views)
         }
     }
 }

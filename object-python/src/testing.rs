@@ -6,8 +6,10 @@
 
 use std::thread;
 
-use object_containers::{register_global_override, BigInt, Function, Map, NDArray, Signature};
-use object_core::{AnyView, Error, ErrorKind, ObjectPtr};
+use object_containers::{
+    register_global_override, Array, BigInt, Function, Map, NDArray, Signature,
+};
+use object_core::{Any, AnyView, Error, ErrorKind, ObjectPtr};
 use object_examples::expr::{self, Env, Expr, Var};
 use pyo3::prelude::*;
 
@@ -25,6 +27,13 @@ fn _bench_plain_detach(py: Python<'_>) {
 #[pyfunction]
 fn _bench_plain_add(a: i64, b: i64) -> i64 {
     a + b
+}
+
+/// A plain pyo3 function returning a list of its three arguments (the yardstick of a
+/// call returning a container: `testing.make_array` returns an `Array`).
+#[pyfunction]
+fn _bench_plain_list(a: i64, b: i64, c: i64) -> Vec<i64> {
+    vec![a, b, c]
 }
 
 /// A plain pyo3 function reading a NumPy array's length through the buffer-free
@@ -124,18 +133,17 @@ fn register_globals() {
     let globals: Vec<(&str, Function)> = vec![
         (
             "testing.noop",
-            Function::from_typed_named("testing.noop", || {}).quick(),
+            Function::from_typed_named("testing.noop", || {}),
         ),
         (
             "testing.add",
-            Function::from_typed_named("testing.add", |a: i64, b: i64| a + b).quick(),
+            Function::from_typed_named("testing.add", |a: i64, b: i64| a + b),
         ),
         (
             // A signature declared in Rust: names, a default, the doc; the types are the
-            // closure's. (Quick, like `testing.add`, for the keyword row of bench.py.)
+            // closure's.
             "tour.add",
             Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)
-                .quick()
                 .with_signature(
                     Signature::new()
                         .param("x")
@@ -145,6 +153,16 @@ fn register_globals() {
                 .unwrap_or_else(|_| Function::from_typed_named("tour.add", |x: i64, y: i64| x + y)),
         ),
         (
+            // An `Array` of its arguments (bench.py's container row; tvm-ffi's
+            // `ffi.Array` beside it).
+            "testing.make_array",
+            Function::from_packed_named(Some("testing.make_array"), |args| {
+                Ok(Any::from(
+                    args.iter().map(AnyView::to_any).collect::<Array<Any>>(),
+                ))
+            }),
+        ),
+        (
             "testing.tensor_sum",
             Function::from_typed_named("testing.tensor_sum", tensor_sum),
         ),
@@ -152,13 +170,11 @@ fn register_globals() {
             "testing.tensor_data_ptr",
             Function::from_typed_named("testing.tensor_data_ptr", |t: NDArray| {
                 t.data_ptr() as usize as i64
-            })
-            .quick(),
+            }),
         ),
         (
             "testing.tensor_read_only",
-            Function::from_typed_named("testing.tensor_read_only", |t: NDArray| t.is_read_only())
-                .quick(),
+            Function::from_typed_named("testing.tensor_read_only", |t: NDArray| t.is_read_only()),
         ),
         (
             "testing.call",
@@ -172,7 +188,9 @@ fn register_globals() {
         ),
         (
             "testing.call_in_threads",
-            Function::from_typed_named("testing.call_in_threads", call_in_threads),
+            // It waits for threads that call back into Python: marked long-running, so
+            // that a call lets the GIL go (held, it would deadlock).
+            Function::from_typed_named("testing.call_in_threads", call_in_threads).long_running(),
         ),
         (
             "testing.raise",
@@ -233,6 +251,7 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_bench_plain_add, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_detach, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_plain_len, m)?)?;
+    m.add_function(wrap_pyfunction!(_bench_plain_list, m)?)?;
     #[cfg(not(feature = "abi3"))]
     m.add_function(wrap_pyfunction!(_bench_plain_buffer_ptr, m)?)?;
     m.add_class::<BenchPlainPoint>()?;

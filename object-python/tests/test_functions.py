@@ -108,18 +108,28 @@ def test_python_callback_from_rust_threads():
 
 
 def test_the_gil_rule():
-    # Functions marked quick in Rust keep the GIL during a call; every other lets it go,
-    # so that one waiting for Rust threads that call back into Python cannot deadlock.
+    # A function keeps the GIL during a call (as a plain pyo3 function does) unless it
+    # is marked long-running: then it lets it go, so that one waiting for Rust threads
+    # that call back into Python cannot deadlock.
     call_in_threads = op.get_global("testing.call_in_threads")
     assert add.releases_gil is False and op.get_global("testing.noop").releases_gil is False
-    assert call_in_threads.releases_gil is True and call.releases_gil is True
-    # A Python callback called back on this thread retakes the GIL it let go ...
+    assert call.releases_gil is False
+    assert call_in_threads.releases_gil is True
+    # A Python callback called back on this thread runs under the GIL the call kept ...
     assert call(lambda a, b: a + b, 40, 2) == 42
-    # ... and one on a Rust thread takes it, and calls a quick function holding it.
+    # ... and one on a Rust thread takes it (the long-running caller let it go), and
+    # calls a function holding it.
     total = call_in_threads(lambda t, i: add(t, i), 3, 20)
     assert total == sum(t + i for t in range(3) for i in range(20))
-    # A quick function called from a callback inside a quick function's caller.
     assert call(lambda: add(1, 2)) == 3
+    # The hint can be set from Python, on any function (here one made from a lambda):
+    # a call then lets the GIL go, and a callback takes it back.
+    f = op.as_function(lambda x: x + 1)
+    assert f.releases_gil is False
+    f.releases_gil = True
+    assert f.releases_gil is True and call(f, 41) == 42 and f(1) == 2
+    f.releases_gil = False
+    assert f.releases_gil is False
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
  * and a doc (obj_function_create_with_signature), read back (obj_function_signature,
  * obj_function_param), called with fewer arguments (the defaults filled for C too),
  * errors that name parameters, refused signatures (the context stays the caller's),
- * and the signature of a Rust global declared in Rust and of a typed closure. */
+ * the signature of a Rust global declared in Rust and of a typed closure, and the
+ * long-running hint (obj_function_set_long_running). */
 #include <stdatomic.h>
 #include <stdint.h>
 #include "check.h"
@@ -92,6 +93,18 @@ int main(void) {
     OK(obj_function_signature(plain, &n, NULL, NULL));
     CHECK(n == -1);
     FAILS(obj_function_param(plain, 0, &p), "IndexError", "declares no parameters");
+
+    /* The long-running hint: off for a new function, set and cleared, the previous
+     * value reported each time; a handle that is no function is refused. */
+    int32_t previous = -1;
+    OK(obj_function_set_long_running(plain, 1, &previous));
+    CHECK(previous == 0);
+    OK(obj_function_set_long_running(plain, 7, &previous));
+    CHECK(previous == 1);
+    OK(obj_function_set_long_running(plain, 0, NULL));
+    OK(obj_function_set_long_running(plain, 0, &previous));
+    CHECK(previous == 0);
+    FAILS(obj_function_set_long_running(NULL, 1, NULL), "ValueError", "null");
     OK(obj_dec_ref(plain));
     ObjHandle add = NULL;
     OK(obj_global_get("fixtures.add", &add));

@@ -60,9 +60,9 @@ pub struct FunctionObj {
     /// value, in registers, instead of an array in memory.
     fast: Option<FastCall>,
     /// A hint for callers that hold a global lock (Python's GIL) while calling: the
-    /// function returns quickly and never waits for another thread, so the lock need
-    /// not be let go around a call (see [`Function::quick`](super::Function::quick)).
-    quick: AtomicBool,
+    /// function may run long or wait for other threads, so the lock is let go around a
+    /// call (see [`Function::long_running`](super::Function::long_running)).
+    long_running: AtomicBool,
     /// The declared signature (names, defaults, types), set at most once. After the C
     /// cell (header and entry), like every field above: C and plugins never read it
     /// in place (C asks `obj_function_signature`), so it changes no shared layout.
@@ -85,17 +85,19 @@ impl FunctionObj {
         self.name.as_ref().map(|s| s.as_str())
     }
 
-    /// Whether the function is marked quick (see [`Function::quick`](super::Function::quick)).
+    /// Whether the function is marked long-running (see
+    /// [`Function::long_running`](super::Function::long_running)).
     #[inline]
-    pub fn is_quick(&self) -> bool {
+    pub fn is_long_running(&self) -> bool {
         // Relaxed: a hint that guards no other memory.
-        self.quick.load(Ordering::Relaxed)
+        self.long_running.load(Ordering::Relaxed)
     }
 
-    /// Marks the function quick (a hint; see [`Function::quick`](super::Function::quick)).
+    /// Sets or clears the long-running hint (see
+    /// [`Function::long_running`](super::Function::long_running)).
     #[inline]
-    pub(super) fn mark_quick(&self) {
-        self.quick.store(true, Ordering::Relaxed);
+    pub(super) fn set_long_running(&self, long_running: bool) {
+        self.long_running.store(long_running, Ordering::Relaxed);
     }
 
     /// The declared signature, if one was set.
@@ -209,7 +211,7 @@ where
         call: call_packed::<F>,
         name: name.map(String::from),
         fast: None,
-        quick: AtomicBool::new(false),
+        long_running: AtomicBool::new(false),
         signature: OnceLock::new(),
         types: None,
         described: OnceLock::new(),
@@ -231,7 +233,7 @@ pub(super) fn new_typed<Args, R, F: TypedCallable<Args, R>>(
         call: call_typed_entry::<F, Args, R>,
         name: name.map(String::from),
         fast,
-        quick: AtomicBool::new(false),
+        long_running: AtomicBool::new(false),
         signature: OnceLock::new(),
         types: Some(typed_types::<F, Args, R>),
         described: OnceLock::new(),

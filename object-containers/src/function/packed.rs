@@ -86,29 +86,45 @@ impl Function {
         self.0.name()
     }
 
-    /// Marks the function *quick*: it returns in about the time of a call (no long
-    /// computation, no I/O) and never waits for another thread. A hint for front-ends
-    /// whose callers hold a global lock: Python's bindings keep the GIL during a call of
-    /// a quick function, and let it go around any other (which a function that waits
-    /// for threads calling back into Python needs, or it deadlocks). Marking changes
-    /// nothing else; it is meant for a function just made, before it is shared.
+    /// Marks the function *long-running*: it may compute for long, block on I/O, or wait
+    /// for other threads. A hint for front-ends whose callers hold a global lock:
+    /// Python's bindings keep the GIL during a call (as a plain pyo3 function does: a
+    /// call is the cheaper for it) unless the function is marked so; around a call of a
+    /// long-running one they let it go, so that other Python threads run meanwhile and
+    /// a function that waits for threads calling back into Python does not deadlock.
+    /// Marking changes nothing else; it is meant for a function just made, before it
+    /// is shared (front-ends may also set it later: the hint is read once per call).
     ///
     /// ```
     /// use object_containers::Function;
-    /// let add = Function::from_typed(|a: i64, b: i64| a + b).quick();
-    /// assert!(add.is_quick());
-    /// assert!(!Function::from_typed(|a: i64| a).is_quick());
+    /// let solve = Function::from_typed(|n: i64| (0..n).sum::<i64>()).long_running();
+    /// assert!(solve.is_long_running());
+    /// assert!(!Function::from_typed(|a: i64| a).is_long_running());
     /// ```
     #[must_use]
-    pub fn quick(self) -> Self {
-        self.0.mark_quick();
+    pub fn long_running(self) -> Self {
+        self.0.set_long_running(true);
         self
     }
 
-    /// Whether the function is marked [quick](Function::quick).
+    /// Sets or clears the [long-running](Function::long_running) hint of a function
+    /// already shared (a front-end's setting; calls under way keep what they read).
+    ///
+    /// ```
+    /// use object_containers::Function;
+    /// let f = Function::from_typed(|a: i64| a);
+    /// f.set_long_running(true);
+    /// assert!(f.is_long_running());
+    /// ```
     #[inline]
-    pub fn is_quick(&self) -> bool {
-        self.0.is_quick()
+    pub fn set_long_running(&self, long_running: bool) {
+        self.0.set_long_running(long_running);
+    }
+
+    /// Whether the function is marked [long-running](Function::long_running).
+    #[inline]
+    pub fn is_long_running(&self) -> bool {
+        self.0.is_long_running()
     }
 
     /// Declares the function's signature: its parameters' names, defaults and types,
