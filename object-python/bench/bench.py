@@ -24,7 +24,9 @@ tvm-ffi convention (object-capi/tests/c/tvmffi_lib.c, compiled here with `cc` an
 loaded with `tvm_ffi.load_module`), a field read and a construction of
 `tvm_ffi.testing.TestIntPair` (two int fields, built positionally), and `testing.nop`
 taking a NumPy array (which tvm-ffi converts through DLPack; ours reads an exact
-`numpy.ndarray` in place, see `object-python/src/numpy_struct.rs`). The last row
+`numpy.ndarray` in place, see `object-python/src/numpy_struct.rs`), and its global
+`ffi.Array(1, 2, 3)` for the call returning a container (ours: `testing.make_array`,
+an `Array` of its arguments; plain pyo3: a function returning a list). The last row
 calls that C library's `add` through each package's loader (`op.load_module` and
 `tvm_ffi.load_module`), the plain pyo3 `add` beside them.
 """
@@ -113,9 +115,15 @@ def tvm_ffi_rows(a, lib):
         for _ in range(n):
             nop(a)
 
+    make_array = tvm_ffi.get_global_func("ffi.Array")
+
+    def container(n):
+        for _ in range(n):
+            make_array(1, 2, 3)
+
     # The same kernel, loaded by each package: tvm-ffi's loader against ours.
     # (None for the keyword row: tvm-ffi's functions take no keyword arguments.)
-    return [noop, add_ if add else None, field, make, array, None, add_ if add else None], tvm_ffi.__version__
+    return [noop, add_ if add else None, field, make, array, None, container, add_ if add else None], tvm_ffi.__version__
 
 
 def main():
@@ -155,7 +163,7 @@ def main():
         for _ in range(n):
             plain_add(1, 2)
 
-    add_sig = op.get_global("tour.add")  # (x, y=1), declared in Rust; quick like `add`
+    add_sig = op.get_global("tour.add")  # (x, y=1), declared in Rust
 
     def ours_add_positional(n):
         for _ in range(n):
@@ -197,6 +205,17 @@ def main():
         for _ in range(n):
             plain_buffer_ptr(a)
 
+    make_array = op.get_global("testing.make_array")
+    plain_list = _native._bench_plain_list
+
+    def ours_container(n):
+        for _ in range(n):
+            make_array(1, 2, 3)
+
+    def plain_container(n):
+        for _ in range(n):
+            plain_list(1, 2, 3)
+
     def plain_len_(n):
         for _ in range(n):
             plain_len(a)
@@ -223,6 +242,7 @@ def main():
         ("construct an object", ours_make, plain_make),
         ("call taking a NumPy array", ours_array, plain_array),
         ("add(1, y=2) (keyword)", ours_add_keyword, plain_add_keyword),
+        ("call returning a container", ours_container, plain_container),
     ]
     if kernel_add is not None:
         # A C kernel in tvm-ffi's convention, loaded with op.load_module (ours) and

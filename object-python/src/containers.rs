@@ -83,6 +83,49 @@ fn pending_or_built(
     Ok((obj, hooks))
 }
 
+/// The Python object of `obj`, a built-in, in `cls` (its class, from `class_of`) made
+/// as the class's `__new__` makes it without calling the class (no argument tuple,
+/// no pending object), when the class is one of the shapes below and neither its
+/// `__new__` nor its `__init__` was replaced; else `Err(obj)` back (the caller calls
+/// the class). What a call returning an `Array` or a `Map` spends on its result.
+#[cfg(not(feature = "abi3"))]
+pub(crate) fn builtin_instance_of(
+    cls: &Bound<'_, PyType>,
+    obj: ObjectRef,
+) -> Result<PyResult<Py<PyAny>>, ObjectRef> {
+    use crate::vectorcall::instance_from_init;
+    let Some(hooks) = BuiltinHooks::of_object(&obj).filter(|h| !h.mutable) else {
+        return Err(obj);
+    };
+    let made = match hooks.shape {
+        BuiltinShape::Items => instance_from_init::<PyArray>(cls, || {
+            let base = PyObj { obj: obj.clone() };
+            PyClassInitializer::from(base).add_subclass(PyArray {
+                obj: obj.clone(),
+                hooks,
+            })
+        }),
+        BuiltinShape::Entries => instance_from_init::<PyMap>(cls, || {
+            let map = Map::<Any, Any>::try_from(Any::from(obj.clone())).ok();
+            let base = PyObj { obj: obj.clone() };
+            PyClassInitializer::from(base).add_subclass(PyMap {
+                obj: obj.clone(),
+                hooks,
+                map,
+            })
+        }),
+        BuiltinShape::Ints => instance_from_init::<PyShape>(cls, || {
+            let base = PyObj { obj: obj.clone() };
+            PyClassInitializer::from(base).add_subclass(PyShape {
+                obj: obj.clone(),
+                hooks,
+            })
+        }),
+        _ => None,
+    };
+    made.ok_or(obj)
+}
+
 /// The base of the classes of built-ins holding items (`ffi.Array`'s): a read-only
 /// sequence.
 #[pyclass(extends = PyObj, frozen, subclass, module = "object_python", name = "ArrayBase")]

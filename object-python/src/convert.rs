@@ -413,7 +413,23 @@ pub(crate) fn view_to_py(py: Python<'_>, v: AnyView<'_>) -> PyResult<Py<PyAny>> 
 }
 
 /// An `Any` as a Python value.
+#[inline]
 pub(crate) fn any_to_py(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
+    // The commonest results in the caller (a call's `None`, an integer); the rest in a
+    // function of its own, whose frame such calls do not set up.
+    match v.type_index() {
+        type_index::NONE => Ok(py.None()),
+        type_index::INT => match v.as_int() {
+            Some(i) => Ok(i.into_pyobject(py)?.into_any().unbind()),
+            None => any_to_py_other(py, v),
+        },
+        _ => any_to_py_other(py, v),
+    }
+}
+
+/// [`any_to_py`] for every kind but `None` and integers.
+#[inline(never)]
+fn any_to_py_other(py: Python<'_>, v: Any) -> PyResult<Py<PyAny>> {
     let index = v.type_index();
     match index {
         type_index::NONE => return Ok(py.None()),

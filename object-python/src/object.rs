@@ -621,6 +621,13 @@ pub(crate) fn wrap(py: Python<'_>, obj: ObjectRef) -> PyResult<Py<PyAny>> {
         Ok(made) => return made,
         Err(obj) => obj,
     };
+    // A built-in's class (an Array's, a Map's, …): the same, through its `__new__`'s
+    // value.
+    #[cfg(not(feature = "abi3"))]
+    let obj = match crate::containers::builtin_instance_of(&cls, obj) {
+        Ok(made) => return made,
+        Err(obj) => obj,
+    };
     set_pending(obj);
     let made = cls.call0();
     take_pending();

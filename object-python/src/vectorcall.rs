@@ -114,8 +114,12 @@ unsafe fn call(
 ) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: `slf` is live and borrowed for the call (the caller's contract).
     let slf = unsafe { pyo3::Borrowed::from_ptr(py, slf) };
-    // Checked, although only a `PyFunction` (or subclass) instance holds this entry.
-    let f = slf.cast::<PyFunction>()?;
+    // SAFETY: CPython calls this entry for the object that holds it at its type's
+    // `tp_vectorcall_offset`. Only `PyFunction`s hold it (`PyFunction::of` writes it),
+    // and `install` sets the offset only on `FunctionBase` and the classes made from
+    // it, whose instances (and their Python subclasses') are `PyFunction`s: `slf` is
+    // one.
+    let f = unsafe { slf.cast_unchecked::<PyFunction>() };
     // SAFETY: `PyVectorcall_NARGS` strips `PY_VECTORCALL_ARGUMENTS_OFFSET` from the
     // count it is given; it reads nothing else.
     let n = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) } as usize;
@@ -436,6 +440,41 @@ pub(crate) fn instance_of(
     // SAFETY: `new_instance` returns a new (owned) reference, or fails with the error
     // set.
     Ok(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
+}
+
+/// The instance of `cls` made from `init` as `T`'s `__new__` makes it (the value its
+/// `#[new]` returned, placed by pyo3's `tp_new_impl`), without calling the class, when
+/// `cls` is `T`'s class or a subclass of it whose `__new__` is still `T`'s and whose
+/// `__init__` is `object`'s (what `cls()` would then do); else `None` (the caller calls
+/// the class). For the built-ins' classes (`ArrayBase`'s, `MapBase`'s, …), whose
+/// `__new__` takes the object being wrapped.
+pub(crate) fn instance_from_init<T: pyo3::PyClass>(
+    cls: &Bound<'_, PyType>,
+    init: impl FnOnce() -> PyClassInitializer<T>,
+) -> Option<PyResult<Py<PyAny>>> {
+    let py = cls.py();
+    let tp = cls.as_type_ptr();
+    let base = py.get_type::<T>();
+    // SAFETY: live type objects' fields, read while attached; `PyBaseObject_Type` is
+    // CPython's static `object`.
+    let plain = unsafe {
+        same_new((*tp).tp_new, (*base.as_type_ptr()).tp_new)
+            && same_init(
+                (*tp).tp_init,
+                (*std::ptr::addr_of!(ffi::PyBaseObject_Type)).tp_init,
+            )
+    };
+    // SAFETY: two live type objects, read while attached (`PyType_IsSubtype` walks
+    // `tp`'s MRO; it cannot fail).
+    if !plain || unsafe { ffi::PyType_IsSubtype(tp, base.as_type_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: `tp` is `T`'s class or a subclass of it (checked just above), live; the
+    // thread is attached: `tp_new_impl`'s contract.
+    let made = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init(), tp) };
+    // SAFETY: `tp_new_impl` returns a new (owned) reference, or fails with the error
+    // set.
+    Some(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
 }
 
 /// `type.__call__(cls, *args, **kwargs)` from the vectorcall arguments: for a class

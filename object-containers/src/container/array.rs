@@ -653,8 +653,15 @@ impl<T: AnyItem> Extend<T> for Array<T> {
 
 impl<T: AnyItem> FromIterator<T> for Array<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let iter = iter.into_iter();
-        let mut a = Self::with_capacity(iter.size_hint().0);
+        let mut iter = iter.into_iter();
+        // The items written straight into the new block, as many as the iterator says
+        // it has at least (no per-item capacity or sharing check); any it has beyond
+        // that are pushed after.
+        let at_least = iter.size_hint().0;
+        let mut a = Array::from_obj(new_obj(
+            at_least,
+            iter.by_ref().take(at_least).map(AnyItem::into_any),
+        ));
         a.extend(iter);
         a
     }
