@@ -239,6 +239,12 @@ def test_mypy_strict_accepts_the_usage_file(out):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_mypy_strict_accepts_stubgen_itself(out):
+    # (It uses the package through its stub, as any typed code would.)
+    r = _mypy(["--strict", "-m", "object_python.stubgen"], HERE, out)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_mypy_reports_each_deliberate_error(out):
     path = HERE / "stubs_errors.py"
     expected = {}

@@ -179,11 +179,11 @@ class _Parser:
             return _ANY
         for word in ("ffi.Array", "ffi.List", "ffi.Map", "ffi.Dict"):
             if text.startswith(word + " of "):
-                rest = text[len(word) + 4:]
+                tail = text[len(word) + 4:]
                 if word in ("ffi.Array", "ffi.List"):
-                    item = self._parse(rest)
+                    item = self._parse(tail)
                     return ("array", item) if word == "ffi.Array" else ("object", "ffi.List")
-                k, v = self._key_to_value(rest)
+                k, v = self._key_to_value(tail)
                 return ("map", k, v) if word == "ffi.Map" else ("object", "ffi.Dict")
         m = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
         if m:
@@ -285,7 +285,8 @@ class _Registry:
             if parsed[0] in ("array", "map"):
                 return parsed
             if parsed[0] == "optional" and parsed[1][0] in ("array", "map"):
-                return parsed[1]
+                inner: tuple[Any, ...] = parsed[1]
+                return inner
             return ("array", _ANY) if static_key == "ffi.Array" else ("map", _ANY, _ANY)
         if static_key in _PY_VALUES:
             return ("name", _PY_VALUES[static_key])
@@ -382,7 +383,7 @@ class _Writer:
         callables for Functions, an enum's name or value)."""
         tag = t[0]
         if tag == "name":
-            return _SCALARS.get(t[1], t[1])
+            return _SCALARS.get(t[1], str(t[1]))
         if tag == "optional":
             inner = self.render(t[1], here, taking)
             return inner if inner == "_t.Any" else inner + " | None"
