@@ -220,6 +220,39 @@ def test_the_command(tmp_path):
     assert "class IntImm(Expr):" in text and not (tmp_path / "testing").exists()
 
 
+PLUGIN = os.environ.get("OBJECT_FRONTEND_PLUGIN")
+
+
+@pytest.mark.skipif(not PLUGIN, reason="OBJECT_FRONTEND_PLUGIN is not set (scripts/python.sh)")
+def test_a_plugins_namespace(tmp_path):
+    # The front-end plugin's types (an enum field, optional fields, arrays of nodes),
+    # loaded by the command in an interpreter of its own; mypy --strict accepts the
+    # stubs and code that builds a node.
+    r = subprocess.run(
+        [sys.executable, "-m", "object_python.stubgen", "--load", PLUGIN,
+         "--prefix", "frontend", "--package", "fe", "-o", str(tmp_path)],
+        capture_output=True, text=True, cwd=HERE,
+    )
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "fe" / "frontend" / "__init__.pyi").read_text()
+    assert "class BinOpKind(_enum.IntEnum):" in text
+    assert "def op(self) -> BinOpKind: ..." in _class_block(text, "Binary")
+    # `Array<Expr>`: `Expr` is the typed reference of `frontend.Expr`'s struct, which
+    # the registry does not know (and `tour.Expr`'s Rust struct is also called `Expr`):
+    # the items are not guessed.
+    assert "def args(self) -> _op.Array[_t.Any]: ..." in _class_block(text, "Call")
+    use = tmp_path / "use_frontend.py"
+    use.write_text(
+        "import fe.frontend as fe\n\n"
+        "x = fe.Var(name='x')\n"
+        "b = fe.Binary(op=fe.BinOpKind(0), lhs=x, rhs=fe.IntImm(value=1))\n"
+        "kind: fe.BinOpKind = b.op\n"
+        "lhs: fe.Expr = b.lhs\n"
+    )
+    r = _mypy(["--strict", str(use)], tmp_path, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def _mypy(args, cwd, mypypath):
     if importlib.util.find_spec("mypy") is None:
         print("mypy is not installed: skipping (scripts/python.sh installs it)")

@@ -237,13 +237,8 @@ class _Registry:
         self.enums = {key: _op.enum_class(key) for key in _op.enum_keys()}
         self.globals = sorted(_op.list_globals())
         self.parser = _Parser(set(self.types), set(self.enums))
-        # Rust type names (their last part) → keys, for a container field's items:
-        # only names one type has.
-        by_rust: dict[str, list[str]] = {}
-        for key, facts in self.types.items():
-            if facts["rust_name"]:
-                by_rust.setdefault(facts["rust_name"].rsplit("::", 1)[-1], []).append(key)
-        self.by_rust = {n: ks[0] for n, ks in by_rust.items() if len(ks) == 1}
+        # Rust type names → keys, for a container field's items.
+        self.by_rust = {f["rust_name"]: k for k, f in self.types.items() if f["rust_name"]}
 
     def fields(self, key: str) -> list[Any]:
         """The reflected fields of the type, in table order (parents' first)."""
@@ -272,16 +267,26 @@ class _Registry:
         elif kind == "Str":
             t = ("name", "str")
         elif kind == "Object":
-            t = self._rust_object(f.rust_type, f.type_key)
+            t = self._rust_object(f.rust_type, f.type_key, self._rust_module(key, f.name))
         else:
             t = _ANY
         if f.optional and t[0] != "optional" and t != _ANY:
             t = ("optional", t)
         return t
 
-    def _rust_object(self, rust_type: str, static_key: str) -> tuple[Any, ...]:
+    def _rust_module(self, key: str, field: str) -> str | None:
+        """The Rust module of the struct that declares the field ``field`` of the type
+        (its topmost ancestor with the field), where the names of its Rust type are."""
+        for k in reversed([key] + self.ancestors(key)):
+            if isinstance(vars(self.types[k]["class"]).get(field), _native.Field):
+                name = self.types[k]["rust_name"]
+                return name.rsplit("::", 1)[0] if name else None
+        return None
+
+    def _rust_object(self, rust_type: str, static_key: str,
+                     module: str | None) -> tuple[Any, ...]:
         if static_key == "ffi.Array" or static_key == "ffi.Map":
-            parsed = self._rust(rust_type)
+            parsed = self._rust(rust_type, module)
             if parsed[0] in ("array", "map"):
                 return parsed
             if parsed[0] == "optional" and parsed[1][0] in ("array", "map"):
@@ -292,23 +297,25 @@ class _Registry:
             return ("name", _PY_VALUES[static_key])
         return ("object", static_key)
 
-    def _rust(self, text: str) -> tuple[Any, ...]:
+    def _rust(self, text: str, module: str | None) -> tuple[Any, ...]:
         """A Rust type as written (``Array<ObjectPtr<Var>>``): containers, options,
-        object pointers and scalars; a type by its Rust name when one registered type
-        has that name."""
-        m = re.fullmatch(r"(?:[\w]+::)*(\w+)(?:<(.*)>)?", text.replace(" ", ""))
+        object pointers and scalars; an object type by its Rust name, when it is the
+        Rust type a registered type was derived for, written with its path or declared
+        in ``module`` (the declaring struct's); else ``Any`` (a typed reference's name,
+        say, is not in the registry)."""
+        m = re.fullmatch(r"((?:\w+::)*)(\w+)(?:<(.*)>)?", text.replace(" ", ""))
         if not m:
             return _ANY
-        head, inner = m.group(1), m.group(2)
+        path, head, inner = m.group(1), m.group(2), m.group(3)
         args = _split_top(inner, ",", "<>") if inner else []
         if head == "Option" and len(args) == 1:
-            return ("optional", self._rust(args[0]))
+            return ("optional", self._rust(args[0], module))
         if head in ("Array", "Vec") and len(args) == 1:
-            return ("array", self._rust(args[0]))
+            return ("array", self._rust(args[0], module))
         if head == "Map" and len(args) == 2:
-            return ("map", self._rust(args[0]), self._rust(args[1]))
-        if head in ("ObjectPtr", "TypedRef") and len(args) == 1:
-            return self._rust(args[0])
+            return ("map", self._rust(args[0], module), self._rust(args[1], module))
+        if head == "ObjectPtr" and len(args) == 1:
+            return self._rust(args[0], module)
         if head == "ObjectRef" and not args:
             return ("object", "ffi.Object")
         if head in _RUST_SCALARS and not args:
@@ -317,8 +324,13 @@ class _Registry:
             return ("object", "ffi.Tensor")
         if head == "Function" and not args:
             return ("object", "ffi.Function")
-        if head in self.by_rust and not args:
-            return ("object", self.by_rust[head])
+        if not args:
+            if path:  # (a path relative to the crate or module is not followed)
+                full = None if path.startswith(("crate::", "self::", "super::")) else path + head
+            else:
+                full = "{}::{}".format(module, head) if module else None
+            if full in self.by_rust:
+                return ("object", self.by_rust[full])
         return _ANY
 
 
