@@ -20,7 +20,8 @@ py="$bin/python"
 # maturin's build backend runs the `maturin` executable from PATH.
 export PATH="$bin:$PATH" VIRTUAL_ENV="$(cd "$venv" && pwd)"
 
-"$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
+# (mypy: tests/test_stubgen.py type-checks code against the generated stubs.)
+"$py" -m pip install --quiet --disable-pip-version-check maturin numpy pytest mypy
 # tvm-ffi's own package, in the same venv: tests/test_tvm_kernels.py calls a kernel
 # library built with its headers through both loaders in one process.
 "$py" -m pip install --quiet --disable-pip-version-check "apache-tvm-ffi==0.1.15.post2"

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::sync::{OnceLock, RwLock};
 
 use object_core::reflection::{
-    create_from_source, get_field, FieldInfo, FieldReader, FieldSource, ValueRef,
+    create_from_source, get_field, FieldFlags, FieldInfo, FieldReader, FieldSource, ValueRef,
 };
 use object_core::registry::{self, TypeSpec};
 use object_core::{type_index, Any, Error, ObjectRef, TypeInfo};
@@ -407,6 +407,33 @@ impl FieldDescr {
             .transpose()
     }
 
+    /// The field's value kind as the table records it (`"Int"`, `"Str"`, `"Object"`,
+    /// `"Enum"`, `"Any"`, …).
+    #[getter]
+    fn kind(&self) -> String {
+        format!("{:?}", self.info.kind())
+    }
+
+    /// Whether the field may hold `None` (an `Option<…>` field, an `Optional[…]` one):
+    /// construction may leave it out.
+    #[getter]
+    fn optional(&self) -> bool {
+        self.info.flags().contains(FieldFlags::OPTIONAL)
+    }
+
+    /// Whether the field has a declared default: construction may leave it out.
+    #[getter]
+    fn has_default(&self) -> bool {
+        self.info.has_default()
+    }
+
+    /// The Rust type as written in the struct (`"Array<ObjectPtr<Var>>"`), `""` for a
+    /// field of a run-time field table.
+    #[getter]
+    fn rust_type(&self) -> &'static str {
+        self.info.rust_type()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<field `{}` ({}) of `{}`>",
@@ -653,6 +680,24 @@ fn type_keys() -> Vec<&'static str> {
         .collect()
 }
 
+/// What the registry says of the object type `index` beyond its class (for
+/// `object_python.stubgen`): `{"key", "parent", "final", "abstract", "rust_name"}`
+/// (`parent` the parent's key, `None` for the root; `rust_name` the Rust type that
+/// registered it through the derive, else `None`).
+#[pyfunction]
+fn _type_facts(py: Python<'_>, index: u32) -> PyResult<Bound<'_, PyDict>> {
+    let info = registry::type_info(index)
+        .filter(|i| i.is_object())
+        .ok_or_else(|| PyTypeError::new_err(format!("no object type has index {index}")))?;
+    let out = PyDict::new(py);
+    out.set_item("key", info.key())?;
+    out.set_item("parent", info.parent().map(TypeInfo::key))?;
+    out.set_item("final", info.is_final())?;
+    out.set_item("abstract", info.is_abstract())?;
+    out.set_item("rust_name", info.rust_name())?;
+    Ok(out)
+}
+
 /// Registers a type at run time (as a plugin would); returns its class.
 #[pyfunction]
 #[pyo3(signature = (key, parent = "ffi.Object", slots = 0, final_type = false))]
@@ -736,6 +781,7 @@ pub(crate) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(type_class, m)?)?;
     m.add_function(wrap_pyfunction!(type_keys, m)?)?;
     m.add_function(wrap_pyfunction!(register_type, m)?)?;
+    m.add_function(wrap_pyfunction!(_type_facts, m)?)?;
     m.add_function(wrap_pyfunction!(_is_instance, m)?)?;
     m.add_function(wrap_pyfunction!(_set_metaclass, m)?)?;
     m.add_function(wrap_pyfunction!(save_json_graph, m)?)?;

@@ -220,6 +220,12 @@ Array.__hash__ = lambda self: hash(tuple(self))
 Map.__eq__ = _map_eq
 Map.__ne__ = _negated(_map_eq)
 Map.__hash__ = lambda self: hash(frozenset(self.items()))
+# `Array[int]`, `Map[str, Expr]` in annotations (generic in the package's stub) evaluate
+# at run time too, and an Array has a sequence's `index` and `count`.
+Array.__class_getitem__ = classmethod(_types.GenericAlias)
+Map.__class_getitem__ = classmethod(_types.GenericAlias)
+Array.index = _abc.Sequence.index
+Array.count = _abc.Sequence.count
 _abc.Sequence.register(ArrayBase)
 _abc.Sequence.register(ShapeBase)
 _abc.Mapping.register(MapBase)

@@ -95,6 +95,11 @@ def _describe(ann, key, where, resolve):
     if origin in (dict, _typing.Dict) or ann in (dict, _typing.Dict):
         k, v = args if args else (_typing.Any, _typing.Any)
         return ("map", _describe(k, key, where, resolve), _describe(v, key, where, resolve))
+    if origin is Array and len(args) == 1:  # `Array[T]`
+        return ("array", _describe(args[0], key, where, resolve))
+    if origin is Map and len(args) == 2:  # `Map[K, V]`
+        k, v = args
+        return ("map", _describe(k, key, where, resolve), _describe(v, key, where, resolve))
     if isinstance(ann, type):
         if issubclass(ann, Array):
             return ("array", ("Any",))
