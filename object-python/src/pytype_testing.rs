@@ -112,7 +112,8 @@ fn registered() -> Vec<(&'static str, Function)> {
             }),
         ),
         (
-            // The same, from a new Rust thread (no Python thread state on it), joined.
+            // The same, from a new Rust thread (no Python thread state on it), joined:
+            // marked long-running, so that a call lets the GIL go (the thread takes it).
             "testing.call_method_in_thread",
             Function::from_packed_named(Some("testing.call_method_in_thread"), |args| {
                 let obj = object_arg(args.first().ok_or_else(|| Error::type_error("obj"))?)?;
@@ -128,7 +129,8 @@ fn registered() -> Vec<(&'static str, Function)> {
                 })
                 .join()
                 .map_err(|_| Error::new("RuntimeError", "the calling thread panicked"))?
-            }),
+            })
+            .long_running(),
         ),
     ]
 }

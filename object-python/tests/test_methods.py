@@ -91,10 +91,11 @@ def test_a_python_type_finds_rust_methods_of_its_rust_ancestor():
 
 def test_rust_calls_python_methods():
     n = Neg(arg=Neg(arg=tour.IntImm(value=3)))
-    # Rust's `call_method` (the GIL released by the call; the method takes it back).
+    # Rust's `call_method` (the method runs under the GIL the call kept).
     assert g("testing.call_method")(n, "eval", {}) == 3
     assert op.call_method(n, "eval", {}) == 3
-    # From a thread Rust made, without Python state.
+    # From a thread Rust made, without Python state (the long-running call let the
+    # GIL go; the thread takes it).
     assert g("testing.call_method_in_thread")(n, "eval", {}) == 3
     c = Counter(start=2)
     assert g("testing.call_method_in_thread")(c, "plus", 5) == 7
