@@ -97,33 +97,26 @@ pub(crate) fn builtin_instance_of(
     let Some(hooks) = BuiltinHooks::of_object(&obj).filter(|h| !h.mutable) else {
         return Err(obj);
     };
-    let made = match hooks.shape {
-        BuiltinShape::Items => instance_from_init::<PyArray>(cls, || {
-            let base = PyObj { obj: obj.clone() };
-            PyClassInitializer::from(base).add_subclass(PyArray {
-                obj: obj.clone(),
-                hooks,
-            })
+    // (One new reference: the base's; the subclass's part takes `obj` itself.)
+    match hooks.shape {
+        BuiltinShape::Items => instance_from_init::<PyArray>(cls, obj, |obj| {
+            PyClassInitializer::from(PyObj { obj: obj.clone() })
+                .add_subclass(PyArray { obj, hooks })
         }),
-        BuiltinShape::Entries => instance_from_init::<PyMap>(cls, || {
+        BuiltinShape::Entries => instance_from_init::<PyMap>(cls, obj, |obj| {
             let map = Map::<Any, Any>::try_from(Any::from(obj.clone())).ok();
-            let base = PyObj { obj: obj.clone() };
-            PyClassInitializer::from(base).add_subclass(PyMap {
-                obj: obj.clone(),
+            PyClassInitializer::from(PyObj { obj: obj.clone() }).add_subclass(PyMap {
+                obj,
                 hooks,
                 map,
             })
         }),
-        BuiltinShape::Ints => instance_from_init::<PyShape>(cls, || {
-            let base = PyObj { obj: obj.clone() };
-            PyClassInitializer::from(base).add_subclass(PyShape {
-                obj: obj.clone(),
-                hooks,
-            })
+        BuiltinShape::Ints => instance_from_init::<PyShape>(cls, obj, |obj| {
+            PyClassInitializer::from(PyObj { obj: obj.clone() })
+                .add_subclass(PyShape { obj, hooks })
         }),
-        _ => None,
-    };
-    made.ok_or(obj)
+        _ => Err(obj),
+    }
 }
 
 /// The base of the classes of built-ins holding items (`ffi.Array`'s): a read-only

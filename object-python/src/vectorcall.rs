@@ -442,16 +442,17 @@ pub(crate) fn instance_of(
     Ok(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
 }
 
-/// The instance of `cls` made from `init` as `T`'s `__new__` makes it (the value its
-/// `#[new]` returned, placed by pyo3's `tp_new_impl`), without calling the class, when
+/// The instance of `cls` made from `init(obj)` as `T`'s `__new__` makes it (the value
+/// its `#[new]` returned, placed by pyo3's `tp_new_impl`), without calling the class, when
 /// `cls` is `T`'s class or a subclass of it whose `__new__` is still `T`'s and whose
-/// `__init__` is `object`'s (what `cls()` would then do); else `None` (the caller calls
-/// the class). For the built-ins' classes (`ArrayBase`'s, `MapBase`'s, …), whose
+/// `__init__` is `object`'s (what `cls()` would then do); else `Err(obj)` back (the
+/// caller calls the class). For the built-ins' classes (`ArrayBase`'s, `MapBase`'s, …), whose
 /// `__new__` takes the object being wrapped.
 pub(crate) fn instance_from_init<T: pyo3::PyClass>(
     cls: &Bound<'_, PyType>,
-    init: impl FnOnce() -> PyClassInitializer<T>,
-) -> Option<PyResult<Py<PyAny>>> {
+    obj: ObjectRef,
+    init: impl FnOnce(ObjectRef) -> PyClassInitializer<T>,
+) -> Result<PyResult<Py<PyAny>>, ObjectRef> {
     let py = cls.py();
     let tp = cls.as_type_ptr();
     let base = py.get_type::<T>();
@@ -467,14 +468,14 @@ pub(crate) fn instance_from_init<T: pyo3::PyClass>(
     // SAFETY: two live type objects, read while attached (`PyType_IsSubtype` walks
     // `tp`'s MRO; it cannot fail).
     if !plain || unsafe { ffi::PyType_IsSubtype(tp, base.as_type_ptr()) } == 0 {
-        return None;
+        return Err(obj);
     }
     // SAFETY: `tp` is `T`'s class or a subclass of it (checked just above), live; the
     // thread is attached: `tp_new_impl`'s contract.
-    let made = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init(), tp) };
+    let made = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init(obj), tp) };
     // SAFETY: `tp_new_impl` returns a new (owned) reference, or fails with the error
     // set.
-    Some(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
+    Ok(made.map(|p| unsafe { Bound::from_owned_ptr(py, p) }.unbind()))
 }
 
 /// `type.__call__(cls, *args, **kwargs)` from the vectorcall arguments: for a class
