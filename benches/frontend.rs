@@ -83,9 +83,17 @@
 //! identity; hashed by content, the keys of subexpressions over distinct variables
 //! would collide.)
 //!
-//! Targets: CSE, dead-let, print, parse and JSON load are met; fold is at the target's
-//! edge (1.02× the median, runs from 0.91× to 1.19×) and does 1.37× the enum's
-//! instructions. Where they go (callgrind, object fold, 250,000 nodes): the mutator's
+//! Fold and dead-let again after the mutator's rebuild work (`e04a306`: an array's
+//! items rebuilt straight into its build, the size class worked out when compiled, the
+//! rebuild entry trusting the walker's type entry, an enum field's variant copied),
+//! five interleaved runs of those two groups (2026-12-08, `ebd0d87`, beside CI's run on
+//! the same two cores): fold 0.95× the enum (0.94–1.04; object 72.9–116.7 ms, enum
+//! 77.6–123.2 ms), dead-let 0.69× (0.59–0.70).
+//!
+//! Targets: all met — CSE, dead-let, print, parse and JSON load above, fold 0.95× (the
+//! median of the runs just given) though it does 1.37× the enum's instructions. Where
+//! they went before that round (the table above: 1.02×, 0.91–1.19×; callgrind, object
+//! fold, 250,000 nodes): the mutator's
 //! walk some 59% (`Engine::iterate`, the children's plans and `ChildField`s, about
 //! 280 instructions a node where the enum's walker spends some 150); rebuilding the
 //! nodes whose children changed 23%: `rebuild_entry` 283 instructions a node
