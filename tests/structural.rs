@@ -2204,8 +2204,9 @@ fn hash_consing_many_free_variables_keys_each_node_once() {
     let mut deep = StructuralHashCache::new();
     let classes: StructuralSet<ObjectRef> = nodes.iter().map(|n| deep.key(n.clone())).collect();
     assert_eq!(pass.table.len(), classes.len());
+    // (Natively; Miri's two small expressions need not repeat themselves.)
     assert!(
-        pass.table.len() < nodes.len() / 2,
+        cfg!(miri) || pass.table.len() < nodes.len() / 2,
         "the program repeats itself"
     );
     let result = post_order(&shared);
