@@ -53,10 +53,10 @@ pub(crate) fn install(field_type: &Bound<'_, PyType>) {
 /// or `__getattribute__` of its own keeps its slot).
 pub(crate) fn install_getattro(cls: &Bound<'_, PyType>) {
     let tp = cls.as_type_ptr();
-    // SAFETY: `tp` is a live type object, read and changed while attached; the slot is
-    // replaced only when it holds the generic read (or is already ours), which
-    // `getattro` performs first, so nothing the class had is lost; instances of a class
-    // deriving from `Object` are `PyObj`s, which `getattro` checks anyway.
+    // The slot is replaced only when it holds the generic read (or is already ours),
+    // which `getattro` performs first, so nothing the class had is lost; instances of a
+    // class deriving from `Object` are `PyObj`s, which `getattro` checks anyway.
+    // SAFETY: `tp` is a live type object, read and changed while attached.
     unsafe {
         let generic: ffi::getattrofunc = ffi::PyObject_GenericGetAttr;
         let ours: ffi::getattrofunc = getattro;

@@ -114,11 +114,11 @@ unsafe fn call(
 ) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: `slf` is live and borrowed for the call (the caller's contract).
     let slf = unsafe { pyo3::Borrowed::from_ptr(py, slf) };
-    // SAFETY: CPython calls this entry for the object that holds it at its type's
+    // CPython calls this entry for the object that holds it at its type's
     // `tp_vectorcall_offset`. Only `PyFunction`s hold it (`PyFunction::of` writes it),
-    // and `install` sets the offset only on `FunctionBase` and the classes made from
-    // it, whose instances (and their Python subclasses') are `PyFunction`s: `slf` is
-    // one.
+    // and `install` sets the offset only on `FunctionBase` and the classes made from it,
+    // whose instances (and their Python subclasses') are `PyFunction`s.
+    // SAFETY: so `slf` is a `PyFunction`.
     let f = unsafe { slf.cast_unchecked::<PyFunction>() };
     // SAFETY: `PyVectorcall_NARGS` strips `PY_VECTORCALL_ARGUMENTS_OFFSET` from the
     // count it is given; it reads nothing else.

@@ -54,10 +54,11 @@ unsafe extern "C" fn fields_deleter_pooled(obj: *mut Object) {
 /// as `placed` says; it is not used afterwards.
 unsafe fn release_fields(obj: *mut Object, placed: Placed) {
     let base = obj.cast::<u8>();
-    // SAFETY: the caller's guarantee: the word holds the table of the object's type,
-    // whose cells are initialized and whose Rust part is a live value of the ancestor's
-    // type; each is dropped once (`drop_rust` aborts rather than unwind), then the block
-    // goes back where it came from, with the layout it was taken with.
+    // The caller's guarantee: the word holds the table of the object's type, whose
+    // cells are initialized and whose Rust part is a live value of the ancestor's type;
+    // each is dropped once (`drop_rust` aborts rather than unwind), then the block goes
+    // back where it came from, with the layout it was taken with.
+    // SAFETY: as just said: each value dropped once, the block freed as it was taken.
     unsafe {
         let table = RuntimeFields::of_object(base);
         table.drop_cells(base);

@@ -318,10 +318,11 @@ pub(super) fn create_entry(
         check_made_as(table.registration, own, info.index())
             .map_err(|e| ReflectError::layout_mismatch(info.key(), e))?;
     }
-    // SAFETY: `refl` is the table of `info`, `table` its Rust type's (the derive wrote
-    // both into one reflection); every field is buildable (`create` is set only then);
-    // `info`'s objects have that type's layout (checked just above); `take` writes a
-    // value of the field's type or fails having written nothing.
+    // `refl` is the table of `info`, `table` its Rust type's (the derive wrote both into
+    // one reflection); every field is buildable (`create` is set only then); `info`'s
+    // objects have that type's layout (checked just above); `take` writes a value of the
+    // field's type or fails having written nothing.
+    // SAFETY: as just said: `build`'s contract holds for this table and type.
     unsafe {
         build(
             refl.fields,
@@ -353,10 +354,11 @@ pub(crate) fn rebuild_entry(
     };
     let from = ObjectPtr::as_ptr(obj).cast::<u8>();
     let key = info.key();
-    // SAFETY: `refl` is the table of `obj`'s type (and so describes `obj`), `table` its
-    // Rust type's; every field is buildable (`rebuild` is set only then); the copy
-    // carries `obj`'s own index, whose layout `obj` has. Each field of `obj` lies at its
-    // offset from `from`, and the new block does not overlap it.
+    // `refl` is the table of `obj`'s type (and so describes `obj`), `table` its Rust
+    // type's; every field is buildable (`rebuild` is set only then); the copy carries
+    // `obj`'s own index, whose layout `obj` has. Each field of `obj` lies at its offset
+    // from `from`, and the new block does not overlap it.
+    // SAFETY: as just said: `build`'s contract holds for this table, type and source.
     unsafe {
         build(
             refl.fields,

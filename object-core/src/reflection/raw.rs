@@ -714,10 +714,10 @@ pub(crate) unsafe fn read_field<'a>(layout: u8, view: ViewFn, p: *const u8) -> V
             }
         }
         LAYOUT_I64 | LAYOUT_U64 => {
-            // SAFETY: an 8-byte integer lies at `p` (only the integer impls set these
-            // layouts, for their 8-byte types, and `FieldLayout::object_enum` for an
-            // enum of 8-byte integer representation, aligned as one); every bit
-            // pattern is an `i64`.
+            // Only the integer impls set these layouts, for their 8-byte types, and
+            // `FieldLayout::object_enum` for an enum of 8-byte integer representation,
+            // aligned as one.
+            // SAFETY: so an 8-byte integer lies at `p`; every bit pattern is an `i64`.
             ValueRef::Value(AnyView::from(unsafe { p.cast::<i64>().read() }))
         }
         // The narrower integer layouts, set only by `FieldLayout::object_enum`, for an

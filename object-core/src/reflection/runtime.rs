@@ -403,11 +403,11 @@ impl Storage {
     /// the storage type).
     fn entry(self, name: &'static str, offset: usize) -> FieldInfo {
         let none = FieldFlags::NONE;
-        // SAFETY: every object of a type whose table holds the entry has an initialized
-        // value of the entry's Rust type at `offset` for as long as it lives: the cells
-        // are laid out at these offsets (`RuntimeFields::build`), written once with a
-        // value of their storage type when the object is built (`write_cell`, never
-        // changed afterwards) and dropped by its deleter.
+        // The cells are laid out at these offsets (`RuntimeFields::build`), written once
+        // with a value of their storage type when the object is built (`write_cell`,
+        // never changed afterwards) and dropped by its deleter.
+        // SAFETY: so every object of a type whose table holds the entry has an
+        // initialized value of the entry's Rust type at `offset` while it lives.
         unsafe {
             match self {
                 Storage::Bool => reflected_field::<bool>(name, offset, "bool", none),
@@ -1127,13 +1127,14 @@ fn runtime_create(
     let rt = fields_of(info)?;
     let fields = rt.reflection.fields;
     let key = info.key();
-    // SAFETY: `fields` is this table, which describes the objects `rt.alloc` places:
-    // the Rust ancestor's table (its fields at its struct's offsets) then the cells (at
-    // their own offsets after it), every entry with its steps (`build` checked the
-    // ancestor's, the cells' are their storage types'). The object's index is the
-    // table's own type's. Each write below writes a value of the entry's type at the
-    // address given, or fails having written nothing: a Rust field through its own
-    // steps, a cell through `write_cell` (the storage type, whose steps the entry holds).
+    // `fields` is this table, which describes the objects `rt.alloc` places: the Rust
+    // ancestor's table (its fields at its struct's offsets) then the cells (at their own
+    // offsets after it), every entry with its steps (`build` checked the ancestor's, the
+    // cells' are their storage types'). The object's index is the table's own type's.
+    // Each write below writes a value of the entry's type at the address given, or fails
+    // having written nothing: a Rust field through its own steps, a cell through
+    // `write_cell` (the storage type, whose steps the entry holds).
+    // SAFETY: as just said: `build`'s contract holds for this table and placement.
     unsafe {
         build::build(
             fields,
