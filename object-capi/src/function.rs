@@ -95,25 +95,8 @@ pub unsafe extern "C" fn obj_function_create(
     name: *const c_char,
     out_func: *mut ObjHandle,
 ) -> i32 {
-    guard(|| {
-        let o = out(out_func, "out_func")?;
-        let call = call.ok_or_else(|| null("call"))?;
-        let name = if name.is_null() {
-            None
-        } else {
-            // SAFETY: the caller's guarantee.
-            Some(unsafe { c_str(name, "name") }?)
-        };
-        let cb = CCallback {
-            call,
-            ctx,
-            deleter,
-            name: name.unwrap_or("<anonymous>").to_owned(),
-        };
-        let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args));
-        *o = give(f.into_object_ptr());
-        Ok(())
-    })
+    // SAFETY: the caller's guarantees, which are `create_from_c`'s (no signature).
+    unsafe { create_from_c(call, ctx, deleter, name, None, out_func) }
 }
 
 /// `obj_function_create` with a signature: parameter names, types (or null) and
@@ -141,6 +124,36 @@ pub unsafe extern "C" fn obj_function_create_with_signature(
     doc: *const c_char,
     out_func: *mut ObjHandle,
 ) -> i32 {
+    // SAFETY: the caller's guarantees, which are `create_from_c`'s.
+    unsafe {
+        create_from_c(
+            call,
+            ctx,
+            deleter,
+            name,
+            Some((params, num_params, doc)),
+            out_func,
+        )
+    }
+}
+
+/// The body of `obj_function_create` and `obj_function_create_with_signature`:
+/// `signature` is the latter's `(params, num_params, doc)`. Everything that can fail is
+/// checked before the context becomes the function's, so on failure it is still the
+/// caller's.
+///
+/// # Safety
+///
+/// As `obj_function_create_with_signature` (or `obj_function_create` without a
+/// signature).
+unsafe fn create_from_c(
+    call: ObjCFunction,
+    ctx: *mut c_void,
+    deleter: ObjCContextDeleter,
+    name: *const c_char,
+    signature: Option<(*const ObjParamSpec, i32, *const c_char)>,
+    out_func: *mut ObjHandle,
+) -> i32 {
     guard(|| {
         let o = out(out_func, "out_func")?;
         let call = call.ok_or_else(|| null("call"))?;
@@ -150,19 +163,28 @@ pub unsafe extern "C" fn obj_function_create_with_signature(
             // SAFETY: the caller's guarantee.
             Some(unsafe { c_str(name, "name") }?)
         };
-        // SAFETY: the caller's guarantees.
-        let sig = unsafe { signature_from_c(params, num_params, doc) }?;
-        sig.check()?;
-        // Everything that can fail is checked: from here on the context is the
-        // function's (a second signature is the only refusal left, and this one is new).
+        let sig = match signature {
+            Some((params, num_params, doc)) => {
+                // SAFETY: the caller's guarantees.
+                let sig = unsafe { signature_from_c(params, num_params, doc) }?;
+                sig.check()?;
+                Some(sig)
+            }
+            None => None,
+        };
+        // From here on the context is the function's (a second signature is the only
+        // refusal left, and this one is new).
         let cb = CCallback {
             call,
             ctx,
             deleter,
             name: name.unwrap_or("<anonymous>").to_owned(),
         };
-        let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args))
-            .with_signature(sig)?;
+        let f = Function::from_packed_named(name, move |args: &[AnyView<'_>]| cb.invoke(args));
+        let f = match sig {
+            Some(sig) => f.with_signature(sig)?,
+            None => f,
+        };
         *o = give(f.into_object_ptr());
         Ok(())
     })

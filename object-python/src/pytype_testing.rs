@@ -102,12 +102,7 @@ fn registered() -> Vec<(&'static str, Function)> {
             // Rust's `call_method(obj, name, args)`.
             "testing.call_method",
             Function::from_packed_named(Some("testing.call_method"), |args| {
-                let obj = object_arg(args.first().ok_or_else(|| Error::type_error("obj"))?)?;
-                let name = args
-                    .get(1)
-                    .and_then(AnyView::as_str)
-                    .ok_or_else(|| Error::type_error("name"))?
-                    .to_owned();
+                let (obj, name) = object_and_name(args)?;
                 call_method(&obj, &name, &args[2..])
             }),
         ),
@@ -116,12 +111,7 @@ fn registered() -> Vec<(&'static str, Function)> {
             // marked long-running, so that a call lets the GIL go (the thread takes it).
             "testing.call_method_in_thread",
             Function::from_packed_named(Some("testing.call_method_in_thread"), |args| {
-                let obj = object_arg(args.first().ok_or_else(|| Error::type_error("obj"))?)?;
-                let name = args
-                    .get(1)
-                    .and_then(AnyView::as_str)
-                    .ok_or_else(|| Error::type_error("name"))?
-                    .to_owned();
+                let (obj, name) = object_and_name(args)?;
                 let rest: Vec<Any> = args[2..].iter().map(AnyView::to_any).collect();
                 std::thread::spawn(move || {
                     let views: Vec<AnyView<'_>> = rest.iter().map(AnyView::from).collect();
@@ -133,6 +123,18 @@ fn registered() -> Vec<(&'static str, Function)> {
             .long_running(),
         ),
     ]
+}
+
+/// The `obj, name` that `testing.call_method(obj, name, *args)` and its thread form
+/// begin with.
+fn object_and_name(args: &[AnyView<'_>]) -> Result<(ObjectRef, std::string::String), Error> {
+    let obj = object_arg(args.first().ok_or_else(|| Error::type_error("obj"))?)?;
+    let name = args
+        .get(1)
+        .and_then(AnyView::as_str)
+        .ok_or_else(|| Error::type_error("name"))?
+        .to_owned();
+    Ok((obj, name))
 }
 
 /// Registers the globals and the tour's Rust methods (idempotent).
